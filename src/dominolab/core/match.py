@@ -1,0 +1,198 @@
+"""A whole match (Luzak) or game (Widelec): hands dealt from a seed, alternating openers,
+totals, and the end at the target (RULES.md sections 1-5)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from dominolab.core.errors import GameOverError, OptionError
+from dominolab.core.games import GameSpec, get_game
+from dominolab.core.hand import Deal, Hand, HandResult, Points, Step, WidelecHand
+from dominolab.core.moves import Move
+from dominolab.core.options import Options, WidelecOptions
+from dominolab.core.view import View, view_of
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    """How the match ended: ``winner`` (None for a draw), the totals, the hands played.
+
+    ``end`` is ``"target"`` (a player reached the target and the hands were played out) or
+    ``"at-once"`` (Widelec: the target was reached and won at once, perhaps mid-hand).
+    """
+
+    end: str
+    winner: int | None
+    totals: Points
+    hands: int
+
+
+def first_opener_by_lot(seed: int) -> int:
+    """The seat that opens the first hand, drawn by lot from the match seed."""
+    return random.Random(f"dominolab/{seed}/lot").randrange(2)
+
+
+class Match:
+    """A match of one game under one set of rule options.
+
+    Deals come from ``seed`` (hand ``h`` from :meth:`Deal.for_hand`), or from ``deals`` given
+    in order (a record's). The next hand starts by itself when one ends.
+    """
+
+    def __init__(self, game: str | GameSpec, options: Options | None = None, *,
+                 seed: int | None = None, deals: Sequence[Deal] | None = None,
+                 first_opener: int | None = None) -> None:
+        self.spec = get_game(game) if isinstance(game, str) else game
+        self.options: Any = options if options is not None else self.spec.options_class()
+        if not isinstance(self.options, self.spec.options_class):
+            raise OptionError(f"{self.spec.name} takes {self.spec.options_class.__name__}, "
+                              f"not {type(self.options).__name__}")
+        if seed is None and deals is None:
+            raise OptionError("a match needs a seed or its deals")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise OptionError(f"the seed must be a whole number, not {seed!r}")
+        self.seed = seed
+        self._deals = tuple(deals) if deals is not None else None
+        if first_opener is None:
+            if seed is None:
+                raise OptionError("without a seed, say who opens the first hand")
+            first_opener = first_opener_by_lot(seed)
+        if first_opener not in (0, 1):
+            raise OptionError(f"first opener must be seat 0 or 1, not {first_opener!r}")
+        self.first_opener = first_opener
+        self.hands: list[Hand[Any]] = []
+        #: the steps of every hand made through the checked :meth:`apply`
+        self.steps: list[list[Step]] = []
+        self._banked = [0, 0]
+        self.result: MatchResult | None = None
+        self._win_at_once = isinstance(self.options, WidelecOptions) and self.options.win_at_once
+        self._even = bool(getattr(self.options, "even_hands", False))
+        self._start_hand()
+
+    # -- state -------------------------------------------------------------------------------
+    @property
+    def hand(self) -> Hand[Any]:
+        """The hand in progress (or the last one, once the match is over)."""
+        return self.hands[-1]
+
+    @property
+    def hand_number(self) -> int:
+        return len(self.hands)
+
+    @property
+    def is_over(self) -> bool:
+        return self.result is not None
+
+    @property
+    def to_move(self) -> int | None:
+        return None if self.result is not None else self.hands[-1].to_move
+
+    @property
+    def totals(self) -> Points:
+        if self._current_banked:
+            return (self._banked[0], self._banked[1])
+        p = self.hands[-1].points
+        return (self._banked[0] + p[0], self._banked[1] + p[1])
+
+    def deal_for(self, number: int) -> Deal:
+        if self._deals is not None:
+            if number > len(self._deals):
+                raise GameOverError(f"no deal given for hand {number}")
+            return self._deals[number - 1]
+        assert self.seed is not None
+        return Deal.for_hand(self.seed, number, self.spec.hand_size)
+
+    def opener_of(self, number: int) -> int:
+        return self.first_opener if number % 2 == 1 else 1 - self.first_opener
+
+    def _start_hand(self) -> None:
+        number = len(self.hands) + 1
+        self.hands.append(self.spec.hand_class(self.deal_for(number), self.opener_of(number),
+                                               self.options))
+        self.steps.append([])
+        self._current_banked = False
+
+    # -- moves -------------------------------------------------------------------------------
+    def legal_moves(self) -> list[Move]:
+        if self.result is not None:
+            return []
+        return self.hands[-1].legal_moves()
+
+    def parse_move(self, text: str) -> Move:
+        if self.result is not None:
+            raise GameOverError(f"{text!r}: the match is over")
+        return self.hands[-1].parse_move(text)
+
+    def apply(self, move: Move) -> Step:
+        """Check and apply a move of the seat to move; return what it did."""
+        if self.result is not None:
+            raise GameOverError(f"{move}: the match is over")
+        step = self.hands[-1].apply(move)
+        self.steps[-1].append(step)
+        self._after_move()
+        return step
+
+    def apply_unchecked(self, move: Move) -> Points:
+        """Fast path for search and simulation: ``move`` must be legal. Steps are not kept."""
+        points = self.hands[-1].apply_unchecked(move)
+        self._after_move()
+        return points
+
+    def _after_move(self) -> None:
+        hand = self.hands[-1]
+        target = self.options.target
+        if self._win_at_once:
+            totals = self.totals
+            if totals[0] >= target or totals[1] >= target:
+                if hand.result is None:
+                    assert isinstance(hand, WidelecHand)
+                    hand.cut()
+                self._bank(hand)
+                winner = 0 if totals[0] >= target else 1
+                self.result = MatchResult("at-once", winner, totals, len(self.hands))
+                return
+        if hand.result is None:
+            return
+        self._bank(hand)
+        b0, b1 = self._banked
+        if b0 >= target or b1 >= target:
+            if not (self._even and len(self.hands) % 2 == 1):
+                self.result = MatchResult("target", 0 if b0 > b1 else 1 if b1 > b0 else None,
+                                          (b0, b1), len(self.hands))
+                return
+        self._start_hand()
+
+    def _bank(self, hand: Hand[Any]) -> None:
+        self._banked[0] += hand.points[0]
+        self._banked[1] += hand.points[1]
+        self._current_banked = True
+
+    # -- views and copies --------------------------------------------------------------------
+    def results(self) -> tuple[HandResult, ...]:
+        """How each finished hand ended."""
+        return tuple(h.result for h in self.hands if h.result is not None)
+
+    def view(self, seat: int) -> View:
+        """What ``seat`` may see now."""
+        previous = tuple(h.result for h in self.hands[:-1] if h.result is not None)
+        return view_of(self.hands[-1], seat, hand_number=len(self.hands), totals=self.totals,
+                       previous=previous, match_result=self.result)
+
+    def copy(self) -> Match:
+        new = Match.__new__(Match)
+        new.spec = self.spec
+        new.options = self.options
+        new.seed = self.seed
+        new._deals = self._deals
+        new.first_opener = self.first_opener
+        new.hands = [*self.hands[:-1], self.hands[-1].copy()]
+        new.steps = [s.copy() for s in self.steps]
+        new._banked = self._banked.copy()
+        new._current_banked = self._current_banked
+        new.result = self.result
+        new._win_at_once = self._win_at_once
+        new._even = self._even
+        return new

@@ -1,0 +1,108 @@
+"""What one seat may see (RULES.md section 1): its own hand, the table, the scores, how many
+tiles the opponent holds, every move made (a draw without the tile drawn) and, in Widelec,
+how many tiles the boneyard holds. Nothing else."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from dominolab.core.hand import Hand, HandResult, Points, WidelecHand
+from dominolab.core.moves import Move, Play
+from dominolab.core.options import LuzakOptions, Options
+from dominolab.core.table import LineTable, TreeTable
+from dominolab.core.tiles import TILES, Tile
+
+if TYPE_CHECKING:
+    from dominolab.core.match import MatchResult
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """One seat's view of a match (or of a lone hand). Immutable; holds no hidden tile."""
+
+    game: str
+    options: Options
+    seat: int
+    hand_number: int
+    opener: int
+    #: the seat to move, None once the hand is over
+    to_move: int | None
+    hand: tuple[Tile, ...]
+    opponent_tiles: int
+    #: Widelec: tiles left in the boneyard; None in the Luzak games
+    boneyard: int | None
+    #: the tiles on the table, in the order they were laid (tile number N = index + 1)
+    table: tuple[Play, ...]
+    #: every move of this hand as (seat, move); a draw does not say which tile
+    history: tuple[tuple[int, Move], ...]
+    hand_points: Points
+    totals: Points
+    #: Luzak games: the table count; None in Widelec
+    count: int | None
+    #: this seat's legal moves, empty unless it is to move
+    legal_moves: tuple[Move, ...]
+    #: the end of this hand, once over (it shows what the hand's end makes public)
+    result: HandResult | None
+    #: how earlier hands of the match ended
+    previous: tuple[HandResult, ...] = ()
+    match_result: MatchResult | None = None
+
+    @property
+    def n(self) -> int:
+        """Tiles on the table."""
+        return len(self.table)
+
+    @property
+    def my_turn(self) -> bool:
+        return self.to_move == self.seat
+
+    def unseen(self) -> tuple[Tile, ...]:
+        """Tiles this seat cannot see: the opponent's, and the unused or undrawn ones."""
+        seen = set(self.hand)
+        seen.update(p.tile for p in self.table)
+        return tuple(t for t in TILES if t not in seen)
+
+    def new_table(self) -> TreeTable | LineTable:
+        """A fresh table with this view's tiles laid, for trying moves on."""
+        table: TreeTable | LineTable
+        if self.game == "luzak":
+            assert isinstance(self.options, LuzakOptions)
+            table = TreeTable(self.options.short_ends_any_time)
+        else:
+            table = LineTable()
+        for mv in self.table:
+            table.place(mv)
+        return table
+
+
+def view_of(hand: Hand[Options], seat: int, *, hand_number: int = 1,
+            totals: Points | None = None, previous: tuple[HandResult, ...] = (),
+            match_result: MatchResult | None = None) -> View:
+    """Build ``seat``'s view of ``hand`` (``totals`` default to the hand's points)."""
+    if seat not in (0, 1):
+        raise ValueError(f"seat must be 0 or 1, not {seat!r}")
+    over = hand.result is not None
+    boneyard = len(hand.boneyard) if isinstance(hand, WidelecHand) else None
+    count = None if isinstance(hand, WidelecHand) else hand.table.count  # type: ignore[attr-defined]
+    points = (hand.points[0], hand.points[1])
+    return View(
+        game=hand.GAME,
+        options=hand.options,
+        seat=seat,
+        hand_number=hand_number,
+        opener=hand.opener,
+        to_move=None if over else hand.to_move,
+        hand=tuple(hand.hands[seat]),
+        opponent_tiles=len(hand.hands[1 - seat]),
+        boneyard=boneyard,
+        table=hand.table_placements,
+        history=tuple(hand.moves),
+        hand_points=points,
+        totals=points if totals is None else totals,
+        count=count,
+        legal_moves=tuple(hand.legal_moves()) if not over and hand.to_move == seat else (),
+        result=hand.result,
+        previous=previous,
+        match_result=match_result,
+    )
