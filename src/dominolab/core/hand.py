@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import random
 from bisect import insort
-from operator import attrgetter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import ClassVar, Final, Generic, TypeVar
 
 from dominolab.core.errors import GameOverError, IllegalMoveError, InvalidMoveError
@@ -111,22 +111,22 @@ class Step:
     drew: Tile | None = None
 
 
-O = TypeVar("O", bound=Options)
+OptionsT = TypeVar("OptionsT", bound=Options)
 
 
-class Hand(Generic[O]):
+class Hand(Generic[OptionsT]):
     """Shared machinery of a hand; each game subclass writes only its own rules."""
 
     GAME: ClassVar[str]
     HAND_SIZE: ClassVar[int]
 
-    options: O
+    options: OptionsT
     hands: list[list[Tile]]
     points: list[int]
     moves: list[tuple[int, Move]]
     result: HandResult | None
 
-    def __init__(self, deal: Deal, opener: int, options: O) -> None:
+    def __init__(self, deal: Deal, opener: int, options: OptionsT) -> None:
         if opener not in (0, 1):
             raise InvalidMoveError(f"opener must be seat 0 or 1, not {opener!r}")
         if any(len(h) != self.HAND_SIZE for h in deal.hands):
@@ -151,7 +151,7 @@ class Hand(Generic[O]):
     def _step(self, seat: int, move: Move, points: Points, drew: Tile | None) -> Step:
         raise NotImplementedError
 
-    def copy(self) -> Hand[O]:
+    def copy(self) -> Hand[OptionsT]:
         raise NotImplementedError
 
     @property
@@ -164,7 +164,7 @@ class Hand(Generic[O]):
         raise NotImplementedError
 
     # -- shared ----------------------------------------------------------------------------
-    def _copy_into(self, new: Hand[O]) -> None:
+    def _copy_into(self, new: Hand[OptionsT]) -> None:
         new.options = self.options
         new.deal = self.deal
         new.opener = self.opener
@@ -249,7 +249,7 @@ def luzak_points(count: int, n: int, seat: int, luzak: Play | None, pips_bonus: 
     return gain[0], gain[1]
 
 
-class _LuzakFamily(Hand[O]):
+class _LuzakFamily(Hand[OptionsT]):
     HAND_SIZE: ClassVar[int] = 12
     TILES_PER_HAND: ClassVar[int] = 12
     table: TreeTable | LineTable
@@ -478,7 +478,8 @@ class WidelecHand(Hand[WidelecOptions]):
         return NO_POINTS
 
     def _finish(self, end: str, winner: int | None) -> None:
-        bonus, pairs = 0, ()
+        bonus: int = 0
+        pairs: tuple[tuple[Tile, Tile], ...] = ()
         if winner is not None:
             bonus, pairs = best_quartets(self.hands[1 - winner], self.options.edge_double)
             self.points[winner] += bonus

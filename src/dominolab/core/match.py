@@ -158,11 +158,10 @@ class Match:
             return
         self._bank(hand)
         b0, b1 = self._banked
-        if b0 >= target or b1 >= target:
-            if not (self._even and len(self.hands) % 2 == 1):
-                self.result = MatchResult("target", 0 if b0 > b1 else 1 if b1 > b0 else None,
-                                          (b0, b1), len(self.hands))
-                return
+        if (b0 >= target or b1 >= target) and not (self._even and len(self.hands) % 2 == 1):
+            self.result = MatchResult("target", 0 if b0 > b1 else 1 if b1 > b0 else None,
+                                      (b0, b1), len(self.hands))
+            return
         self._start_hand()
 
     def _bank(self, hand: Hand[Any]) -> None:

@@ -19,10 +19,10 @@ long side), ``n`` and ``s`` a double's short ends.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Final, Literal
-
-from collections.abc import Collection, Sequence
 
 from dominolab.core.errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError
 from dominolab.core.tiles import Tile, parse_tile
@@ -88,7 +88,7 @@ class Port:
     def tree(k: int, side: str) -> Port:
         if not (1 <= k <= MAX_TILE_NUMBER) or side not in SIDES:
             raise InvalidMoveError(f"no port {k}{side}")
-        return _TREE[k][SIDES.index(side)]  # type: ignore[arg-type]
+        return _TREE[k]["wens".index(side)]
 
     @staticmethod
     def parse(text: str) -> Port:
@@ -246,10 +246,8 @@ def resolve_move(text: str, legal: Sequence[Move], position: str,
     """
     raw = text.strip()
     exact = None
-    try:
+    with suppress(InvalidMoveError):
         exact = parse_move(raw)
-    except InvalidMoveError:
-        pass
     if exact is not None and exact in legal:
         return exact
     listed = ", ".join(map(str, legal[:16])) + (" ..." if len(legal) > 16 else "")

@@ -29,7 +29,8 @@ class Options:
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             if f.type in ("bool", bool) and not isinstance(value, bool):
-                raise OptionError(f"option {f.name} of {self.GAME} takes yes or no, not {value!r}")
+                raise OptionError(
+                    f"option {f.name} of {self.GAME} takes yes or no, not {value!r}")
             if f.type in ("int", int) and (isinstance(value, bool) or not isinstance(value, int)):
                 raise OptionError(f"option {f.name} of {self.GAME} takes a number, not {value!r}")
         if self.target < 1:
@@ -44,7 +45,8 @@ class Options:
         unknown = sorted(set(data) - names)
         if unknown:
             raise OptionError(
-                f"{cls.GAME} has no option {', '.join(unknown)} (it has: {', '.join(sorted(names))})"
+                f"{cls.GAME} has no option {', '.join(unknown)} "
+                f"(it has: {', '.join(sorted(names))})"
             )
         return cls(**data)
 

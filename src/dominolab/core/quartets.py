@@ -8,7 +8,6 @@ from typing import Final
 
 from dominolab.core.tiles import TILES, Tile
 
-
 _INDEX: Final = attrgetter("index")
 
 
@@ -42,7 +41,7 @@ def quartet_text(a: Tile, b: Tile, edge_double: bool = True) -> str | None:
         pos = run.index(d)
         if pos != 1 and not edge_double:
             return None
-        return "".join(str(x) for x in run[:pos + 1] + [d] + run[pos + 1:])
+        return "".join(str(x) for x in [*run[:pos + 1], d, *run[pos + 1:]])
     start = _consecutive((a.hi, a.lo, b.hi, b.lo))
     if start is None:
         return None

@@ -142,7 +142,8 @@ def _replay(record: Any) -> Match:
     for number, stored_hand in enumerate(hands, start=1):
         where = f"hand {number}"
         if match.hand_number != number:
-            raise RecordError(f"{where}: the match {'is over' if match.is_over else 'is still in hand ' + str(match.hand_number)} before it")
+            state = "is over" if match.is_over else f"is still in hand {match.hand_number}"
+            raise RecordError(f"{where}: the match {state} before it")
         _expect(where, "opener", stored_hand["opener"], match.hand.opener)
         for i, stored in enumerate(stored_hand["moves"], start=1):
             at = f"{where}, move {i} ({stored.get('move')!r})"

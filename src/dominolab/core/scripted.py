@@ -33,11 +33,8 @@ def score_moves(game: str | GameSpec, moves: str | Iterable[str],
     texts = split_moves(moves) if isinstance(moves, str) else list(moves)
     if not texts:
         raise InvalidMoveError("no moves given")
-    table: TreeTable | LineTable
-    if isinstance(opts, LuzakOptions):
-        table = TreeTable(opts.short_ends_any_time)
-    else:
-        table = LineTable()
+    table: TreeTable | LineTable = (
+        TreeTable(opts.short_ends_any_time) if isinstance(opts, LuzakOptions) else LineTable())
     widelec = spec.name == "widelec"
     used: set[object] = set()
     steps: list[Step] = []
@@ -57,7 +54,7 @@ def score_moves(game: str | GameSpec, moves: str | Iterable[str],
         assert isinstance(move, Play)
         points = spec.hand_class.score_placement(table, move, seat, opts)  # type: ignore[attr-defined]
         used.add(move.tile)
-        if widelec:
+        if isinstance(table, LineTable) and widelec:
             ends = quartet = None
             if table.n >= 2:
                 left, right = table.end_tiles

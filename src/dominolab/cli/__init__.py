@@ -1,0 +1,1 @@
+"""The command line: ``dominolab play | score | replay | bench | games``."""

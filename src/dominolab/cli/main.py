@@ -1,0 +1,166 @@
+"""``dominolab``: the command-line entry point. Bad input gives a message, never a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from dominolab import __version__
+from dominolab.core import GAMES, DominoError, get_game
+
+EXIT_USAGE = 2
+
+
+def _add_game_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",
+                   help="a rule option, e.g. short-ends-any-time=no (see `dominolab games`)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dominolab",
+        description="Luzak, Luzak without spinners and Widelec (Kwartety): "
+                    "play, score positions, replay records, benchmark.",
+    )
+    parser.add_argument("--version", action="version", version=f"dominolab {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("play", help="play a match against the computer in the terminal")
+    p.add_argument("game", help="luzak, luzak-line or widelec (alias kwartety)")
+    p.add_argument("--opponent", choices=["random", "greedy"], default="greedy",
+                   help="the computer player (default: greedy)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="the match seed (default: a random one, printed at the start)")
+    p.add_argument("--seat", type=int, choices=[0, 1], default=0,
+                   help="your seat (default: 0)")
+    p.add_argument("--save", metavar="FILE", default=None,
+                   help="where the game record goes (default: dominolab-GAME-SEED.record.json)")
+    p.add_argument("--no-color", action="store_true", help="plain text, no colours")
+    _add_game_options(p)
+
+    p = sub.add_parser("score", help="lay moves on an empty table and show what each scores")
+    p.add_argument("game")
+    p.add_argument("moves", help='the moves, e.g. "65 54@1e 64@1w 11@2e* 44@3e"')
+    p.add_argument("--json", action="store_true", help="print a JSON list, one object a tile")
+    p.add_argument("--first-seat", type=int, choices=[0, 1], default=0,
+                   help="the seat laying the first tile (default: 0)")
+    _add_game_options(p)
+
+    p = sub.add_parser("replay", help="re-apply a game record and check every stored figure")
+    p.add_argument("file", help="a dominolab record (JSON)")
+    p.add_argument("--show", action="store_true", help="print the table move by move")
+    p.add_argument("--no-color", action="store_true", help="plain text, no colours")
+
+    p = sub.add_parser("bench", help="benchmarks")
+    p.add_argument("what", choices=["engine"], help="engine: random full hands per second")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--seconds", type=float, default=3.0,
+                   help="time spent per game (default: 3)")
+    p.add_argument("--game", action="append", default=None,
+                   help="only this game (repeatable; default: all)")
+
+    sub.add_parser("games", help="list the games and their rule options")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(_dispatch(args))
+    except DominoError as exc:
+        print(f"dominolab {args.command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:
+        print(f"dominolab {args.command}: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
+              file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    command = args.command
+    if command == "play":
+        from dominolab.cli.play import run_play
+
+        return run_play(args)
+    if command == "score":
+        return _score(args)
+    if command == "replay":
+        return _replay(args)
+    if command == "bench":
+        from dominolab.cli.bench import run_bench
+
+        return run_bench(args)
+    if command == "games":
+        return _games()
+    raise AssertionError(command)
+
+
+def _score(args: argparse.Namespace) -> int:
+    from dominolab.cli.render import explain_step
+    from dominolab.core import score_moves
+
+    spec = get_game(args.game)
+    options = spec.options(args.option)
+    steps = score_moves(spec, args.moves, options, first_seat=args.first_seat)
+    if args.json:
+        out: list[dict[str, Any]] = []
+        for step in steps:
+            item: dict[str, Any] = {"n": step.n, "seat": step.seat, "move": str(step.move)}
+            if step.count is not None:
+                item["count"] = step.count
+            if spec.has_boneyard:
+                item["ends"] = None if step.ends is None else [str(t) for t in step.ends]
+                item["quartet"] = step.quartet
+            item["points"] = list(step.points)
+            out.append(item)
+        print(json.dumps(out))
+        return 0
+    totals = [0, 0]
+    for step in steps:
+        totals[0] += step.points[0]
+        totals[1] += step.points[1]
+        print(f"seat {step.seat}  {step.move!s:<10} {explain_step(spec.name, step)}")
+    print(f"totals: seat 0 {totals[0]}, seat 1 {totals[1]}")
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from dominolab.core import RecordError, replay
+
+    try:
+        with open(args.file, encoding="utf-8") as fh:
+            record = json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"{args.file} is not JSON: {exc}") from None
+    match = replay(record)
+    if args.show:
+        from dominolab.cli.render import show_match
+
+        show_match(match, color=not args.no_color and sys.stdout.isatty())
+    totals = match.totals
+    state = ("over: " + ("a draw" if match.result.winner is None
+                         else f"seat {match.result.winner} wins")) if match.result else "unfinished"
+    print(f"{args.file}: {match.spec.name}, {match.hand_number} hand(s), {state}; "
+          f"totals {totals[0]}-{totals[1]}; every stored figure checks out")
+    return 0
+
+
+def _games() -> int:
+    for spec in GAMES.values():
+        aliases = f" (alias {', '.join(spec.aliases)})" if spec.aliases else ""
+        print(f"{spec.name}{aliases}: {spec.title}, RULES.md section {spec.rules_section}")
+        for name, default, help_text in spec.options_class.describe():
+            print(f"    --option {name}=...   default {default}: {help_text}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
