@@ -1,0 +1,401 @@
+"""``dominolab play``: a whole match against the computer, in plain text (ANSI colour when
+the output is a terminal). You see only what your seat may see; the record is saved when the
+match ends, on ``quit``, at end of input or on Ctrl-C."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import sys
+import textwrap
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from dominolab.cli.render import (
+    Style,
+    describe_move,
+    draw_table,
+    explain_step,
+    line_layout,
+    port_values,
+    table_of,
+)
+from dominolab.core import (
+    AmbiguousMoveError,
+    DominoError,
+    Draw,
+    GameSpec,
+    HandResult,
+    Match,
+    Move,
+    Pass,
+    Play,
+    Step,
+    View,
+    get_game,
+    match_record,
+    quartet_text,
+    quartet_worth,
+    resolve_move,
+)
+from dominolab.players import Player, make_player
+
+#: more legal moves than this are listed in columns, without descriptions
+LONG_LIST = 16
+QUIT_WORDS = {"quit", "q", "exit"}
+HELP_WORDS = {"help", "h", "?"}
+SHOW_WORDS = {"show", "table", "s"}
+
+
+def use_color(no_color: bool, stream: Any = None) -> bool:
+    """Colour only on a terminal, and never with --no-color or a non-empty NO_COLOR."""
+    stream = sys.stdout if stream is None else stream
+    if no_color or os.environ.get("NO_COLOR"):
+        return False
+    isatty: Callable[[], bool] | None = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def default_record_path(game: str, seed: int) -> Path:
+    return Path(f"dominolab-{game}-{seed}.record.json")
+
+
+class _Quit(Exception):
+    """The player asked to stop (quit or end of input)."""
+
+
+class TerminalGame:
+    """One match between you (``seat``) and a computer player, on a text terminal."""
+
+    def __init__(self, spec: GameSpec, match: Match, seat: int, computer: Player,
+                 save_path: Path, color: bool,
+                 read: Callable[[str], str] = input,
+                 write: Callable[[str], None] = print) -> None:
+        self.spec = spec
+        self.game = spec.name
+        self.match = match
+        self.me = seat
+        self.cpu = 1 - seat
+        self.computer = computer
+        self.save_path = save_path
+        self.st = Style(color)
+        self.read = read
+        self._write = write
+        self.width = min(shutil.get_terminal_size((80, 24)).columns, 100)
+        self.players = ("you", f"computer:{computer.name}") if seat == 0 \
+            else (f"computer:{computer.name}", "you")
+        self.drawn: Step | None = None  # your last draw, if it left a tile to play
+
+    def write(self, text: str = "", style: str | None = None) -> None:
+        """Print a line; plain text is wrapped to the terminal, then given ``style``."""
+        if "\x1b" in text or len(text) < self.width:
+            lines = [text]
+        else:
+            indent = " " * (len(text) - len(text.lstrip()))
+            lines = textwrap.wrap(text, self.width - 1, subsequent_indent=indent + "  ",
+                                  break_on_hyphens=False)
+        for line in lines:
+            self._write(self.st(line, style) if style else line)
+
+    # -- names -------------------------------------------------------------------------------
+    def who(self, seat: int | None) -> str:
+        if seat is None:
+            return "nobody"
+        return self.st("you", "bold-green") if seat == self.me \
+            else self.st("computer", "bold-red")
+
+    def pair(self, points: Sequence[int]) -> str:
+        return f"you {points[self.me]}, computer {points[self.cpu]}"
+
+    # -- the match -----------------------------------------------------------------------------
+    def run(self) -> int:
+        st = self.st
+        match = self.match
+        options = match.options
+        self.write(st(f"dominolab play: {self.spec.title}", "bold")
+                   + f" (RULES.md section {self.spec.rules_section})")
+        self.write(f"Seed {match.seed} (play this match again with --seed {match.seed}). "
+                   f"Target {options.target} points.")
+        self.write(f"You are seat {self.me}; the computer ({self.computer.name}) is seat "
+                   f"{self.cpu}.")
+        self.write("Answer with a move's number or the move itself; 'help' explains, "
+                   "'quit' stops and saves.")
+        shown_hand = 0
+        try:
+            while not match.is_over:
+                number = match.hand_number
+                if number != shown_hand:
+                    self.hand_header()
+                    shown_hand = number
+                seat = match.to_move
+                assert seat is not None
+                if seat == self.me:
+                    step = self.my_turn()
+                else:
+                    move = self.computer.choose(match.view(self.cpu))
+                    step = match.apply(move)
+                self.report(step)
+                result = match.hands[number - 1].result
+                if result is not None:
+                    self.hand_summary(number, result)
+        except _Quit:
+            self.write("")
+            self.write("Stopped.")
+            self.save()
+            return 0
+        except KeyboardInterrupt:
+            self.write("")
+            self.write("Interrupted.")
+            self.save()
+            return 130
+        self.match_summary()
+        self.save()
+        return 0
+
+    def hand_header(self) -> None:
+        match = self.match
+        opener = match.hand.opener
+        title = f" Hand {match.hand_number}: " + ("you open" if opener == self.me
+                                                   else "the computer opens") + " "
+        side = max(3, (min(self.width, 78) - len(title)) // 2)
+        self.write("")
+        self.write(self.st("=" * side, "dim") + self.st(title, "bold") + self.st("=" * side, "dim"))
+
+    # -- your turn -----------------------------------------------------------------------------
+    def my_turn(self) -> Step:
+        match = self.match
+        view = match.view(self.me)
+        legal = view.legal_moves
+        if len(legal) == 1 and isinstance(legal[0], Draw | Pass):
+            self.write("")
+            what = "draw" if isinstance(legal[0], Draw) else "pass"
+            self.write(f"You have no tile that fits: you {what}.")
+            return match.apply(legal[0])
+        self.show(view)
+        while True:
+            try:
+                text = self.read(self.prompt(legal))
+            except EOFError:
+                raise _Quit from None
+            word = text.strip().lower()
+            if not word:
+                continue
+            if word in QUIT_WORDS:
+                raise _Quit
+            if word in HELP_WORDS:
+                self.help()
+                continue
+            if word in SHOW_WORDS:
+                self.show(view)
+                continue
+            try:
+                move = self.read_move(text.strip(), view)
+            except DominoError as exc:
+                self.write(self.st("  ✗ ", "bold-red") + self.why(exc, legal))
+                continue
+            return match.apply(move)
+
+    def prompt(self, legal: Sequence[Move]) -> str:
+        numbers = "1" if len(legal) == 1 else f"1-{len(legal)}"
+        return self.st("Your move", "bold-green") + f" [{numbers}, a move, help, quit]: "
+
+    def read_move(self, text: str, view: View) -> Move:
+        legal = view.legal_moves
+        if text.isdigit():
+            number = int(text)
+            if 1 <= number <= len(legal):
+                return legal[number - 1]
+            if not (len(text) == 2 and all(c <= "6" for c in text)):
+                raise _NotListed(f"there is no move {text} here: pick 1-{len(legal)}, or type "
+                                 f"a move like {legal[0]}")
+        return resolve_move(text, legal, f"tile {view.n + 1} to lay", view.hand)
+
+    def why(self, exc: DominoError, legal: Sequence[Move]) -> str:
+        if isinstance(exc, AmbiguousMoveError):
+            choices = ", ".join(f"{legal.index(m) + 1}) {m}" for m in exc.choices
+                                if m in legal)
+            return f"{str(exc).split(';')[0]}; pick one: {choices}"
+        text = str(exc)
+        cut = text.find(" Position: ")
+        return text[:cut] if cut >= 0 else text
+
+    def show(self, view: View) -> None:
+        """Everything you may see before your move."""
+        st, w = self.st, self.write
+        options = self.match.options
+        w("")
+        w(st(f"--- Hand {view.hand_number} · tile {view.n + 1} to lay · "
+             f"{self.pair(view.totals)} · target {options.target} ---", "bold"))
+        if view.n:
+            extra = f", count {view.count}" if view.count is not None else ""
+            w(f"Table ({view.n} tile{'s' if view.n != 1 else ''}{extra}):")
+        else:
+            w("Table:")
+        for line in draw_table(self.game, options, view.table, color=st.color,
+                               width=self.width - 4):
+            w(line)
+        if view.count is not None:
+            n = view.n + 1
+            w(f"Next tile is N={n}: it scores if the count is then divisible by {n}.")
+        elif view.n >= 2:
+            tiles = line_layout(view.table)[0]
+            w(f"End tiles: {tiles[0][0]} (left) and {tiles[-1][0]} (right).")
+        facts = [f"Computer holds {view.opponent_tiles} tile"
+                 f"{'s' if view.opponent_tiles != 1 else ''}."]
+        if view.boneyard is not None:
+            facts.append(f"Boneyard: {view.boneyard} tile{'s' if view.boneyard != 1 else ''}.")
+        w("  ".join(facts))
+        w("Hand: " + " ".join(st.tile(str(t)) for t in view.hand))
+        legal = view.legal_moves
+        if self.drawn is not None and self.drawn.drew is not None:
+            w(st(f"You drew {self.drawn.drew}: it fits, so play it.", "bold"))
+        if any(isinstance(m, Play) and m.luzak for m in legal):
+            where = "a free port" if self.game == "luzak" else "either end"
+            w(f"No tile of yours fits {where}: you must lay a LUZAK" + (
+                " (any tile on any free port, you choose its outer half; the computer scores "
+                "its pips)." if self.game == "luzak"
+                else " (any tile across either end; if the count is then divisible by N, the "
+                     "computer scores it)."), "yellow")
+        self.list_moves(legal, view)
+
+    def list_moves(self, legal: Sequence[Move], view: View) -> None:
+        st = self.st
+        ports = port_values(table_of(self.game, self.match.options, view.table))
+        self.write("Your moves:")
+        if len(legal) <= LONG_LIST:
+            for i, move in enumerate(legal, 1):
+                luzak = isinstance(move, Play) and move.luzak
+                self.write(f"  {i:>2}) " + st(f"{move!s:<9}", "bold-yellow" if luzak else "bold")
+                           + f" {describe_move(move, ports)}")
+            return
+        cells = [f"{i:>3}) {move!s:<9}" for i, move in enumerate(legal, 1)]
+        per_row = max(1, (self.width - 3) // (len(cells[0]) + 1))
+        for start in range(0, len(cells), per_row):
+            self.write("  " + " ".join(cells[start:start + per_row]))
+
+    def help(self) -> None:
+        w = self.write
+        w("")
+        w("Answer with the number of a move in the list, or type the move:")
+        if self.game == "luzak":
+            w("  54@1e   lay [5|4] with its 5 against port 1e (its 4 becomes the open end)")
+            w("  11@2e*  a luzak (the * marks it): the first digit lies against the port")
+            w("  54      just the tile, when it fits only one way")
+            w("Ports are named by tile number and side: e continues the line, w is the")
+            w("opening tile's other end, n and s are a spinner's short ends.")
+            w("After tile N is laid, the table count scores if it is divisible by N.")
+            w("With no normal play you must lay a luzak; the opponent scores its pips.")
+        elif self.game == "luzak-line":
+            w("  54@R    lay [5|4] with its 5 against the right end (L is the left end)")
+            w("  51@L*   a luzak across the left end (the * marks it)")
+            w("  54      just the tile, when it fits only one way")
+            w("After tile N is laid, the count (the two ends) scores if divisible by N;")
+            w("a luzak's count goes to the opponent.")
+        else:
+            w("  54@R    lay [5|4] with its 5 against the right end (L is the left end)")
+            w("  54      just the tile, when it fits only one way")
+            w("  draw, pass, keep   when those are the moves")
+            w("If the two end tiles form a quartet (four consecutive digits of the cycle")
+            w("0123456012...; a double counts twice), the layer scores their pips.")
+            w("Going out wins the hand and the quartets in the opponent's tiles.")
+        w("A number that could also be a tile (like 54) is read as a list number when the")
+        w("list is that long; write the tile as 5-4 to mean the tile.")
+        w("Other commands: show (the table again), help, quit (stop and save the record).")
+
+    # -- reports -------------------------------------------------------------------------------
+    def report(self, step: Step) -> None:
+        """One line after every move: who, the move, and the reason for the points."""
+        st = self.st
+        mine = step.seat == self.me
+        names = ("you", "the computer") if self.me == 0 else ("the computer", "you")
+        reason = explain_step(self.game, step, show_drawn=mine, names=names)
+        if step.points[0] or step.points[1]:
+            reason = st(reason, "bold")
+        who = st("you     ", "green") if mine else st("computer", "red")
+        luzak = isinstance(step.move, Play) and step.move.luzak
+        self.write(f"  {who} {st(f'{step.move!s:<9}', 'bold-yellow' if luzak else 'bold')} "
+                   f"{reason}")
+        self.drawn = step if mine and isinstance(step.move, Draw) and step.drew is not None \
+            and self.match.to_move == self.me and not self.match.is_over else None
+
+    def hand_summary(self, number: int, result: HandResult) -> None:
+        st, w = self.st, self.write
+        w("")
+        if result.end == "tiles":
+            how = "12 tiles are on the table"
+        elif result.end == "domino":
+            how = f"{self.who(result.winner)} went out (domino!)"
+        elif result.end == "block":
+            how = "blocked (both passed)" + (
+                f"; {self.who(result.winner)} {'have' if result.winner == self.me else 'has'} "
+                f"fewer pips" if result.winner is not None else "; equal pips, no winner")
+        else:
+            how = "the target is reached, the game ends at once"
+        w(st(f"Hand {number} over: ", "bold") + how + ".")
+        hand = self.match.hands[number - 1]
+        if result.end == "tiles":
+            w("The table at the end:")
+            for line in draw_table(self.game, self.match.options, hand.table_placements,
+                                   color=st.color, width=self.width - 4):
+                w(line)
+        if result.bonus and result.winner is not None:
+            edge = bool(getattr(self.match.options, "edge_double", True))
+            pairs = ", ".join(
+                f"{a}+{b} ({quartet_text(a, b, edge)}: {quartet_worth(a, b, edge)})"
+                for a, b in result.bonus_quartets)
+            loser = "the computer's" if result.winner == self.me else "your"
+            w(f"Bonus for {self.who(result.winner)}: quartets in {loser} tiles: {pairs} "
+              f"= {result.bonus}.")
+        elif result.end in ("domino", "block") and result.winner is not None:
+            w("No quartets in the loser's tiles: no bonus.")
+        if result.pips_left is not None:
+            w(f"Pips left: {self.pair(result.pips_left)}.")
+        w(f"Hand points: {self.pair(result.points)}.   "
+          + st(f"Totals: {self.pair(self.match.totals)}", "bold")
+          + f" (target {self.match.options.target}).")
+
+    def match_summary(self) -> None:
+        result = self.match.result
+        assert result is not None
+        st = self.st
+        totals = result.totals
+        if result.winner is None:
+            verdict = st("a draw", "bold")
+        elif result.winner == self.me:
+            verdict = st("you win", "bold-green")
+        else:
+            verdict = st("the computer wins", "bold-red")
+        how = " at once" if result.end == "at-once" else ""
+        self.write("")
+        self.write(st("Match over", "bold") + f" after {result.hands} hand"
+                   f"{'s' if result.hands != 1 else ''}: {verdict}{how}, "
+                   f"{totals[self.me]} to {totals[self.cpu]}.")
+
+    def save(self) -> None:
+        record = match_record(self.match, self.players)
+        with open(self.save_path, "w", encoding="utf-8") as fh:
+            json.dump(record, fh, indent=1)
+            fh.write("\n")
+        self.write(f"Game record saved to {self.save_path}")
+        self.write(f"  (see it again: dominolab replay {self.save_path} --show)")
+
+
+class _NotListed(DominoError):
+    """A number that is not on the list of moves."""
+
+
+def run_play(args: argparse.Namespace) -> int:
+    """Play a match in the terminal; return the exit code."""
+    spec = get_game(args.game)
+    options = spec.options(args.option)
+    seed: int = args.seed if args.seed is not None else random.SystemRandom().randrange(10**9)
+    computer = make_player(args.opponent, seed)
+    match = Match(spec, options, seed=seed)
+    save_path = Path(args.save) if args.save else default_record_path(spec.name, seed)
+    game = TerminalGame(spec, match, args.seat, computer, save_path,
+                        use_color(args.no_color))
+    return game.run()
