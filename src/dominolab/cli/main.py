@@ -138,8 +138,8 @@ def _replay(args: argparse.Namespace) -> int:
     try:
         with open(args.file, encoding="utf-8") as fh:
             record = json.load(fh)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"{args.file} is not JSON: {exc}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise RecordError(f"{args.file} is not a JSON record: {exc}") from None
     match = replay(record)
     if args.show:
         from dominolab.cli.render import show_match

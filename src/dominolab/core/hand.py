@@ -12,7 +12,7 @@ from bisect import insort
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import ClassVar, Final, Generic, TypeVar
+from typing import Any, ClassVar, Final, Generic, TypeVar
 
 from dominolab.core.errors import GameOverError, IllegalMoveError, InvalidMoveError
 from dominolab.core.moves import DRAW, KEEP, PASS, Draw, Keep, Move, Pass, Play, resolve_move
@@ -149,6 +149,12 @@ class Hand(Generic[OptionsT]):
         raise NotImplementedError
 
     def _step(self, seat: int, move: Move, points: Points, drew: Tile | None) -> Step:
+        raise NotImplementedError
+
+    @staticmethod
+    def score_placement(table: Any, mv: Play, seat: int, options: Any) -> Points:
+        """Lay ``mv`` on ``table`` (this game's table; unchecked, no hands involved) and
+        return the points it gives. Shared by hands, scripted positions and players."""
         raise NotImplementedError
 
     def copy(self) -> Hand[OptionsT]:

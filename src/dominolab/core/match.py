@@ -20,8 +20,10 @@ from dominolab.core.view import View, view_of
 class MatchResult:
     """How the match ended: ``winner`` (None for a draw), the totals, the hands played.
 
-    ``end`` is ``"target"`` (a player reached the target and the hands were played out) or
-    ``"at-once"`` (Widelec: the target was reached and won at once, perhaps mid-hand).
+    ``end`` is ``"target"`` (a player reached the target and the hands were played out),
+    ``"at-once"`` (Widelec: the target was reached and won at once, perhaps mid-hand) or
+    ``"deals"`` (the deals given to the match ran out before the target was reached; the
+    higher total wins).
     """
 
     end: str
@@ -159,10 +161,17 @@ class Match:
         self._bank(hand)
         b0, b1 = self._banked
         if (b0 >= target or b1 >= target) and not (self._even and len(self.hands) % 2 == 1):
-            self.result = MatchResult("target", 0 if b0 > b1 else 1 if b1 > b0 else None,
-                                      (b0, b1), len(self.hands))
+            self._end("target")
+            return
+        if self._deals is not None and len(self.hands) >= len(self._deals):
+            self._end("deals")
             return
         self._start_hand()
+
+    def _end(self, how: str) -> None:
+        b0, b1 = self._banked
+        self.result = MatchResult(how, 0 if b0 > b1 else 1 if b1 > b0 else None, (b0, b1),
+                                  len(self.hands))
 
     def _bank(self, hand: Hand[Any]) -> None:
         self._banked[0] += hand.points[0]

@@ -52,7 +52,7 @@ def score_moves(game: str | GameSpec, moves: str | Iterable[str],
             _explain(text, table, used, widelec, position)
             raise
         assert isinstance(move, Play)
-        points = spec.hand_class.score_placement(table, move, seat, opts)  # type: ignore[attr-defined]
+        points = spec.hand_class.score_placement(table, move, seat, opts)
         used.add(move.tile)
         if isinstance(table, LineTable) and widelec:
             ends = quartet = None

@@ -42,14 +42,13 @@ OPENINGS: Final[tuple[Play, ...]] = tuple(play(t, t.hi, None) for t in TILES)
 class TreeTable:
     """Luzak's table: every double a spinner (RULES.md section 2)."""
 
-    __slots__ = ("short_any", "n", "count", "tiles", "by_value", "port_value", "long_free",
+    __slots__ = ("short_any", "n", "count", "by_value", "port_value", "long_free",
                  "placements")
 
     def __init__(self, short_ends_any_time: bool = True) -> None:
         self.short_any = short_ends_any_time
         self.n = 0
         self.count = 0
-        self.tiles: list[Tile] = []
         #: free port indices by value, each list ascending
         self.by_value: list[list[int]] = [[], [], [], [], [], [], []]
         #: free port index -> value
@@ -63,7 +62,6 @@ class TreeTable:
         new.short_any = self.short_any
         new.n = self.n
         new.count = self.count
-        new.tiles = self.tiles.copy()
         new.by_value = [v.copy() for v in self.by_value]
         new.port_value = self.port_value.copy()
         new.long_free = self.long_free.copy()
@@ -132,7 +130,6 @@ class TreeTable:
         """Lay ``mv`` (unchecked) and return the new table count."""
         tile = mv.tile
         self.n = k = self.n + 1
-        self.tiles.append(tile)
         self.placements.append(mv)
         base = 2 + (k - 1) * 4
         count = self.count
@@ -160,7 +157,7 @@ class TreeTable:
         value = port_value.pop(pi)
         by_value[value].remove(pi)
         j = port.k
-        parent = self.tiles[j - 1]
+        parent = self.placements[j - 1].tile
         if parent.is_double:
             side = port.side
             if side == "e" or side == "w":

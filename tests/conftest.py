@@ -1,0 +1,149 @@
+"""Shared helpers for the rules tests: deals built from tile texts, scripted hands, random
+full matches under a range of rule options, and the option sets used by property tests."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from dominolab.core import (
+    TILES,
+    Deal,
+    Hand,
+    LuzakHand,
+    LuzakLineHand,
+    LuzakLineOptions,
+    LuzakOptions,
+    Match,
+    Move,
+    Options,
+    Play,
+    Tile,
+    WidelecHand,
+    WidelecOptions,
+    get_game,
+    parse_tile,
+)
+
+GAME_NAMES: tuple[str, ...] = ("luzak", "luzak-line", "widelec")
+
+
+def T(text: str) -> Tile:
+    """A tile from its text (``"65"``, ``"[6|5]"``)."""
+    return parse_tile(text)
+
+
+def tiles(text: str) -> list[Tile]:
+    """Tiles from a space-separated text."""
+    return [parse_tile(t) for t in text.split()]
+
+
+def make_deal(seat0: str | Iterable[Tile], seat1: str | Iterable[Tile],
+              rest_first: str = "") -> Deal:
+    """A deal: both hands given (any order), the rest made of ``rest_first`` (drawn first in
+    Widelec) followed by every other tile in tile order."""
+    h0 = tiles(seat0) if isinstance(seat0, str) else list(seat0)
+    h1 = tiles(seat1) if isinstance(seat1, str) else list(seat1)
+    first = tiles(rest_first)
+    used = set(h0) | set(h1) | set(first)
+    assert len(used) == len(h0) + len(h1) + len(first), "a tile is listed twice"
+    rest = first + [t for t in TILES if t not in used]
+    return Deal(hands=(tuple(sorted(h0, key=lambda t: t.index)),
+                       tuple(sorted(h1, key=lambda t: t.index))), rest=tuple(rest))
+
+
+def luzak_hand(seat0: str, seat1: str, opener: int = 0,
+               options: LuzakOptions | None = None) -> LuzakHand:
+    return LuzakHand(make_deal(seat0, seat1), opener, options or LuzakOptions())
+
+
+def line_hand(seat0: str, seat1: str, opener: int = 0,
+              options: LuzakLineOptions | None = None) -> LuzakLineHand:
+    return LuzakLineHand(make_deal(seat0, seat1), opener, options or LuzakLineOptions())
+
+
+def widelec_hand(seat0: str, seat1: str, rest_first: str = "", opener: int = 0,
+                 options: WidelecOptions | None = None) -> WidelecHand:
+    return WidelecHand(make_deal(seat0, seat1, rest_first), opener,
+                       options or WidelecOptions())
+
+
+def apply_all(hand: Hand[Any], moves: str) -> None:
+    """Apply moves given in (context-free or short) text, through the checked path."""
+    for text in moves.split():
+        hand.apply(hand.parse_move(text))
+
+
+def plays(moves: Iterable[Move]) -> set[str]:
+    return {str(m) for m in moves}
+
+
+# -- option sets ---------------------------------------------------------------------------
+
+def option_sets(game: str, target: int = 61) -> list[Options]:
+    """Every combination of the game's flags, at the given target."""
+    if game == "luzak":
+        return [LuzakOptions(target=target, short_ends_any_time=a, luzak_scores_count=b,
+                             even_hands=c)
+                for a in (True, False) for b in (True, False) for c in (True, False)]
+    if game == "luzak-line":
+        return [LuzakLineOptions(target=target, even_hands=c) for c in (True, False)]
+    return [WidelecOptions(target=target, edge_double=a, must_play_drawn=b, win_at_once=c)
+            for a in (True, False) for b in (True, False) for c in (True, False)]
+
+
+def default_options(game: str) -> Options:
+    return get_game(game).options_class()
+
+
+# -- random play ---------------------------------------------------------------------------
+
+Chooser = Callable[[list[Move]], Move]
+
+
+def rng_chooser(rng: random.Random) -> Chooser:
+    def choose(legal: list[Move]) -> Move:
+        return legal[rng.randrange(len(legal))]
+    return choose
+
+
+def random_match(game: str, options: Options, seed: int, choose: Chooser,
+                 max_moves: int = 5000) -> Match:
+    """A full match with moves picked by ``choose``, through the checked path."""
+    match = Match(game, options, seed=seed)
+    for _ in range(max_moves):
+        if match.is_over:
+            return match
+        match.apply(choose(match.legal_moves()))
+    raise AssertionError(f"{game} seed {seed}: the match did not end in {max_moves} moves")
+
+
+def walk_match(game: str, options: Options, seed: int,
+               choose: Chooser) -> Iterator[tuple[Match, Move | None]]:
+    """Yield (match, move about to be played) at every position, and (match, None) at the
+    end. The match is the live object: inspect it before asking for the next item."""
+    match = Match(game, options, seed=seed)
+    for _ in range(5000):
+        if match.is_over:
+            yield match, None
+            return
+        move = choose(match.legal_moves())
+        yield match, move
+        match.apply(move)
+    raise AssertionError("the match did not end")
+
+
+def table_tiles(hand: Hand[Any]) -> list[Tile]:
+    return [p.tile for p in hand.table_placements]
+
+
+def rest_tiles(hand: Hand[Any]) -> list[Tile]:
+    """Tiles neither in a hand nor on the table: Luzak's unused four, Widelec's boneyard."""
+    if isinstance(hand, WidelecHand):
+        return list(hand.boneyard)
+    return list(hand.deal.rest)
+
+
+def is_play(move: Move) -> bool:
+    return isinstance(move, Play)

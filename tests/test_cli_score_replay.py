@@ -1,0 +1,131 @@
+"""The commands `dominolab score` and `dominolab replay` (RULES.md §6 examples through the
+command line; records replayed from files). Bad input gives a message, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import random_match, rng_chooser
+from dominolab.cli.main import main
+from dominolab.core import (
+    LuzakLineOptions,
+    LuzakOptions,
+    WidelecOptions,
+    match_record,
+    score_moves,
+)
+
+L1 = "65 54@1e 64@1w 11@2e* 44@3e"
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "dominolab.cli.main", *args],
+                          capture_output=True, text=True, timeout=60, check=False)
+
+
+def test_cli_score_json_fields(capsys: pytest.CaptureFixture[str]) -> None:
+    """RULES.md §6: `score --json` gives one object a tile with n, count, points."""
+    assert main(["score", "luzak", L1, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    steps = score_moves("luzak", L1)
+    assert [o["n"] for o in out] == [s.n for s in steps]
+    assert [o["count"] for o in out] == [s.count for s in steps]
+    assert [o["points"] for o in out] == [list(s.points) for s in steps]
+    assert [o["seat"] for o in out] == [0, 1, 0, 1, 0]
+    assert [o["move"] for o in out] == L1.split()
+
+
+def test_cli_score_first_seat(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--first-seat 1`: seats alternate from seat 1, points swap."""
+    assert main(["score", "luzak", L1, "--json", "--first-seat", "1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [o["points"] for o in out] == [[0, 11], [10, 0], [0, 0], [0, 2], [0, 10]]
+
+
+def test_cli_score_options_reach_the_rules(capsys: pytest.CaptureFixture[str]) -> None:
+    """RULES.md §5 options on the command line: luzak-scores-count=no."""
+    moves = "65 20@1e*"
+    assert main(["score", "luzak", moves, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[1]["points"] == [2, 6]
+    assert main(["score", "luzak", moves, "--json", "-o", "luzak-scores-count=no"]) == 0
+    assert json.loads(capsys.readouterr().out)[1]["points"] == [2, 0]
+    assert score_moves("luzak", moves, LuzakOptions(luzak_scores_count=False))[1].points == (2, 0)
+
+
+def test_cli_score_widelec_json_has_ends_and_quartet(capsys: pytest.CaptureFixture[str]) -> None:
+    """RULES.md §6 W2 through the command (alias kwartety)."""
+    assert main(["score", "kwartety", "21 10@R 06@R", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out[0]["ends"] is None and out[2]["ends"] == ["[2|1]", "[6|0]"]
+    assert out[2]["quartet"] == "6012" and out[2]["points"] == [9, 0]
+    assert "count" not in out[0]
+    assert score_moves("widelec", "21 10@R 06@R", WidelecOptions())[2].quartet == "6012"
+
+
+def test_cli_score_text_output_totals() -> None:
+    """The text form ends with the totals (L1: 23 and 10)."""
+    done = run("score", "luzak", L1)
+    assert done.returncode == 0
+    assert len(done.stdout.strip().splitlines()) == 6
+    assert "23" in done.stdout.splitlines()[-1] and "10" in done.stdout.splitlines()[-1]
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (("score", "chess", "65"), "chess"),
+    (("score", "luzak", "65 zz"), "zz"),
+    (("score", "luzak", "65 12@1e"), "12@1e"),  # [2|1] fits no port: it is a luzak; unmarked
+    (("score", "luzak", "65 54@1e 54@1w"), "54"),  # laid twice
+    (("score", "luzak", "65 33@1e"), "33"),  # [3|3] fits nowhere: unmarked, read as luzak
+    (("score", "luzak", "65", "-o", "bogus=1"), "bogus"),
+    (("score", "widelec", "21 12@R*"), "12"),
+    (("score", "luzak", ""), ""),
+])
+def test_cli_score_bad_input_message_no_traceback(args: tuple[str, ...], needle: str) -> None:
+    """Bad input to `score`: a message quoting it (or success when it is legal), never a
+    traceback."""
+    done = run(*args)
+    assert "Traceback" not in done.stderr + done.stdout
+    if done.returncode != 0:
+        assert needle in done.stderr
+
+
+def test_cli_score_ambiguous_lists_choices() -> None:
+    """A bare tile that fits several ports: the message lists the choices."""
+    done = run("score", "luzak", "33 34")
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    for port in ("1w", "1e", "1n", "1s"):
+        assert f"34@{port}" in done.stderr
+
+
+def test_cli_replay_good_record_in_process(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """`dominolab replay FILE` (and `--show`) exits 0 on a good record of every game."""
+    for game, opts in (("luzak", LuzakOptions(target=30)), ("widelec", WidelecOptions(target=30))):
+        match = random_match(game, opts, 3, rng_chooser(random.Random(3)))
+        path = tmp_path / f"{game}.json"
+        path.write_text(json.dumps(match_record(match)), encoding="utf-8")
+        assert main(["replay", str(path)]) == 0
+        out = capsys.readouterr().out
+        assert game in out
+        assert main(["replay", str(path), "--show", "--no-color"]) == 0
+        capsys.readouterr()
+
+
+def test_cli_replay_tampered_names_first_mismatch(tmp_path: Path) -> None:
+    """`dominolab replay` on a tampered record: non-zero, naming the hand and the move."""
+    match = random_match("luzak-line", LuzakLineOptions(target=30), 4,
+                         rng_chooser(random.Random(4)))
+    rec = json.loads(json.dumps(match_record(match)))
+    rec["hands"][0]["moves"][6]["points"] = [99, 0]
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(rec), encoding="utf-8")
+    done = run("replay", str(path))
+    assert done.returncode != 0
+    assert "hand 1, move 7" in done.stderr and "points" in done.stderr
+    assert "Traceback" not in done.stderr

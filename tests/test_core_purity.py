@@ -1,0 +1,114 @@
+"""The rules core is pure (STYLE.md 2 and 5; RULES.md §1 seeded randomness): no module
+under src/dominolab/core imports the layers above it, uses global randomness, or does
+I/O. Checked on the source with ``ast``."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import dominolab.core
+
+CORE = Path(dominolab.core.__file__).parent
+MODULES = sorted(CORE.glob("*.py"))
+
+#: modules whose import would mean I/O, processes, clocks or the environment
+FORBIDDEN_MODULES = {"os", "sys", "io", "pathlib", "subprocess", "socket", "shutil",
+                     "tempfile", "time", "datetime", "logging", "urllib", "http", "threading",
+                     "multiprocessing", "asyncio", "builtins", "secrets", "uuid", "pickle",
+                     "glob", "fileinput", "sqlite3"}
+FORBIDDEN_CALLS = {"open", "print", "input", "exec", "eval", "breakpoint", "__import__",
+                   "compile"}
+#: attributes of the random module that are fine: making a seeded generator
+RANDOM_OK = {"Random"}
+
+
+def parsed(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+def test_purity_core_modules_found() -> None:
+    names = {p.name for p in MODULES}
+    assert {"__init__.py", "hand.py", "table.py", "match.py", "record.py"} <= names
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
+def test_purity_imports_stay_inside_core(path: Path) -> None:
+    """No module of dominolab.core imports dominolab outside dominolab.core, nor a module
+    that does I/O."""
+    for node in ast.walk(parsed(path)):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                continue  # relative imports stay inside the package
+            names = [node.module or ""]
+        for name in names:
+            top = name.split(".")[0]
+            if top == "dominolab":
+                assert name == "dominolab.core" or name.startswith("dominolab.core."), \
+                    f"{path.name} imports {name}"
+            assert top not in FORBIDDEN_MODULES, f"{path.name} imports {name}"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
+def test_purity_no_global_randomness(path: Path) -> None:
+    """Randomness only through explicit ``random.Random(...)`` generators: no call of the
+    random module's global functions, and no ``from random import shuffle`` and the like."""
+    tree = parsed(path)
+    random_aliases = {"random"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name == "random":
+                    random_aliases.add(a.asname or "random")
+        if isinstance(node, ast.ImportFrom) and node.module == "random":
+            for a in node.names:
+                assert a.name in RANDOM_OK, f"{path.name}: from random import {a.name}"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.value.id in random_aliases:
+            assert node.attr in RANDOM_OK, \
+                f"{path.name}:{node.lineno}: random.{node.attr} uses the global generator"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
+def test_purity_no_io_calls(path: Path) -> None:
+    """No open(), print(), input() (nor exec/eval) in the core."""
+    for node in ast.walk(parsed(path)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            assert node.func.id not in FORBIDDEN_CALLS, \
+                f"{path.name}:{node.lineno}: {node.func.id}() in the rules core"
+
+
+def test_purity_checker_catches_offenders(tmp_path: Path) -> None:
+    """The checks above do find what they look for."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("import random\nfrom dominolab.cli import main\nrandom.shuffle([])\n"
+                   "print(open('x'))\n", encoding="utf-8")
+    with pytest.raises(AssertionError):
+        test_purity_imports_stay_inside_core(bad)
+    with pytest.raises(AssertionError):
+        test_purity_no_global_randomness(bad)
+    with pytest.raises(AssertionError):
+        test_purity_no_io_calls(bad)
+    good = tmp_path / "good.py"
+    good.write_text("import random\nrng = random.Random(1)\nrng.shuffle([])\n",
+                    encoding="utf-8")
+    test_purity_no_global_randomness(good)
+
+
+def test_purity_importing_core_does_not_import_upper_layers() -> None:
+    """Importing dominolab.core in a fresh interpreter loads no cli or players module."""
+    import subprocess
+    import sys
+
+    code = ("import sys, dominolab.core; "
+            "print(sorted(m for m in sys.modules if m.startswith('dominolab') "
+            "and not m.startswith('dominolab.core') and m != 'dominolab'))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.strip() == "[]"

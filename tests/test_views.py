@@ -1,0 +1,167 @@
+"""RULES.md section 1, hidden information: a seat's view holds its own hand, the table, the
+scores, the opponent's tile count, every move (a draw without its tile), the boneyard
+count in Widelec, and nothing else: no opponent tile, no unused or undrawn tile."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from conftest import GAME_NAMES, option_sets
+from dominolab.core import (
+    DRAW,
+    TILES,
+    Draw,
+    HandResult,
+    Keep,
+    Match,
+    MatchResult,
+    Options,
+    Pass,
+    Play,
+    Port,
+    Tile,
+    View,
+    WidelecHand,
+    view_of,
+)
+
+ALLOWED = (Tile, Port, Play, Draw, Pass, Keep, Options, HandResult, MatchResult, View,
+           int, str, bool, type(None), tuple)
+
+
+def walk(value: Any, path: str = "view") -> Iterator[tuple[str, Any]]:
+    """Every object reachable from ``value`` through dataclass fields and tuples."""
+    yield path, value
+    if isinstance(value, Tile | Port):
+        return
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            yield from walk(getattr(value, f.name), f"{path}.{f.name}")
+    elif isinstance(value, tuple | list | set | frozenset):
+        for i, item in enumerate(value):
+            yield from walk(item, f"{path}[{i}]")
+    elif isinstance(value, dict):
+        for k, item in value.items():
+            yield from walk(k, f"{path}<key>")
+            yield from walk(item, f"{path}[{k!r}]")
+
+
+def check_no_leak(view: View, match: Match, seat: int) -> None:
+    hand = match.hand
+    own = set(hand.hands[seat])
+    on_table = {p.tile for p in hand.table_placements}
+    hidden = set(TILES) - own - on_table
+    assert hidden >= set(hand.hands[1 - seat])
+    for name in (f.name for f in dataclasses.fields(view)):
+        if name == "previous":
+            continue  # earlier hands' public results; checked below
+        for path, obj in walk(getattr(view, name), f"view.{name}"):
+            assert isinstance(obj, ALLOWED), f"{path} holds a {type(obj).__name__}"
+            if isinstance(obj, Tile):
+                assert obj in own or obj in on_table, f"{path} shows the hidden tile {obj}"
+    assert view.previous == match.results()[: match.hand_number - 1]
+    for path, obj in walk(view.previous, "view.previous"):
+        assert isinstance(obj, ALLOWED), f"{path} holds a {type(obj).__name__}"
+
+
+def check_shows(view: View, match: Match, seat: int) -> None:
+    hand = match.hand
+    assert view.seat == seat and view.game == match.spec.name
+    assert view.hand == tuple(hand.hands[seat])
+    assert view.table == hand.table_placements
+    assert view.totals == match.totals
+    assert view.hand_points == (hand.points[0], hand.points[1])
+    assert view.opponent_tiles == len(hand.hands[1 - seat])
+    assert view.history == tuple(hand.moves)  # every move, the opponent's draws and passes too
+    assert view.hand_number == match.hand_number and view.opener == hand.opener
+    if isinstance(hand, WidelecHand):
+        assert view.boneyard == len(hand.boneyard)
+        assert view.count is None
+    else:
+        assert view.boneyard is None
+        assert view.count == hand.table.count  # type: ignore[attr-defined]
+    if view.to_move == seat:
+        assert view.legal_moves == tuple(match.legal_moves())
+    else:
+        assert view.legal_moves == ()
+    rebuilt = view.new_table()
+    assert rebuilt.placements == list(hand.table_placements)
+    assert rebuilt.free_ports() == hand.table.free_ports()  # type: ignore[attr-defined]
+    if view.count is not None:
+        assert rebuilt.count == view.count
+    assert set(view.unseen()) == set(TILES) - set(view.hand) - {p.tile for p in view.table}
+    assert len(view.unseen()) == 28 - len(view.hand) - len(view.table)
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_s1_views_never_show_a_hidden_tile(game: str) -> None:
+    """RULES.md §1 hidden information: over hundreds of positions of random matches, no
+    view of either seat holds an opponent's, unused or undrawn tile while the hand is in
+    progress, and every view shows what it must."""
+    positions = 0
+    draws_seen = 0
+    for i, options in enumerate(option_sets(game, 61)[:4]):
+        for seed in range(8):
+            match = Match(game, options, seed=100 * i + seed)
+            rng = random.Random(seed)
+            while not match.is_over:
+                for seat in (0, 1):
+                    view = match.view(seat)
+                    check_no_leak(view, match, seat)
+                    check_shows(view, match, seat)
+                    draws_seen += sum(1 for s, m in view.history if s != seat and m == DRAW)
+                positions += 1
+                legal = match.legal_moves()
+                match.apply(legal[rng.randrange(len(legal))])
+            final = match.view(0)
+            assert final.match_result == match.result and final.to_move is None
+    assert positions >= 300
+    if game == "widelec":
+        assert draws_seen > 0
+
+
+def test_s1_view_of_a_draw_does_not_show_the_tile() -> None:
+    """RULES.md §1: a player sees that the opponent drew, not which tile (until played)."""
+    for seed in range(50):
+        match = Match("widelec", seed=seed)
+        rng = random.Random(seed)
+        while not match.is_over:
+            legal = match.legal_moves()
+            move = legal[rng.randrange(len(legal))]
+            seat = match.to_move
+            assert seat is not None
+            step = match.apply(move)
+            if move == DRAW and step.drew is not None and not match.is_over:
+                other = match.view(1 - seat)
+                assert other.history[-1] == (seat, DRAW)
+                assert step.drew not in other.hand
+                assert step.drew in other.unseen()
+                assert step.drew in match.view(seat).hand
+                return
+    raise AssertionError("no draw met")
+
+
+def test_s1_view_of_lone_hand_and_bad_seat() -> None:
+    """view_of works for a lone hand; a seat must be 0 or 1."""
+    match = Match("luzak", seed=4)
+    view = view_of(match.hand, 1)
+    assert view.hand == tuple(match.hand.hands[1]) and view.totals == (0, 0)
+    with pytest.raises(ValueError):
+        view_of(match.hand, 2)
+
+
+def test_s1_view_is_a_snapshot() -> None:
+    """A view is immutable and does not change when the game goes on."""
+    match = Match("widelec", seed=2)
+    view = match.view(0)
+    before = (view.hand, view.table, view.history, view.totals)
+    legal = match.legal_moves()
+    match.apply(legal[0])
+    assert (view.hand, view.table, view.history, view.totals) == before
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        view.seat = 1  # type: ignore[misc]
