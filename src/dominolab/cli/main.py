@@ -31,8 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("play", help="play a match against the computer in the terminal")
     p.add_argument("game", help="luzak, luzak-line or widelec (alias kwartety)")
-    p.add_argument("--opponent", choices=["random", "greedy"], default="greedy",
-                   help="the computer player (default: greedy)")
+    p.add_argument("--opponent", default="medium",
+                   help="the computer: a level easy, medium (default) or hard, or a player "
+                        "random, greedy, pimc, expert, optionally with a budget (expert:0.5s)")
     p.add_argument("--seed", type=int, default=None,
                    help="the match seed (default: a random one, printed at the start)")
     p.add_argument("--seat", type=int, choices=[0, 1], default=0,
@@ -55,8 +56,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--show", action="store_true", help="print the table move by move")
     p.add_argument("--no-color", action="store_true", help="plain text, no colours")
 
+    p = sub.add_parser(
+        "arena", help="duplicate matches between two computer players, with statistics")
+    p.add_argument("a", metavar="A", help="a player, optionally with a budget: expert:0.5s, "
+                   "pimc:40w, greedy, random, omniscient, or a level easy|medium|hard")
+    p.add_argument("b", metavar="B", help="the other player")
+    p.add_argument("--game", required=True, help="luzak, luzak-line or widelec")
+    p.add_argument("--matches", type=int, default=100,
+                   help="duplicate pairs to play: each deal set is played twice, seats "
+                        "swapped (default: 100, so 200 matches)")
+    p.add_argument("--budget", default=None,
+                   help="budget per move for both players unless given with a player "
+                        "(e.g. 200w, 0.5s, 200w,1s)")
+    p.add_argument("--seed", type=int, default=1, help="first match seed (default: 1)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="processes (default: every core)")
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    _add_game_options(p)
+
     p = sub.add_parser("bench", help="benchmarks")
-    p.add_argument("what", choices=["engine"], help="engine: random full hands per second")
+    p.add_argument("what", choices=["engine", "players"],
+                   help="engine: random full hands per second; players: the expert's "
+                        "decisions and worlds per second")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--seconds", type=float, default=3.0,
                    help="time spent per game (default: 3)")
@@ -94,6 +115,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         return _score(args)
     if command == "replay":
         return _replay(args)
+    if command == "arena":
+        from dominolab.cli.arena import run_arena
+
+        return run_arena(args)
     if command == "bench":
         from dominolab.cli.bench import run_bench
 

@@ -151,6 +151,12 @@ class Hand(Generic[OptionsT]):
     def _step(self, seat: int, move: Move, points: Points, drew: Tile | None) -> Step:
         raise NotImplementedError
 
+    def points_of(self, move: Move) -> Points:
+        """The points ``move`` would give now, without applying it (unchecked; whoever holds
+        the tile). Draws, passes and keeps give none; a Widelec end-of-hand bonus is not
+        included."""
+        raise NotImplementedError
+
     @staticmethod
     def score_placement(table: Any, mv: Play, seat: int, options: Any) -> Points:
         """Lay ``mv`` on ``table`` (this game's table; unchecked, no hands involved) and
@@ -311,6 +317,12 @@ class LuzakHand(_LuzakFamily[LuzakOptions]):
         return luzak_points(count, table.n, seat, mv if mv.luzak else None, True,
                             options.luzak_scores_count)
 
+    def points_of(self, move: Move) -> Points:
+        mv: Play = move  # type: ignore[assignment]
+        table = self.table
+        return luzak_points(table.count_after(mv), table.n + 1, self.to_move,
+                            mv if mv.luzak else None, True, self.options.luzak_scores_count)
+
     def apply_unchecked(self, move: Move) -> Points:
         mv: Play = move  # type: ignore[assignment]
         seat = self.to_move
@@ -355,6 +367,12 @@ class LuzakLineHand(_LuzakFamily[LuzakLineOptions]):
                         options: LuzakLineOptions) -> Points:
         table.place(mv)
         return luzak_points(table.count, table.n, seat, mv if mv.luzak else None, False, True)
+
+    def points_of(self, move: Move) -> Points:
+        mv: Play = move  # type: ignore[assignment]
+        table = self.table
+        return luzak_points(table.count_after(mv), table.n + 1, self.to_move,
+                            mv if mv.luzak else None, False, True)
 
     def apply_unchecked(self, move: Move) -> Points:
         mv: Play = move  # type: ignore[assignment]
@@ -437,6 +455,17 @@ class WidelecHand(Hand[WidelecOptions]):
 
     def _next_draw(self) -> Tile | None:
         return self.boneyard[-1] if self.boneyard else None
+
+    def points_of(self, move: Move) -> Points:
+        if type(move) is not Play or self.table.n == 0:
+            return NO_POINTS
+        table = self.table
+        e = move.port.index  # type: ignore[union-attr]
+        other = table.end_tiles[1 - e]
+        worth = self._worth[move.tile.index][other.index]  # type: ignore[union-attr]
+        if not worth:
+            return NO_POINTS
+        return (worth, 0) if self.to_move == 0 else (0, worth)
 
     def apply_unchecked(self, move: Move) -> Points:
         seat = self.to_move

@@ -191,6 +191,25 @@ class TreeTable:
         self.count = count
         return count
 
+    def count_after(self, mv: Play) -> int:
+        """The table count once ``mv`` were laid (unchecked; the table is not changed)."""
+        tile = mv.tile
+        port = mv.port
+        if port is None:
+            return tile.pips
+        count = self.count
+        j = port.k
+        parent = self.placements[j - 1].tile
+        if parent.is_double:
+            side = port.side
+            if (side == "e" or side == "w") and self.long_free[j] == 1:
+                count -= parent.pips
+        else:
+            count -= self.port_value[port.index]
+        if tile.is_double:
+            return count + tile.pips
+        return count + (tile.lo if mv.inner == tile.hi else tile.hi)
+
     @staticmethod
     def recount(placements: Sequence[Play]) -> int:
         """The table count computed from the placements alone (RULES.md section 2)."""
@@ -254,6 +273,18 @@ class LineTable:
             else:
                 total += self.end_values[e][0]
         return total
+
+    def count_after(self, mv: Play) -> int:
+        """Luzak without spinners: the count once ``mv`` were laid (the table is unchanged)."""
+        tile = mv.tile
+        if mv.port is None:
+            return tile.pips
+        other = 1 - mv.port.index
+        end = self.end_tiles[other]
+        rest = end.pips if self.end_wide[other] and end else self.end_values[other][0]
+        if mv.luzak or tile.is_double:
+            return rest + tile.pips
+        return rest + (tile.lo if mv.inner == tile.hi else tile.hi)
 
     def normal_plays(self, tiles: Iterable[Tile]) -> list[Play]:
         """Every play matching an end, ordered by tile, inner half, port."""

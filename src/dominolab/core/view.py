@@ -63,14 +63,16 @@ class View:
         seen.update(p.tile for p in self.table)
         return tuple(t for t in TILES if t not in seen)
 
-    def new_table(self) -> TreeTable | LineTable:
-        """A fresh table with this view's tiles laid, for trying moves on."""
-        table: TreeTable | LineTable
+    def new_table_empty(self) -> TreeTable | LineTable:
+        """An empty table of this game under this view's options."""
         if self.game == "luzak":
             assert isinstance(self.options, LuzakOptions)
-            table = TreeTable(self.options.short_ends_any_time)
-        else:
-            table = LineTable()
+            return TreeTable(self.options.short_ends_any_time)
+        return LineTable()
+
+    def new_table(self) -> TreeTable | LineTable:
+        """A fresh table with this view's tiles laid, for trying moves on."""
+        table = self.new_table_empty()
         for mv in self.table:
             table.place(mv)
         return table

@@ -1,4 +1,11 @@
-"""Players behind one protocol (:class:`Player`): each sees only its seat's View."""
+"""Players behind one protocol (:class:`Player`): each sees only its seat's View.
+
+Names: ``random``, ``greedy``, ``pimc`` (plain perfect-information Monte Carlo, the baseline
+every search idea must beat), ``expert`` (the strongest honest player), ``omniscient``
+(sees every tile; a measuring stick, never a person's opponent). Levels for people:
+``easy``, ``medium``, ``hard`` (see :data:`LEVELS`). A spec ``NAME:BUDGET`` sets the budget,
+e.g. ``expert:0.5s``, ``pimc:40w``.
+"""
 
 from __future__ import annotations
 
@@ -7,23 +14,58 @@ from collections.abc import Callable
 from typing import Final
 
 from dominolab.core import OptionError
-from dominolab.players.base import Player
+from dominolab.players.base import Budget, Player, SeeingPlayer
 from dominolab.players.greedy import GreedyPlayer
+from dominolab.players.search import ExpertPlayer, OmniscientPlayer, PimcPlayer
 from dominolab.players.simple import RandomPlayer
+
+
+def _rng(name: str, seed: int) -> random.Random:
+    return random.Random(f"dominolab/player/{name}/{seed}")
+
 
 #: name -> factory taking a seed
 PLAYERS: Final[dict[str, Callable[[int], Player]]] = {
-    "random": lambda seed: RandomPlayer(random.Random(f"dominolab/player/random/{seed}")),
+    "random": lambda seed: RandomPlayer(_rng("random", seed)),
     "greedy": lambda seed: GreedyPlayer(),
+    "pimc": lambda seed: PimcPlayer(_rng("pimc", seed)),
+    "expert": lambda seed: ExpertPlayer(_rng("expert", seed)),
+    "omniscient": lambda seed: OmniscientPlayer(_rng("omniscient", seed)),
+}
+
+#: strength levels offered to people: level -> (player, budget)
+LEVELS: Final[dict[str, tuple[str, Budget | None]]] = {
+    "easy": ("greedy", None),
+    "medium": ("pimc", Budget(worlds=40)),
+    "hard": ("expert", None),
 }
 
 
 def make_player(name: str, seed: int) -> Player:
-    """The player called ``name`` (``random``, ``greedy``), seeded with ``seed``."""
-    factory = PLAYERS.get(name.strip().lower())
+    """The player called ``name`` (a player or a level), seeded with ``seed``."""
+    key = name.strip().lower()
+    if key in LEVELS:
+        key = LEVELS[key][0]
+    factory = PLAYERS.get(key)
     if factory is None:
-        raise OptionError(f"no player {name!r}; the players are: {', '.join(PLAYERS)}")
+        raise OptionError(f"no player {name!r}; the players are: {', '.join(PLAYERS)} "
+                          f"(levels: {', '.join(LEVELS)})")
     return factory(seed)
 
 
-__all__ = ["PLAYERS", "GreedyPlayer", "Player", "RandomPlayer", "make_player"]
+def parse_player_spec(text: str) -> tuple[str, Budget | None]:
+    """``NAME[:BUDGET]`` -> (name, budget); a level brings its own budget."""
+    name, _, budget_text = text.strip().partition(":")
+    key = name.strip().lower()
+    if key not in PLAYERS and key not in LEVELS:
+        raise OptionError(f"no player {name!r}; the players are: {', '.join(PLAYERS)} "
+                          f"(levels: {', '.join(LEVELS)})")
+    budget = Budget.parse(budget_text) if budget_text.strip() else None
+    if key in LEVELS and budget is None:
+        budget = LEVELS[key][1]
+    return key, budget
+
+
+__all__ = ["LEVELS", "PLAYERS", "Budget", "ExpertPlayer", "GreedyPlayer", "OmniscientPlayer",
+           "PimcPlayer", "Player", "RandomPlayer", "SeeingPlayer", "make_player",
+           "parse_player_spec"]

@@ -2,14 +2,64 @@
 
 A player never receives the match or hand state, so it cannot read hidden tiles. Any
 randomness comes from a :class:`random.Random` given to its constructor (seeded), never
-from the global :mod:`random` module, so the same seed gives the same game.
+from the global :mod:`random` module, so the same seed gives the same game. A
+:class:`Budget` says how much it may think about one move.
+
+The one exception is a :class:`SeeingPlayer` (``omniscient``): it is handed the whole hand
+state, for measuring how far the honest players are from perfect information. It is never
+offered to a person as an opponent.
 """
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+import re
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
-from dominolab.core import Move, View
+from dominolab.core import Hand, Move, OptionError, View
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How much a player may think about one move. ``None`` fields: the player's default.
+
+    ``seconds``: wall-clock time per move; ``worlds``: sampled deals of the hidden tiles
+    (or search iterations) per move. A player stops at whichever comes first.
+    Text form: ``0.5s``, ``200w``, ``200w,0.5s``.
+    """
+
+    seconds: float | None = None
+    worlds: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.seconds is not None and not self.seconds > 0:
+            raise OptionError(f"a budget's seconds must be positive, not {self.seconds}")
+        if self.worlds is not None and self.worlds < 1:
+            raise OptionError(f"a budget's worlds must be at least 1, not {self.worlds}")
+
+    @staticmethod
+    def parse(text: str) -> Budget:
+        seconds: float | None = None
+        worlds: int | None = None
+        for part in (p.strip().lower() for p in text.split(",") if p.strip()):
+            m = re.fullmatch(r"(\d+(?:\.\d*)?|\.\d+)\s*(s|ms|w)", part)
+            if m is None:
+                raise OptionError(f"{text!r} is not a budget (examples: 0.5s, 300ms, 200w, "
+                                  f"200w,1s)")
+            value, unit = float(m.group(1)), m.group(2)
+            if unit == "w":
+                worlds = int(value)
+            else:
+                seconds = value / 1000 if unit == "ms" else value
+        return Budget(seconds, worlds)
+
+    def __str__(self) -> str:
+        parts = []
+        if self.worlds is not None:
+            parts.append(f"{self.worlds}w")
+        if self.seconds is not None:
+            parts.append(f"{self.seconds:g}s")
+        return ",".join(parts) or "default"
 
 
 @runtime_checkable
@@ -18,6 +68,20 @@ class Player(Protocol):
 
     name: str
 
-    def choose(self, view: View) -> Move:
+    def choose(self, view: View, budget: Budget | None = None) -> Move:
         """Return one of ``view.legal_moves`` (the view's seat is the one to move)."""
+        ...
+
+
+@runtime_checkable
+class SeeingPlayer(Protocol):
+    """A measuring stick that sees every tile: handed a copy of the hand state too."""
+
+    name: str
+    sees_all: bool
+
+    def choose(self, view: View, budget: Budget | None = None) -> Move: ...
+
+    def choose_seeing(self, hand: Hand[Any], view: View, budget: Budget | None = None) -> Move:
+        """Return one of ``view.legal_moves``, knowing ``hand`` (a copy; may be changed)."""
         ...

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dominolab.core import Move, Options, Play, Points, Tile, View, get_game
+from dominolab.players.base import Budget
 
 #: ``score_placement(table, move, seat, options)``: lay the move, return its points
 _Scorer = Callable[[Any, Play, int, Options], Points]
@@ -25,7 +26,7 @@ class GreedyPlayer:
 
     name: str = "greedy"
 
-    def choose(self, view: View) -> Move:
+    def choose(self, view: View, budget: Budget | None = None) -> Move:
         legal = view.legal_moves
         if not legal:
             raise ValueError(f"seat {view.seat} has no legal move (it is not to move)")

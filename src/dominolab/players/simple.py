@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from dominolab.core import Move, View
+from dominolab.players.base import Budget
 
 
 class RandomPlayer:
@@ -15,7 +16,7 @@ class RandomPlayer:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
-    def choose(self, view: View) -> Move:
+    def choose(self, view: View, budget: Budget | None = None) -> Move:
         legal = view.legal_moves
         if not legal:
             raise ValueError(f"seat {view.seat} has no legal move (it is not to move)")

@@ -1,0 +1,180 @@
+"""``dominolab arena A B --game GAME``: duplicate matches between two computer players.
+
+Every pair of matches is one set of deals played twice with the seats swapped, so the
+deals' luck cancels; pairs run on every core. The figures (see :mod:`dominolab.arena`):
+A's match win rate with its 95% interval over pairs (and the Wilson interval over matches),
+A's points margin per hand with its 95% interval, each player's seconds per move (median,
+p95, max), and the counts. A progress bar goes to stderr when it is a terminal; Ctrl-C
+stops the run and reports the matches that finished (exit status 130).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import TextIO
+
+from dominolab.arena import ArenaInterrupted, ArenaResult, Timing, run_arena_matches
+from dominolab.core import OptionError, get_game
+
+EXIT_INTERRUPTED = 130
+
+
+def _clock(seconds: float) -> str:
+    whole = max(0, round(seconds))
+    h, rest = divmod(whole, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+class ProgressBar:
+    """Matches done out of the total, elapsed time and an ETA, on ``stream``.
+
+    On a terminal: one line redrawn in place (``\\r``) at most ten times a second. Otherwise
+    a plain line at most every ``plain_every`` seconds (so a log is not flooded), or nothing
+    when ``plain_every`` is None.
+    """
+
+    def __init__(self, stream: TextIO, *, width: int = 30,
+                 plain_every: float | None = 30.0) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.width = width
+        self.plain_every = plain_every
+        self.start = time.monotonic()
+        self._last_draw = self.start
+        self._last_done = -1
+        self._drawn = False
+
+    def text(self, done: int, total: int, elapsed: float) -> str:
+        frac = done / total if total else 1.0
+        filled = int(frac * self.width)
+        bar = "#" * filled + "." * (self.width - filled)
+        eta = _clock(elapsed * (total - done) / done) if done else "?"
+        return (f"[{bar}] {done}/{total} matches  {_clock(elapsed)} elapsed  ETA {eta}")
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        elapsed = now - self.start
+        if self.tty:
+            if done != total and now - self._last_draw < 0.1 and done == self._last_done:
+                return
+            self.stream.write("\r" + self.text(done, total, elapsed) + "\x1b[K")
+            self.stream.flush()
+            self._drawn = True
+        elif self.plain_every is not None and done not in (0, total, self._last_done):
+            if now - self._last_draw < self.plain_every:
+                return
+            print(self.text(done, total, elapsed), file=self.stream, flush=True)
+        else:
+            return
+        self._last_draw = now
+        self._last_done = done
+
+    def close(self) -> None:
+        """End the redrawn line, if one was drawn."""
+        if self._drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._drawn = False
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"
+
+
+def _interval(ci: tuple[float, float] | None, fmt: str) -> str:
+    if ci is None:
+        return "n/a (needs 2 pairs)"
+    return f"[{format(ci[0], fmt)}, {format(ci[1], fmt)}]"
+
+
+def _ms(seconds: float) -> str:
+    if seconds != seconds:  # nan: no moves
+        return "-"
+    if seconds < 0.001:
+        return f"{seconds * 1e6:.0f} µs"
+    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def format_result(result: ArenaResult) -> str:
+    """The human-readable table of an arena's figures."""
+    s = result.summary
+    spec = get_game(result.game)
+    default = spec.options_class()
+    changed = [f"{k.replace('_', '-')}={v}" for k, v in result.options.to_dict().items()
+               if getattr(default, k) != v]
+    a_label, b_label = result.a_spec, result.b_spec
+    lines = [
+        f"arena: A = {a_label}  vs  B = {b_label}",
+        f"game {result.game}"
+        + (f" (options: {', '.join(changed)})" if changed else " (default options)")
+        + f", seeds {result.seed}..{result.seed + result.pairs_requested - 1}",
+    ]
+    if result.interrupted:
+        lines.append(f"INTERRUPTED: {len(result.records)} of {2 * result.pairs_requested} "
+                     f"matches finished; the figures cover the {s.pairs} complete pairs only")
+    lines += [
+        f"{s.pairs} duplicate pairs = {s.matches} matches (each deal set played twice, seats "
+        f"swapped), {s.hands} hands, {s.moves} moves, {result.seconds:.1f} s",
+        "",
+        f"  matches won           A {s.a_wins}, B {s.b_wins}, drawn {s.draws}",
+        f"  A's win rate          {_pct(s.win_rate if s.matches else None):>7}   "
+        f"95% CI over pairs {_pct_interval(s.win_rate_ci95)}",
+        f"                                  Wilson over matches "
+        f"{_pct_interval(s.win_rate_wilson95)}",
+        f"  A's margin per hand   {_signed(s.margin_per_hand):>7}   "
+        f"95% CI over pairs {_interval(s.margin_ci95, '+.2f')}  (points, A minus B)",
+        "",
+        f"  seconds per move      {'median':>10} {'p95':>10} {'max':>10} {'moves':>8}",
+        _timing_row(f"A {a_label}", s.a_timing),
+        _timing_row(f"B {b_label}", s.b_timing),
+    ]
+    return "\n".join(lines)
+
+
+def _pct_interval(ci: tuple[float, float] | None) -> str:
+    if ci is None:
+        return "n/a (needs 2 pairs)"
+    return f"[{_pct(ci[0])}, {_pct(ci[1])}]"
+
+
+def _signed(x: float) -> str:
+    return "n/a" if x != x else f"{x:+.2f}"
+
+
+def _timing_row(label: str, t: Timing) -> str:
+    if len(label) > 20:
+        label = label[:19] + "…"
+    return f"    {label:<20}{_ms(t.median):>10} {_ms(t.p95):>10} {_ms(t.max):>10} {t.moves:>8}"
+
+
+def run_arena(args: argparse.Namespace) -> int:
+    """The ``arena`` command: 0 when done, 130 when interrupted (after the partial report),
+    2 (through the caller) on bad input."""
+    if args.matches < 1:
+        raise OptionError(f"--matches must be at least 1, not {args.matches}")
+    if args.workers is not None and args.workers < 1:
+        raise OptionError(f"--workers must be at least 1, not {args.workers}")
+    bar = ProgressBar(sys.stderr)
+    interrupted = False
+    try:
+        result = run_arena_matches(args.game, args.a, args.b, args.matches, seed=args.seed,
+                                   options=args.option, budget=args.budget,
+                                   workers=args.workers, progress_callback=bar)
+    except ArenaInterrupted as stop:
+        result = stop.partial
+        interrupted = True
+    finally:
+        bar.close()
+    if interrupted:
+        print("interrupted: stopped the workers", file=sys.stderr)
+    if args.json:
+        print(json.dumps(result.to_json()))
+    elif result.summary.matches:
+        print(format_result(result))
+    else:
+        print("no match finished", file=sys.stderr)
+    return EXIT_INTERRUPTED if interrupted else 0
