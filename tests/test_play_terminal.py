@@ -13,7 +13,10 @@ import pexpect
 import pytest
 
 PROMPT = r"Your move(?:\x1b\[0m)? \[[^\]]*\]: "
+NEXT_HAND = r"Press Enter for hand \d+ \(or quit\): "
 TIMEOUT = 20
+#: hints and reviews think little in tests
+FAST_HINTS = {"DOMINOLAB_HINT_BUDGET": "30w"}
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -34,11 +37,11 @@ def _play_out(child: pexpect.spawn, answer: str = "1") -> str:
     """Answer every prompt with ``answer`` until the match ends; return the whole screen."""
     screen = []
     for _ in range(400):
-        index = child.expect([PROMPT, r"Match over[^\n]*\n"])
+        index = child.expect([PROMPT, r"Match over[^\n]*\n", NEXT_HAND])
         screen.append(child.before + child.after)
         if index == 1:
             break
-        child.sendline(answer)
+        child.sendline(answer if index == 0 else "")
     else:
         pytest.fail("the match did not end")
     child.expect(pexpect.EOF)
@@ -56,9 +59,10 @@ def _replay(path: Path) -> subprocess.CompletedProcess[str]:
 
 def test_full_luzak_hand(tmp_path: Path) -> None:
     child = _spawn(tmp_path, "luzak", "--seed", "3", "--no-color", "--option", "target=1",
-                   "--option", "even-hands=no", "--opponent", "greedy")
+                   "--option", "even-hands=no", "--opponent", "greedy", **FAST_HINTS)
     screen = _play_out(child)
     assert "Seed 3" in screen
+    assert "Opponent: easy (greedy)." not in screen and "Opponent: greedy." in screen
     assert "Hand 1: you open" in screen
     assert "Table (2 tiles, count 1):" in screen
     assert "  2e:1 [1|0][0|0] 1e:0\n" in screen  # the table, free ports labelled
@@ -71,7 +75,13 @@ def test_full_luzak_hand(tmp_path: Path) -> None:
     assert re.search(r"computer 01@1w +tile 2, count 1 not divisible by 2", screen)
     assert re.search(r"tile \d+, count \d+ divisible by \d+: \+\d+", screen)
     assert "Hand 1 over: 12 tiles are on the table." in screen
-    assert "Match over after 1 hand" in screen
+    # the review of your moves comes after the hand, before the match's end
+    assert re.search(r"Your moves that cost the most \(of \d+ choices; the expert's view\):\n"
+                     r"  tile +\d+: you played \S+ +win chance +[<>]?\d+%, margin +[-+]\d+\.\d  "
+                     r"cost [\d.]+% win chance", screen)
+    assert re.search(r"better: +\S+ +win chance +[<>]?\d+%, margin", screen)
+    assert screen.index("Hand 1 over") < screen.index("Your moves that cost the most") \
+        < screen.index("Match over after 1 hand")
     record_path = tmp_path / "dominolab-luzak-3.record.json"
     record = json.loads(record_path.read_text())
     assert record["players"] == ["you", "computer:greedy"]
@@ -85,7 +95,7 @@ def test_full_widelec_hand(tmp_path: Path) -> None:
     save = tmp_path / "w.json"
     child = _spawn(tmp_path, "kwartety", "--seed", "5", "--no-color", "--save", str(save),
                    "--option", "target=1", "--option", "win-at-once=no", "--seat", "1",
-                   "--opponent", "random")
+                   "--opponent", "random", **FAST_HINTS)
     screen = _play_out(child)
     assert "Widelec" in screen
     assert "You are seat 1" in screen
@@ -96,6 +106,7 @@ def test_full_widelec_hand(tmp_path: Path) -> None:
     assert re.search(r"tile \d+, ends \[\d\|\d\] \[\d\|\d\]", screen)
     assert re.search(r"Hand 1 over: ", screen)
     assert re.search(r"Pips left: you \d+, computer \d+", screen)
+    assert re.search(r"Your moves that cost the most|Review: none of your \d+ choices?", screen)
     # the computer's draws never say which tile it drew
     assert not re.search(r"computer draw +drew \[", screen)
     assert _replay(save).returncode == 0
@@ -183,3 +194,92 @@ def test_unknown_option_is_a_clean_error(tmp_path: Path) -> None:
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 2
+
+
+def test_hint_shows_the_best_moves(tmp_path: Path) -> None:
+    child = _spawn(tmp_path, "luzak", "--seed", "3", "--no-color", "--opponent", "greedy",
+                   **FAST_HINTS)
+    child.expect(PROMPT)
+    child.sendline("hint")
+    child.expect(r"Hint: the expert's best moves \(30 deals of the hidden tiles tried")
+    child.expect(PROMPT)
+    hint = child.before.replace("\r\n", "\n")
+    rows = re.findall(r"^ +(\d+)\) (\S+)  win chance \d+%", hint, re.MULTILINE)
+    assert len(rows) == 3
+    assert len({number for number, _ in rows}) == 3
+    assert "(best), expected margin" in hint
+    assert hint.count("vs the best: ") == 2
+    assert "(9 more moves rated lower.)" in hint
+    # the numbers are the move list's: playing the best one by its number plays that move
+    number, move = rows[0]
+    child.sendline(number)
+    child.expect(rf"you +{re.escape(move)} +tile 1")
+    child.expect(PROMPT)
+    child.sendline("help")
+    child.expect("hint \\(the expert's three best moves")
+    child.expect(PROMPT)
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_review_after_each_hand_and_wait_for_the_next(tmp_path: Path) -> None:
+    child = _spawn(tmp_path, "luzak-line", "--seed", "4", "--no-color", "--opponent",
+                   "easy", "--option", "target=200", **FAST_HINTS)
+    child.expect("Opponent: easy \\(greedy\\).")
+    for _ in range(20):
+        if child.expect([PROMPT, NEXT_HAND]) == 1:
+            break
+        child.sendline("1")
+    else:
+        pytest.fail("hand 1 did not end")
+    screen = child.before.replace("\r\n", "\n")
+    assert "Hand 1 over" in screen
+    assert re.search(r"Your moves that cost the most|Review: none of your", screen)
+    child.sendline("")
+    child.expect("Hand 2: ")
+    child.expect(PROMPT)
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_opponents_by_level_player_and_budget(tmp_path: Path) -> None:
+    child = _spawn(tmp_path, "widelec", "--seed", "2", "--no-color", "--opponent",
+                   "expert:0.2s")
+    child.expect("Opponent: expert, 0.2s.")
+    child.expect(PROMPT)
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child = _spawn(tmp_path, "widelec", "--seed", "2", "--no-color", "--opponent", "hard")
+    child.expect("Opponent: hard \\(expert\\).")
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child = _spawn(tmp_path, "widelec", "--seed", "2", "--no-color", "--opponent", "omniscient")
+    child.expect("sees every tile")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 2
+    child = _spawn(tmp_path, "widelec", "--seed", "2", "--opponent", "wizard")
+    child.expect("no player 'wizard'")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 2
+
+
+def test_ctrl_c_skips_a_slow_review(tmp_path: Path) -> None:
+    child = _spawn(tmp_path, "luzak", "--seed", "3", "--no-color", "--option", "target=1",
+                   "--option", "even-hands=no", "--opponent", "greedy",
+                   DOMINOLAB_HINT_BUDGET="1000000w,10s")
+    for _ in range(12):
+        if child.expect([PROMPT, r"Reviewing your \d+ moves… \(Ctrl-C skips\)"]) == 1:
+            break
+        child.sendline("1")
+    child.sendintr()
+    child.expect("Review skipped.")
+    child.expect("Match over after 1 hand")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0

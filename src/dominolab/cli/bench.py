@@ -1,4 +1,6 @@
-"""``dominolab bench engine``: random full hands per second, per game, on one core.
+"""``dominolab bench engine|players``: the engine's and the expert's speed, on one core.
+
+``engine``: random full hands per second, per game.
 
 Each hand is dealt from a seeded generator and played to its end by uniform random choice
 among the legal moves, through the unchecked fast path (``Hand.apply_unchecked``) that
@@ -15,7 +17,8 @@ import sys
 import time
 from typing import Any
 
-from dominolab.core import GAMES, Deal, GameSpec, get_game
+from dominolab.core import GAMES, Deal, GameSpec, Match, View, get_game
+from dominolab.players import Budget, ExpertPlayer, GreedyPlayer
 
 
 def random_hands_fast(spec: GameSpec, seconds: float, seed: int = 1) -> tuple[int, int, float]:
@@ -61,11 +64,53 @@ def random_hands_checked(spec: GameSpec, seconds: float, seed: int = 1) -> tuple
             return hands, now - start
 
 
+def bench_positions(spec: GameSpec, count: int, seed: int = 1) -> list[View]:
+    """``count`` decision points (more than one legal move) from greedy self-play matches,
+    the same on every run."""
+    greedy = GreedyPlayer()
+    views: list[View] = []
+    match_seed = seed
+    while len(views) < count:
+        match = Match(spec, seed=match_seed)
+        while not match.is_over and len(views) < count:
+            view = match.view(match.hand.to_move)
+            if len(view.legal_moves) > 1:
+                views.append(view)
+            match.apply(greedy.choose(view))
+        match_seed += 1
+    return views
+
+
+def bench_expert(spec: GameSpec, seconds: float, worlds: int = 100) -> dict[str, float]:
+    """The expert at a fixed budget of ``worlds`` on the fixed positions, for about
+    ``seconds``: decisions, worlds and playouts (one per legal move per world) per second."""
+    views = bench_positions(spec, 400)
+    player = ExpertPlayer(random.Random(1))
+    budget = Budget(worlds=worlds)
+    decisions = played_worlds = playouts = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        view = views[decisions % len(views)]
+        values = player.analyse(view, budget)
+        decisions += 1
+        played_worlds += values[0].worlds
+        playouts += values[0].worlds * len(values)
+    elapsed = time.perf_counter() - start
+    return {"decisions_per_s": round(decisions / elapsed, 2),
+            "worlds_per_s": round(played_worlds / elapsed, 1),
+            "playouts_per_s": round(playouts / elapsed, 1),
+            "seconds_per_decision": round(elapsed / decisions, 4),
+            "worlds_per_decision": worlds, "decisions": decisions}
+
+
 def run_bench(args: argparse.Namespace) -> int:
     if args.seconds <= 0:
         print("dominolab bench: --seconds must be positive", file=sys.stderr)
         return 2
     games = [get_game(g).name for g in args.game] if args.game else list(GAMES)
+    if args.what == "players":
+        return _bench_players(args, games)
     results: dict[str, Any] = {}
     if not args.json:
         print(f"random full hands on one core, {args.seconds:g} s per game "
@@ -86,6 +131,23 @@ def run_bench(args: argparse.Namespace) -> int:
             print(f"  {name:<11} {r['hands_per_s']:>10,.0f} hands/s  "
                   f"({r['moves_per_s']:,.0f} moves/s, {r['moves_per_hand']} moves a hand; "
                   f"checked apply: {r['checked_hands_per_s']:,.0f} hands/s)", flush=True)
+    if args.json:
+        print(json.dumps(results))
+    return 0
+
+
+def _bench_players(args: argparse.Namespace, games: list[str]) -> int:
+    results: dict[str, Any] = {}
+    if not args.json:
+        print(f"the expert at a fixed budget of 100 worlds on one core, {args.seconds:g} s per "
+              f"game (Python {platform.python_version()}, {platform.machine()})")
+    for name in games:
+        results[name] = r = bench_expert(GAMES[name], args.seconds)
+        if not args.json:
+            print(f"  {name:<11} {r['decisions_per_s']:>7,.1f} decisions/s  "
+                  f"{r['worlds_per_s']:>9,.0f} worlds/s  {r['playouts_per_s']:>10,.0f} "
+                  f"playouts/s  ({r['seconds_per_decision'] * 1000:.0f} ms a decision)",
+                  flush=True)
     if args.json:
         print(json.dumps(results))
     return 0

@@ -33,7 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game", help="luzak, luzak-line or widelec (alias kwartety)")
     p.add_argument("--opponent", default="medium",
                    help="the computer: a level easy, medium (default) or hard, or a player "
-                        "random, greedy, pimc, expert, optionally with a budget (expert:0.5s)")
+                        "random, greedy, pimc, expert, optionally with a budget (expert:0.5s); "
+                        "not omniscient, which sees every tile")
     p.add_argument("--seed", type=int, default=None,
                    help="the match seed (default: a random one, printed at the start)")
     p.add_argument("--seat", type=int, choices=[0, 1], default=0,
@@ -41,6 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--save", metavar="FILE", default=None,
                    help="where the game record goes (default: dominolab-GAME-SEED.record.json)")
     p.add_argument("--no-color", action="store_true", help="plain text, no colours")
+    p.add_argument("--no-review", dest="review", action="store_false",
+                   help="no review of your moves after each hand")
     _add_game_options(p)
 
     p = sub.add_parser("score", help="lay moves on an empty table and show what each scores")

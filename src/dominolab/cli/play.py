@@ -1,6 +1,11 @@
 """``dominolab play``: a whole match against the computer, in plain text (ANSI colour when
 the output is a terminal). You see only what your seat may see; the record is saved when the
-match ends, on ``quit``, at end of input or on Ctrl-C."""
+match ends, on ``quit``, at end of input or on Ctrl-C.
+
+``hint`` at the prompt shows the expert's best moves; after each hand a short review shows
+your moves that lost the most expected value. The environment variable
+``DOMINOLAB_HINT_BUDGET`` (a budget such as ``30w`` or ``0.5s``) sets how long the hints
+and each position of the review may think (the tests use a small one to stay fast)."""
 
 from __future__ import annotations
 
@@ -8,9 +13,11 @@ import argparse
 import json
 import os
 import random
+import re
 import shutil
 import sys
 import textwrap
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,6 +39,7 @@ from dominolab.core import (
     HandResult,
     Match,
     Move,
+    OptionError,
     Pass,
     Play,
     Step,
@@ -42,13 +50,19 @@ from dominolab.core import (
     quartet_worth,
     resolve_move,
 )
-from dominolab.players import Player, make_player
+from dominolab.players import LEVELS, Budget, Player, hints, make_player, parse_player_spec
 
 #: more legal moves than this are listed in columns, without descriptions
 LONG_LIST = 16
 QUIT_WORDS = {"quit", "q", "exit"}
 HELP_WORDS = {"help", "h", "?"}
 SHOW_WORDS = {"show", "table", "s"}
+HINT_WORDS = {"hint", "hints"}
+#: how many moves a hint shows, and how many costly moves a review lists
+HINT_MOVES = 3
+REVIEW_MOVES = 3
+#: the environment variable that sets the budget of hints and reviews (e.g. ``30w``)
+HINT_BUDGET_ENV = "DOMINOLAB_HINT_BUDGET"
 
 
 def use_color(no_color: bool, stream: Any = None) -> bool:
@@ -68,19 +82,73 @@ class _Quit(Exception):
     """The player asked to stop (quit or end of input)."""
 
 
+class Thinking:
+    """Shows ``text`` on a terminal while slow work runs (only if it takes longer than
+    ``after`` seconds), then wipes it, so fast moves leave no trace."""
+
+    def __init__(self, text: str, after: float = 0.3, stream: Any = None) -> None:
+        self.text = text
+        self.after = after
+        self.stream = sys.stdout if stream is None else stream
+        self.shown = False
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+
+    def _show(self) -> None:
+        with self._lock:
+            self.stream.write(self.text)
+            self.stream.flush()
+            self.shown = True
+
+    def __enter__(self) -> Thinking:
+        isatty: Callable[[], bool] | None = getattr(self.stream, "isatty", None)
+        if isatty is not None and isatty():
+            if self.after <= 0:
+                self._show()
+            else:
+                self._timer = threading.Timer(self.after, self._show)
+                self._timer.daemon = True
+                self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer.join()
+        with self._lock:
+            if self.shown:
+                visible = len(re.sub(r"\x1b\[[0-9;]*m", "", self.text))
+                self.stream.write("\r" + " " * visible + "\r")
+                self.stream.flush()
+
+
 class TerminalGame:
     """One match between you (``seat``) and a computer player, on a text terminal."""
 
     def __init__(self, spec: GameSpec, match: Match, seat: int, computer: Player,
                  save_path: Path, color: bool,
                  read: Callable[[str], str] = input,
-                 write: Callable[[str], None] = print) -> None:
+                 write: Callable[[str], None] = print, *,
+                 budget: Budget | None = None, label: str | None = None,
+                 review: bool = True, hint_budget: Budget | None = None,
+                 pause: bool | None = None) -> None:
         self.spec = spec
         self.game = spec.name
         self.match = match
         self.me = seat
         self.cpu = 1 - seat
         self.computer = computer
+        #: the computer's budget per move (None: its own default)
+        self.budget = budget
+        #: how the opponent is named to you, e.g. "hard (expert)"
+        self.label = label or computer.name
+        self.review_hands = review
+        #: the budget of a hint and of each reviewed position (None: the hints' defaults)
+        self.hint_budget = hint_budget
+        #: wait for Enter after a hand's review (default: when the input is a terminal)
+        self.pause = sys.stdin.isatty() if pause is None else pause
+        #: your decisions in this hand: the view you had and the move you chose
+        self.decisions: list[tuple[View, Move]] = []
         self.save_path = save_path
         self.st = Style(color)
         self.read = read
@@ -120,10 +188,10 @@ class TerminalGame:
                    + f" (RULES.md section {self.spec.rules_section})")
         self.write(f"Seed {match.seed} (play this match again with --seed {match.seed}). "
                    f"Target {options.target} points.")
-        self.write(f"You are seat {self.me}; the computer ({self.computer.name}) is seat "
-                   f"{self.cpu}.")
-        self.write("Answer with a move's number or the move itself; 'help' explains, "
-                   "'quit' stops and saves.")
+        self.write(f"You are seat {self.me}; the computer is seat {self.cpu}. "
+                   + st(f"Opponent: {self.label}.", "bold"))
+        self.write("Answer with a move's number or the move; 'hint' suggests one, 'help' "
+                   "explains, 'quit' stops.")
         shown_hand = 0
         try:
             while not match.is_over:
@@ -131,17 +199,18 @@ class TerminalGame:
                 if number != shown_hand:
                     self.hand_header()
                     shown_hand = number
+                    self.decisions = []
                 seat = match.to_move
                 assert seat is not None
-                if seat == self.me:
-                    step = self.my_turn()
-                else:
-                    move = self.computer.choose(match.view(self.cpu))
-                    step = match.apply(move)
+                step = self.my_turn() if seat == self.me \
+                    else match.apply(self.computer_move())
                 self.report(step)
                 result = match.hands[number - 1].result
                 if result is not None:
                     self.hand_summary(number, result)
+                    if self.review_hands and self.hand_review() and self.pause \
+                            and not match.is_over:
+                        self.wait_for_next_hand(number + 1)
         except _Quit:
             self.write("")
             self.write("Stopped.")
@@ -155,6 +224,21 @@ class TerminalGame:
         self.match_summary()
         self.save()
         return 0
+
+    def computer_move(self) -> Move:
+        view = self.match.view(self.cpu)
+        if len(view.legal_moves) == 1:
+            return view.legal_moves[0]
+        with Thinking(self.st("  computer thinking…", "dim")):
+            return self.computer.choose(view, self.budget)
+
+    def wait_for_next_hand(self, number: int) -> None:
+        try:
+            text = self.read(f"Press Enter for hand {number} (or quit): ")
+        except EOFError:
+            raise _Quit from None
+        if text.strip().lower() in QUIT_WORDS:
+            raise _Quit
 
     def hand_header(self) -> None:
         match = self.match
@@ -192,16 +276,58 @@ class TerminalGame:
             if word in SHOW_WORDS:
                 self.show(view)
                 continue
+            if word in HINT_WORDS:
+                self.hint(view)
+                continue
             try:
                 move = self.read_move(text.strip(), view)
             except DominoError as exc:
                 self.write(self.st("  ✗ ", "bold-red") + self.why(exc, legal))
                 continue
+            self.decisions.append((view, move))
             return match.apply(move)
 
     def prompt(self, legal: Sequence[Move]) -> str:
         numbers = "1" if len(legal) == 1 else f"1-{len(legal)}"
-        return self.st("Your move", "bold-green") + f" [{numbers}, a move, help, quit]: "
+        return self.st("Your move", "bold-green") + f" [{numbers}, a move, hint, help, quit]: "
+
+    def write_item(self, head: str, body: str, style: str = "bold") -> None:
+        """``head`` then ``body`` (its first word in ``style``), wrapped to the terminal
+        under the body's start."""
+        first = body.split(" ", 1)[0]
+        lines = textwrap.wrap(head + body, max(40, self.width - 1),
+                              subsequent_indent=" " * len(head) + "   ",
+                              break_on_hyphens=False)
+        for i, line in enumerate(lines):
+            if i == 0:
+                line = head + self.st(first, style) + line[len(head) + len(first):]
+            self._write(line)
+
+    def hint(self, view: View) -> None:
+        """The expert's best moves here, numbered as in the list, each with its reason."""
+        legal = view.legal_moves
+        self.write("")
+        if len(legal) == 1:
+            self.write(f"Only one move here: 1) {legal[0]}.")
+            return
+        try:
+            with Thinking(self.st("Thinking about your moves… (Ctrl-C cancels)", "dim"),
+                          after=0):
+                values = hints.analyse(view, self.hint_budget, self.match.seed or 0)
+        except KeyboardInterrupt:
+            self.write("Hint cancelled.")
+            return
+        best = values[0]
+        self.write(self.st("Hint:", "bold") + f" the expert's best moves ({best.worlds} deals "
+                   "of the hidden tiles tried; win chance = of the match):")
+        for value in values[:HINT_MOVES]:
+            head = f"  {legal.index(value.move) + 1:>2}) "
+            self.write_item(head, hints.explain(value, view, best),
+                            "bold-green" if value is best else "bold")
+        if len(values) > HINT_MOVES:
+            self.write(self.st(f"  ({len(values) - HINT_MOVES} more move"
+                               f"{'s' if len(values) - HINT_MOVES != 1 else ''} rated lower.)",
+                               "dim"))
 
     def read_move(self, text: str, view: View) -> Move:
         legal = view.legal_moves
@@ -304,7 +430,11 @@ class TerminalGame:
             w("Going out wins the hand and the quartets in the opponent's tiles.")
         w("A number that could also be a tile (like 54) is read as a list number when the")
         w("list is that long; write the tile as 5-4 to mean the tile.")
-        w("Other commands: show (the table again), help, quit (stop and save the record).")
+        w("Other commands: hint (the expert's three best moves, with their chance to win the")
+        w("match and the expected points to the end of the hand), show (the table again),")
+        w("help, quit (stop and save the record).")
+        w("After each hand, a short review lists your moves that cost the most against the")
+        w("expert's choice (Ctrl-C while it is computed skips it).")
 
     # -- reports -------------------------------------------------------------------------------
     def report(self, step: Step) -> None:
@@ -358,6 +488,55 @@ class TerminalGame:
           + st(f"Totals: {self.pair(self.match.totals)}", "bold")
           + f" (target {self.match.options.target}).")
 
+    def hand_review(self) -> bool:
+        """After a hand: your moves that lost the most against the expert's. Return True if
+        something was shown (so the next hand may wait for you)."""
+        decisions = [(v, m) for v, m in self.decisions if len(v.legal_moves) > 1]
+        self.decisions = []
+        if not decisions:
+            return False
+        st, w = self.st, self.write
+        w("")
+        try:
+            with Thinking(st(f"Reviewing your {len(decisions)} move"
+                             f"{'s' if len(decisions) != 1 else ''}… (Ctrl-C skips)", "dim"),
+                          after=0):
+                found = hints.review(decisions, self.hint_budget, self.match.seed or 0,
+                                     REVIEW_MOVES)
+        except KeyboardInterrupt:
+            w("Review skipped.")
+            return False
+        if not found:
+            w(st("Review: ", "bold") + f"none of your {len(decisions)} choice"
+              f"{'s' if len(decisions) != 1 else ''} this hand lost value against the "
+              "expert's. Well played.")
+            return True
+        w(st("Your moves that cost the most", "bold")
+          + f" (of {len(decisions)} choice{'s' if len(decisions) != 1 else ''}; "
+            "the expert's view):")
+        for item in found:
+            chosen, best = item.chosen, item.best
+            head = f"  tile {item.view.n + 1:>2}: "
+            cost = f"cost {hints.percent_change(item.win_loss).lstrip('+±')} win chance"
+            if item.points_loss >= 0.05:
+                cost += f", {item.points_loss:.1f} points"
+            elif item.points_loss <= -0.05:
+                cost += f" (though {-item.points_loss:.1f} points more)"
+            w(head + "you played " + st(f"{chosen.move!s:<8}", "bold")
+              + self.values_text(chosen) + "  " + st(cost, "yellow"))
+            mine, theirs = hints.immediate_points(item.view, best.move)
+            now = f"  (+{mine} now)" if mine and not theirs else \
+                f"  (computer +{theirs} now)" if theirs else ""
+            w(" " * len(head) + "better:    " + st(f"{best.move!s:<8}", "bold-green")
+              + self.values_text(best) + now)
+        w(st("  margin: your expected points minus the computer's, from that move to the end "
+             "of the hand", "dim"))
+        return True
+
+    @staticmethod
+    def values_text(value: hints.MoveValue) -> str:
+        return f" win chance {hints.percent(_chance(value)):>4}, margin {value.margin:+5.1f}"
+
     def match_summary(self) -> None:
         result = self.match.result
         assert result is not None
@@ -384,8 +563,22 @@ class TerminalGame:
         self.write(f"  (see it again: dominolab replay {self.save_path} --show)")
 
 
+def _chance(value: hints.MoveValue) -> float:
+    return value.win_chance if value.win_chance is not None else value.value
+
+
 class _NotListed(DominoError):
     """A number that is not on the list of moves."""
+
+
+def opponent_label(text: str, name: str, budget: Budget | None) -> str:
+    """How the opponent is named to you: ``hard (expert)``, ``expert, 0.5s``, ``greedy``."""
+    own = bool(text.partition(":")[2].strip())
+    if name in LEVELS:
+        player, level_budget = LEVELS[name]
+        shown = budget if own else level_budget
+        return f"{name} ({player}" + (f", {shown}" if shown is not None else "") + ")"
+    return name + (f", {budget}" if own and budget is not None else "")
 
 
 def run_play(args: argparse.Namespace) -> int:
@@ -393,9 +586,22 @@ def run_play(args: argparse.Namespace) -> int:
     spec = get_game(args.game)
     options = spec.options(args.option)
     seed: int = args.seed if args.seed is not None else random.SystemRandom().randrange(10**9)
-    computer = make_player(args.opponent, seed)
+    name, budget = parse_player_spec(args.opponent)
+    if name == "omniscient":
+        print("dominolab play: the omniscient player sees every tile, yours included, so it "
+              "is never a person's opponent; choose a level (easy, medium, hard) or a player "
+              "(random, greedy, pimc, expert)", file=sys.stderr)
+        return 2
+    hint_text = os.environ.get(HINT_BUDGET_ENV, "").strip()
+    try:
+        hint_budget = Budget.parse(hint_text) if hint_text else None
+    except OptionError as exc:
+        raise OptionError(f"{HINT_BUDGET_ENV}: {exc}") from None
+    computer = make_player(name, seed)
     match = Match(spec, options, seed=seed)
     save_path = Path(args.save) if args.save else default_record_path(spec.name, seed)
     game = TerminalGame(spec, match, args.seat, computer, save_path,
-                        use_color(args.no_color))
+                        use_color(args.no_color), budget=budget,
+                        label=opponent_label(args.opponent, name, budget),
+                        review=bool(getattr(args, "review", True)), hint_budget=hint_budget)
     return game.run()

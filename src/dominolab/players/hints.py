@@ -1,0 +1,201 @@
+"""Hints for people: every legal move with the expert's values, a one-line explanation of a
+move, and a review of the moves that lost the most expected value.
+
+Everything here works from a seat's :class:`~dominolab.core.View` alone, never the hand
+state, so a hint can never leak a hidden tile. The values are the expert's
+(:class:`~dominolab.players.search.ExpertPlayer`): ``value``/``win_chance`` is the estimated
+chance to win the match, ``margin`` the expected point margin (mine minus the opponent's)
+from the move to the end of the hand. With a worlds-only budget the results repeat exactly
+for a given seed.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from dominolab.core import Draw, Keep, LineTable, Move, Pass, Play, View, get_game, quartet_text
+from dominolab.players.base import Budget
+from dominolab.players.search import ExpertPlayer, MoveValue
+
+#: the budget of one hint: enough worlds to rank the moves, never much over a second
+HINT_BUDGET: Final = Budget(worlds=200, seconds=1.5)
+#: the budget of each position of a review (a hand holds several of the person's moves)
+REVIEW_BUDGET: Final = Budget(worlds=100, seconds=0.4)
+#: a review reports a move only if it lost at least this much win chance or these points
+MIN_WIN_LOSS: Final = 0.005
+MIN_POINTS_LOSS: Final = 0.5
+
+
+def analyse(view: View, budget: Budget | None = None, seed: int = 0) -> list[MoveValue]:
+    """Every legal move of ``view``'s seat with the expert's values, best first.
+
+    Works from the view alone. Deterministic for a given ``seed`` when ``budget`` sets only
+    worlds (a ``seconds`` limit makes the number of worlds depend on the machine).
+    Raises :class:`ValueError` if the view's seat is not to move.
+    """
+    if not view.my_turn or not view.legal_moves:
+        raise ValueError(f"seat {view.seat} is not to move, so it has no moves to analyse")
+    expert = ExpertPlayer(random.Random(f"dominolab/hints/{seed}"))
+    return expert.analyse(view, budget or HINT_BUDGET)
+
+
+# -- explanations ----------------------------------------------------------------------------
+
+def immediate_points(view: View, move: Move) -> tuple[int, int]:
+    """The points ``move`` scores at once as (mine, the opponent's); draws, passes and keeps
+    score nothing, and a Widelec end-of-hand bonus is not included."""
+    if not isinstance(move, Play):
+        return 0, 0
+    table = view.new_table()
+    spec = get_game(view.game)
+    points = spec.hand_class.score_placement(table, move, view.seat, view.options)
+    return points[view.seat], points[1 - view.seat]
+
+
+def immediate_reason(view: View, move: Move) -> str:
+    """Why ``move`` scores now, e.g. "scores +10 now (count 20 divisible by 4)"; "" when it
+    scores nothing and does nothing else worth saying."""
+    if isinstance(move, Draw):
+        return "draws a tile"
+    if isinstance(move, Pass):
+        return "passes"
+    if isinstance(move, Keep):
+        return "keeps the drawn tile"
+    assert isinstance(move, Play)
+    mine, theirs = immediate_points(view, move)
+    table = view.new_table()
+    spec = get_game(view.game)
+    spec.hand_class.score_placement(table, move, view.seat, view.options)
+    parts: list[str] = []
+    if view.game == "widelec":
+        if mine:
+            assert isinstance(table, LineTable)
+            left, right = table.end_tiles
+            assert left is not None and right is not None
+            edge = bool(getattr(view.options, "edge_double", True))
+            parts.append(f"scores +{mine} now (ends {left} {right} form quartet "
+                         f"{quartet_text(left, right, edge)})")
+        if len(view.hand) == 1:
+            parts.append("goes out")
+        return "; ".join(parts)
+    n = view.n + 1
+    count = table.count
+    rule = f"count {count} divisible by {n}"
+    if move.luzak:
+        if theirs and mine:
+            parts.append(f"a luzak: the opponent scores +{theirs} now, you +{mine} ({rule})")
+        elif theirs:
+            parts.append(f"a luzak: the opponent scores +{theirs} now")
+        else:
+            parts.append("a luzak")
+    elif mine:
+        parts.append(f"scores +{mine} now ({rule})")
+    return "; ".join(parts)
+
+
+def percent(chance: float) -> str:
+    """A chance for people: ``62%``, ``<1%``, ``>99%``."""
+    if 0.0 < chance < 0.005:
+        return "<1%"
+    if 0.995 < chance < 1.0:
+        return ">99%"
+    return f"{100 * chance:.0f}%"
+
+
+def percent_change(delta: float) -> str:
+    """A change of chance: ``-7%``, ``-0.4%``, ``±0%``."""
+    if abs(delta) < 0.0005:
+        return "±0%"
+    if abs(delta) < 0.01:
+        return f"{100 * delta:+.1f}%"
+    return f"{100 * delta:+.0f}%"
+
+
+def explain(value: MoveValue, view: View, best: MoveValue | None = None) -> str:
+    """One line for people about one analysed move, e.g.
+    ``54@1e  win chance 62% (best), expected margin +4.1 points to the end of the hand;
+    scores +10 now (count 20 divisible by 4)``. For a move other than ``best``, it says what
+    it loses against the best (``vs the best: -7% win chance, -3.2 points``)."""
+    chance = value.win_chance if value.win_chance is not None else value.value
+    is_best = best is None or best.move == value.move
+    text = f"{value.move!s}  win chance {percent(chance)}" + (" (best)" if is_best else "")
+    text += f", expected margin {value.margin:+.1f} points to the end of the hand"
+    if not is_best:
+        assert best is not None
+        best_chance = best.win_chance if best.win_chance is not None else best.value
+        text += (f"; vs the best: {percent_change(chance - best_chance)} win chance, "
+                 f"{value.margin - best.margin:+.1f} points")
+    reason = immediate_reason(view, value.move)
+    return text + (f"; {reason}" if reason else "")
+
+
+# -- reviews ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    """One of the person's moves set against the expert's best in the same position.
+
+    ``index``: the position's place in the sequence reviewed; ``view``: the view then;
+    ``chosen`` and ``best``: the expert's values of the move played and of its best move.
+    """
+
+    index: int
+    view: View
+    chosen: MoveValue
+    best: MoveValue
+
+    @property
+    def move(self) -> Move:
+        return self.chosen.move
+
+    @property
+    def win_loss(self) -> float:
+        """Win chance lost against the best move (0 or more)."""
+        return max(0.0, self.best.value - self.chosen.value)
+
+    @property
+    def points_loss(self) -> float:
+        """Expected points of margin lost against the best move (may be negative when the
+        best move gives up points for a better chance to win the match)."""
+        return self.best.margin - self.chosen.margin
+
+    def summary(self) -> str:
+        """``tile 5: 13@2e, better 54@1e: -7% win chance, -3.2 points``."""
+        return (f"tile {self.view.n + 1}: {self.move!s}, better {self.best.move!s}: "
+                f"{percent_change(-self.win_loss)} win chance, "
+                f"{-self.points_loss:+.1f} points")
+
+
+def review(positions: Sequence[tuple[View, Move]], budget: Budget | None = None,
+           seed: int = 0, top: int = 3, *, min_win_loss: float = MIN_WIN_LOSS,
+           min_points_loss: float = MIN_POINTS_LOSS) -> list[Review]:
+    """The ``top`` moves of ``positions`` (each the view when a move was chosen, and that
+    move) that lost the most against the expert's best: win chance lost first, then points.
+
+    Forced moves (a single legal move) are skipped, and so is a move that lost less than
+    ``min_win_loss`` win chance and less than ``min_points_loss`` points (search noise).
+    """
+    found: list[Review] = []
+    for index, (view, move) in enumerate(positions):
+        if move not in view.legal_moves:
+            raise ValueError(f"{move} is not a legal move of seat {view.seat} in position "
+                             f"{index}")
+        if len(view.legal_moves) < 2:
+            continue
+        values = analyse(view, budget or REVIEW_BUDGET, seed)
+        best = values[0]
+        chosen = next(v for v in values if v.move == move)
+        if chosen.move == best.move:
+            continue
+        item = Review(index, view, chosen, best)
+        if item.win_loss >= min_win_loss or item.points_loss >= min_points_loss:
+            found.append(item)
+    found.sort(key=lambda r: (-r.win_loss, -r.points_loss, r.index))
+    return found[:top]
+
+
+__all__ = ["HINT_BUDGET", "REVIEW_BUDGET", "MoveValue", "Review", "analyse", "explain",
+           "immediate_points", "immediate_reason", "percent", "percent_change", "review"]

@@ -1,0 +1,31 @@
+"""The benchmarks run and print the documented JSON (their figures are not asserted:
+speed targets live in the benchmarks, never in tests)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dominolab.cli.main import main
+
+
+def test_bench_engine_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "engine", "--seconds", "0.05", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) == {"luzak", "luzak-line", "widelec"}
+    assert all(data[g]["hands_per_s"] > 0 for g in data)
+
+
+def test_bench_players_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "players", "--seconds", "0.05", "--json", "--game", "widelec"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) == {"widelec"}
+    row = data["widelec"]
+    assert row["decisions_per_s"] > 0 and row["worlds_per_s"] > 0
+    assert row["worlds_per_decision"] == 100
+
+
+def test_bench_rejects_a_bad_duration(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "engine", "--seconds", "0"]) == 2
+    assert "positive" in capsys.readouterr().err

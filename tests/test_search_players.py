@@ -1,0 +1,151 @@
+"""The search players' contract: legal moves only, decisions from the view alone (never
+hidden tiles), the budget obeyed, repeatable with a worlds budget."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from dominolab.core import GAMES, Deal, Match, Play, View, WidelecOptions
+from dominolab.players import (
+    LEVELS,
+    Budget,
+    ExpertPlayer,
+    OmniscientPlayer,
+    PimcPlayer,
+    make_player,
+    parse_player_spec,
+)
+from dominolab.players.search import MatchValue
+
+SMALL = Budget(worlds=8)
+
+
+def _positions(game: str, seeds: range, every: int = 3) -> list[tuple[Match, View]]:
+    out = []
+    for seed in seeds:
+        match = Match(game, seed=seed)
+        rng = random.Random(seed)
+        k = 0
+        while not match.is_over:
+            if k % every == 0 and len(match.legal_moves()) > 1:
+                out.append((match.copy(), match.view(match.hand.to_move)))
+            legal = match.legal_moves()
+            match.apply(legal[rng.randrange(len(legal))])
+            k += 1
+    return out
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_search_players_return_legal_moves(game: str) -> None:
+    for match, view in _positions(game, range(3), every=4):
+        for player in (PimcPlayer(random.Random(1)), ExpertPlayer(random.Random(1))):
+            assert player.choose(view, SMALL) in view.legal_moves
+        seeing = OmniscientPlayer(random.Random(1))
+        assert seeing.choose_seeing(match.hand.copy(), view, SMALL) in view.legal_moves
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_analyse_lists_every_legal_move_once_best_first(game: str) -> None:
+    _, view = _positions(game, range(1), every=2)[2]
+    values = ExpertPlayer(random.Random(5)).analyse(view, SMALL)
+    assert sorted(map(str, (v.move for v in values))) == sorted(map(str, view.legal_moves))
+    assert all(0.0 <= v.value <= 1.0 and v.worlds == 8 for v in values)
+    assert [v.value for v in values] == sorted((v.value for v in values), reverse=True)
+
+
+def _scrambled_pair(game: str, seed: int) -> tuple[Match, Match]:
+    """Two matches whose deals differ only in tiles seat 0 cannot see."""
+    size = GAMES[game].hand_size
+    deal = Deal.for_hand(seed, 1, size)
+    theirs, rest = list(deal.hands[1]), list(deal.rest)
+    theirs[0], rest[-1] = rest[-1], theirs[0]  # swap a hidden tile for an unseen one
+    other = Deal((deal.hands[0], tuple(sorted(theirs, key=lambda t: t.index))), tuple(rest))
+    return (Match(game, deals=[deal], first_opener=0),
+            Match(game, deals=[other], first_opener=0))
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+@pytest.mark.parametrize("name", ["pimc", "expert"])
+def test_decisions_do_not_depend_on_hidden_tiles(game: str, name: str) -> None:
+    """A player given views whose hidden parts differ (same visible history) decides the
+    same: it can only be reading the view."""
+    for seed in range(4):
+        a, b = _scrambled_pair(game, seed)
+        va, vb = a.view(0), b.view(0)
+        assert va == vb
+        pa, pb = make_player(name, 11), make_player(name, 11)
+        assert pa.choose(va, SMALL) == pb.choose(vb, SMALL)
+
+
+def test_worlds_budget_repeats_exactly() -> None:
+    _, view = _positions("luzak", range(1))[1]
+    first = ExpertPlayer(random.Random(3)).analyse(view, Budget(worlds=12))
+    again = ExpertPlayer(random.Random(3)).analyse(view, Budget(worlds=12))
+    assert first == again
+
+
+def test_seconds_budget_stops_the_search() -> None:
+    """With a time budget and no worlds cap the search stops near the deadline (the bound
+    here is generous: this is a contract test, not a benchmark)."""
+    _, view = _positions("luzak", range(1))[0]
+    start = time.perf_counter()
+    values = ExpertPlayer(random.Random(3)).analyse(view, Budget(seconds=0.05))
+    assert time.perf_counter() - start < 2.0
+    assert 1 <= values[0].worlds < 1_000_000
+
+
+def test_omniscient_cannot_be_asked_without_the_hand() -> None:
+    _, view = _positions("luzak", range(1))[0]
+    with pytest.raises(TypeError):
+        OmniscientPlayer(random.Random(1)).choose(view)
+
+
+def test_player_specs_and_levels() -> None:
+    assert parse_player_spec("expert:0.5s") == ("expert", Budget(seconds=0.5))
+    assert parse_player_spec("pimc:40w,1s") == ("pimc", Budget(seconds=1.0, worlds=40))
+    assert set(LEVELS) == {"easy", "medium", "hard"}
+    for level in LEVELS:
+        assert make_player(level, 1).name == LEVELS[level][0]
+
+
+def test_s4_match_value_wins_at_once_in_widelec() -> None:
+    """RULES.md §4 (win at once): a hand outcome that reaches the target is worth 1 to the
+    seat that reaches it, 0 if the opponent does, whatever the margin."""
+    match = Match("widelec", WidelecOptions(target=10), seed=2)
+    view = match.view(match.hand.to_move)
+    value = MatchValue(view)
+    me = view.seat
+    reach = [0, 0]
+    reach[me] = 10
+    assert value(reach, True) == 1.0
+    other = [0, 0]
+    other[1 - me] = 10
+    other[me] = 9
+    assert value(other, True) == 0.0
+    assert 0.0 < value([0, 0], False) < 1.0
+
+
+def test_expert_takes_a_sure_big_score() -> None:
+    """Sanity: facing a move that scores at once and nothing else differing much, the
+    expert's best move is among those with the highest immediate points in most positions."""
+    hits = total = 0
+    for _, view in _positions("luzak", range(6), every=2):
+        if view.n < 6:
+            continue
+        table_points: dict[object, int] = {}
+        for move in view.legal_moves:
+            if isinstance(move, Play):
+                from dominolab.core import get_game
+                table = view.new_table()
+                pts = get_game(view.game).hand_class.score_placement(table, move, view.seat,
+                                                                     view.options)
+                table_points[move] = pts[view.seat] - pts[1 - view.seat]
+        best_now = max(table_points.values())
+        if best_now >= 10:
+            total += 1
+            chosen = ExpertPlayer(random.Random(1)).choose(view, Budget(worlds=20))
+            hits += table_points[chosen] >= best_now - 5
+    assert total == 0 or hits / total >= 0.6
