@@ -52,8 +52,9 @@ def test_analyse_lists_every_legal_move_once_best_first(game: str) -> None:
     _, view = _positions(game, range(1), every=2)[2]
     values = ExpertPlayer(random.Random(5)).analyse(view, SMALL)
     assert sorted(map(str, (v.move for v in values))) == sorted(map(str, view.legal_moves))
-    assert all(0.0 <= v.value <= 1.0 and v.worlds == 8 for v in values)
-    assert [v.value for v in values] == sorted((v.value for v in values), reverse=True)
+    assert all(0.0 <= v.value <= 1.0 for v in values)
+    assert sum(v.worlds for v in values) == 8  # one search iteration per sampled world
+    assert [v.worlds for v in values] == sorted((v.worlds for v in values), reverse=True)
 
 
 def _scrambled_pair(game: str, seed: int) -> tuple[Match, Match]:

@@ -318,7 +318,8 @@ class TerminalGame:
             self.write("Hint cancelled.")
             return
         best = values[0]
-        self.write(self.st("Hint:", "bold") + f" the expert's best moves ({best.worlds} deals "
+        tried = sum(v.worlds for v in values)
+        self.write(self.st("Hint:", "bold") + f" the expert's best moves ({tried} deals "
                    "of the hidden tiles tried; win chance = of the match):")
         for value in values[:HINT_MOVES]:
             head = f"  {legal.index(value.move) + 1:>2}) "

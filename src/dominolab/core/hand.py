@@ -378,9 +378,16 @@ class LuzakLineHand(_LuzakFamily[LuzakLineOptions]):
         mv: Play = move  # type: ignore[assignment]
         seat = self.to_move
         self.hands[seat].remove(mv.tile)
-        gain = self.score_placement(self.table, mv, seat, self.options)
-        self.points[0] += gain[0]
-        self.points[1] += gain[1]
+        table = self.table
+        count = table.count_after(mv)
+        table.place(mv)
+        n = table.n
+        if count and count % n == 0:
+            gain = luzak_points(count, n, seat, mv if mv.luzak else None, False, True)
+            self.points[0] += gain[0]
+            self.points[1] += gain[1]
+        else:
+            gain = NO_POINTS
         self.moves.append((seat, mv))
         self.to_move = 1 - seat
         if self.table.n == 12:

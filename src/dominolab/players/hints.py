@@ -21,9 +21,9 @@ from dominolab.players.base import Budget
 from dominolab.players.search import ExpertPlayer, MoveValue
 
 #: the budget of one hint: enough worlds to rank the moves, never much over a second
-HINT_BUDGET: Final = Budget(worlds=200, seconds=1.5)
+HINT_BUDGET: Final = Budget(worlds=4000, seconds=1.5)
 #: the budget of each position of a review (a hand holds several of the person's moves)
-REVIEW_BUDGET: Final = Budget(worlds=100, seconds=0.4)
+REVIEW_BUDGET: Final = Budget(worlds=1500, seconds=0.4)
 #: a review reports a move only if it lost at least this much win chance or these points
 MIN_WIN_LOSS: Final = 0.005
 MIN_POINTS_LOSS: Final = 0.5

@@ -3,10 +3,13 @@ candidate move out in every world, keep the move with the best mean value.
 
 * :class:`PimcPlayer` — plain perfect-information Monte Carlo: uniform worlds, greedy
   playouts to the end of the hand, point margin as the value. The baseline.
-* :class:`ExpertPlayer` — worlds weighed by what the opponent's moves proved
-  (:mod:`dominolab.core.worlds`), more of them, and the *match* as the value: near the target
-  it maximises its chance to win the match (RULES.md §2 even number of hands, §4 win at once),
-  not its points.
+* :class:`ExpertPlayer` — information-set Monte Carlo tree search (ISMCTS): one search
+  tree over the seat's information set, each iteration in a fresh world consistent with
+  what the opponent's moves proved (:mod:`dominolab.core.worlds`), greedy playouts, and the
+  *match* as the value: near the target it maximises its chance to win the match (RULES.md
+  §2 even number of hands, §4 win at once), not its points. PIMC's one-ply look was found
+  to be the weakness (with greedy playouts even the true world barely beats greedy), so the
+  expert searches deeper instead.
 * :class:`OmniscientPlayer` — the expert's search in the one true world (sees every tile).
 
 Every player takes its randomness from the ``random.Random`` it is built with; with a
@@ -20,9 +23,10 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
-from dominolab.core import Hand, Move, View, WidelecOptions
+from dominolab.core import Hand, Move, View, WidelecHand, WidelecOptions
 from dominolab.core.worlds import Limit, fits_limits, hand_from_view, opponent_limits
 from dominolab.players.base import Budget
 
@@ -118,28 +122,68 @@ def greedy_playout(hand: Hand[Any], need: tuple[int, int] | None = None) -> bool
     return False
 
 
+class WorldSampler:
+    """Deals the tiles a view cannot see at random — to the opponent and the rest (the
+    boneyard in random order) — respecting the inferred ``limits`` when a deal that does can
+    be found quickly. The view's hand state is rebuilt once; each sample only re-deals."""
+
+    def __init__(self, view: View, rng: random.Random, limits: Sequence[Limit] = ()) -> None:
+        self.rng = rng
+        self.limits = tuple(limits)
+        self.unseen = list(view.unseen())
+        self.k = view.opponent_tiles
+        self.opponent = 1 - view.seat
+        self.base = hand_from_view(view, self.unseen[:self.k], self.unseen[self.k:])
+        self.widelec = isinstance(self.base, WidelecHand)
+
+    def deal(self) -> tuple[list[Any], list[Any]]:
+        """(the opponent's tiles, the rest in order)."""
+        unseen = self.unseen
+        k = self.k
+        limits = self.limits
+        shuffle = self._shuffle
+        if limits:
+            for _ in range(64):
+                shuffle(unseen)
+                chosen: list[Any] = []
+                left: list[Any] = []
+                for tile in unseen:
+                    if len(chosen) < k and fits_limits([*chosen, tile], limits):
+                        chosen.append(tile)
+                    else:
+                        left.append(tile)
+                if len(chosen) == k:
+                    return chosen, left
+        shuffle(unseen)
+        return unseen[:k], unseen[k:]
+
+    def _shuffle(self, tiles: list[Any]) -> None:
+        """Shuffle in place: order by one random key each (cheaper than random.shuffle)."""
+        rand = self.rng.random
+        keys = {id(t): rand() for t in tiles}
+        tiles.sort(key=lambda t: keys[id(t)])
+
+    def sample(self) -> Hand[Any]:
+        chosen, left = self.deal()
+        world = self.base.copy()
+        world.hands[self.opponent] = sorted(chosen, key=_INDEX)
+        if self.widelec:
+            world.boneyard = list(reversed(left))  # type: ignore[attr-defined]
+        return world
+
+
+_INDEX = attrgetter("index")
+
+
+def _known(hand: Hand[Any] | None) -> Hand[Any]:
+    assert hand is not None
+    return hand
+
+
 def sample_world(view: View, rng: random.Random,
                  limits: Sequence[Limit] = ()) -> Hand[Any]:
-    """A hand state consistent with ``view``: the unseen tiles dealt at random to the
-    opponent and the rest (the boneyard in random order), respecting ``limits`` when a
-    deal that does can be found quickly."""
-    unseen = list(view.unseen())
-    k = view.opponent_tiles
-    for _ in range(64 if limits else 1):
-        rng.shuffle(unseen)
-        if not limits:
-            return hand_from_view(view, unseen[:k], unseen[k:])
-        chosen: list[Any] = []
-        left: list[Any] = []
-        for tile in unseen:
-            if len(chosen) < k and fits_limits([*chosen, tile], limits):
-                chosen.append(tile)
-            else:
-                left.append(tile)
-        if len(chosen) == k:
-            return hand_from_view(view, chosen, left)
-    rng.shuffle(unseen)
-    return hand_from_view(view, unseen[:k], unseen[k:])
+    """One hand state consistent with ``view`` (see :class:`WorldSampler`)."""
+    return WorldSampler(view, rng, limits).sample()
 
 
 class _MonteCarlo:
@@ -188,12 +232,6 @@ class _MonteCarlo:
         assert worst is not None
         return worst
 
-    def _worlds(self, view: View, true_hand: Hand[Any] | None,
-                limits: Sequence[Limit]) -> Hand[Any]:
-        if true_hand is not None:
-            return true_hand
-        return sample_world(view, self.rng, limits)
-
     def _search(self, view: View, budget: Budget | None,
                 true_hand: Hand[Any] | None) -> list[MoveValue]:
         legal = list(view.legal_moves)
@@ -212,9 +250,10 @@ class _MonteCarlo:
         limits = opponent_limits(view) if self.inference and true_hand is None else ()
         sums = [0.0] * len(legal)
         margins = [0.0] * len(legal)
+        sampler = WorldSampler(view, self.rng, limits) if true_hand is None else None
         done = 0
         while done < worlds:
-            world = self._worlds(view, true_hand, limits)
+            world = sampler.sample() if sampler is not None else _known(true_hand)
             before = world.points[me] - world.points[opp]
             for i, move in enumerate(legal):
                 hand = world.copy()
@@ -240,6 +279,115 @@ class _MonteCarlo:
         return [results[i] for i in order]
 
 
+class _Node:
+    """A node of the information-set search tree: statistics of the move that led here."""
+
+    __slots__ = ("children", "mover", "move", "reward", "seen", "visits")
+
+    def __init__(self, move: Move | None, mover: int) -> None:
+        self.move = move
+        self.mover = mover  # the seat that made ``move``
+        self.children: dict[int, _Node] = {}  # by id() of the (interned) move
+        self.visits = 0
+        self.seen = 1  # times this move was available when its parent was visited
+        self.reward = 0.0  # summed reward for ``mover``
+
+
+class _Ismcts(_MonteCarlo):
+    """Single-observer information-set MCTS (Cowling, Powley and Whitehouse, 2012): each
+    iteration samples a world allowed by the view, walks the one shared tree by UCB over the
+    moves legal in that world, adds a node, finishes the hand with a greedy playout and
+    backs up the match value."""
+
+    exploration = 0.7
+
+    def _search(self, view: View, budget: Budget | None,
+                true_hand: Hand[Any] | None) -> list[MoveValue]:
+        legal = list(view.legal_moves)
+        if not legal:
+            raise ValueError(f"seat {view.seat} has no legal move (it is not to move)")
+        budget = budget or self.default
+        iterations = budget.worlds if budget.worlds is not None else (
+            self.default.worlds if budget.seconds is None else 10_000_000)
+        assert iterations is not None
+        deadline = None if budget.seconds is None else time.perf_counter() + budget.seconds
+        me = view.seat
+        value = MatchValue(view)
+        need = value.need if value.at_once else None
+        limits = opponent_limits(view) if true_hand is None else ()
+        root = _Node(None, 1 - me)
+        margins: dict[int, float] = {}
+        sampler = WorldSampler(view, self.rng, limits) if true_hand is None else None
+        c = self.exploration
+        log = math.log
+        sqrt = math.sqrt
+        randrange = self.rng.randrange
+        done = 0
+        while done < iterations:
+            state = sampler.sample() if sampler is not None else _known(true_hand).copy()
+            node = root
+            path = [root]
+            first = 0
+            reached = False
+            while state.result is None:
+                moves = state.legal_moves()
+                children = node.children
+                fresh = [m for m in moves if id(m) not in children]
+                if fresh:
+                    move = fresh[0] if len(fresh) == 1 else fresh[randrange(len(fresh))]
+                    child = _Node(move, state.to_move)
+                    children[id(move)] = child
+                    for m in moves:
+                        ch = children.get(id(m))
+                        if ch is not None and ch is not child:
+                            ch.seen += 1
+                else:
+                    best = -1.0
+                    child = root
+                    for m in moves:
+                        ch = children[id(m)]
+                        score = ch.reward / ch.visits + c * sqrt(log(ch.seen) / ch.visits)
+                        if score > best:
+                            best = score
+                            child = ch
+                        ch.seen += 1
+                    move = m if child.move is None else child.move
+                state.apply_unchecked(move)
+                if not first:
+                    first = id(move)
+                path.append(child)
+                node = child
+                if need is not None and (state.points[0] >= need[0]
+                                         or state.points[1] >= need[1]):
+                    reached = True
+                    break
+                if fresh:
+                    break
+            if not reached and state.result is None:
+                reached = greedy_playout(state, need)
+            reward = value(state.points, reached)
+            for n in path[1:]:
+                n.visits += 1
+                n.reward += reward if n.mover == me else 1.0 - reward
+            if first:
+                margins[first] = margins.get(first, 0.0) + (
+                    state.points[me] - state.points[1 - me])
+            done += 1
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        before = view.hand_points[me] - view.hand_points[1 - me]
+        results = []
+        for move in legal:
+            ch = root.children.get(id(move))
+            visits = ch.visits if ch is not None else 0
+            win = ch.reward / visits if ch is not None and visits else 0.0
+            margin = margins.get(id(move), 0.0) / visits - before if visits else 0.0
+            results.append(MoveValue(move, win, margin, win, visits))
+        order = sorted(range(len(legal)),
+                       key=lambda i: (-results[i].worlds, -results[i].value, i))
+        return [results[i] for i in order]
+
+
 class PimcPlayer(_MonteCarlo):
     """Plain perfect-information Monte Carlo: 40 uniform worlds, greedy playouts to the end
     of the hand, the best mean point margin."""
@@ -248,22 +396,23 @@ class PimcPlayer(_MonteCarlo):
     default = Budget(worlds=40, seconds=3.0)
 
 
-class ExpertPlayer(_MonteCarlo):
-    """The strongest honest player: worlds consistent with everything the opponent's moves
-    proved, more of them, and the match's outcome as the value."""
+class ExpertPlayer(_Ismcts):
+    """The strongest honest player: information-set MCTS over worlds consistent with
+    everything the opponent's moves proved, valued by the chance to win the match.
+    Budget: ``worlds`` is the number of search iterations (one sampled world each)."""
 
     name = "expert"
-    default = Budget(worlds=200, seconds=1.0)
+    default = Budget(worlds=4000, seconds=1.0)
     inference = True
     match_aware = True
 
 
-class OmniscientPlayer(_MonteCarlo):
+class OmniscientPlayer(_Ismcts):
     """Sees every tile (a measuring stick only): the expert's search in the true world."""
 
     name = "omniscient"
     sees_all = True
-    default = Budget(worlds=1, seconds=3.0)
+    default = Budget(worlds=4000, seconds=1.0)
     match_aware = True
 
     def choose_seeing(self, hand: Hand[Any], view: View, budget: Budget | None = None) -> Move:
