@@ -14,22 +14,27 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# playing needs the package alone; the tests also need the test tools and the adapters' extras
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e .
 	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,pettingzoo]'
+	touch $(VENV)/.installed $@
 
 play: $(VENV)/.installed
 	$(BIN)/dominolab play $(GAME) $(ARGS)
 
 test: lint typecheck pytest
 
-lint: $(VENV)/.installed
+lint: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests
 
-typecheck: $(VENV)/.installed
+typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
-pytest: $(VENV)/.installed
+pytest: $(VENV)/.installed-test
 	$(BIN)/pytest
 
 bench: $(VENV)/.installed

@@ -1,0 +1,375 @@
+"""PettingZoo AEC environments for Luzak, Luzak without spinners and Widelec (Kwartety).
+
+Create one with ``env(game="luzak", render_mode=None, opener=None, **options)`` (wrapped the
+way PettingZoo's classic environments are: an illegal action ends the episode with reward -1
+for the agent that made it) or ``raw_env(...)`` (unwrapped; an illegal action raises
+:class:`~dominolab.core.IllegalMoveError`). ``game`` is ``"luzak"``, ``"luzak-line"`` or
+``"widelec"`` (aliases such as ``"kwartety"`` work). Rule options are keyword arguments,
+checked by the game's options class (``short_ends_any_time=False``, ``must_play_drawn=False``,
+...; an unknown name or a wrong type raises :class:`~dominolab.core.OptionError`).
+
+**Agents** ``"player_0"`` and ``"player_1"`` are seats 0 and 1. **Actions** are
+``Discrete(codec(game).num_actions)``, numbered by :mod:`dominolab.integrations.actions`
+(Luzak 2744, Luzak without spinners 168, Widelec 171: its ``draw``, ``pass`` and ``keep``
+are actions like any play; the tile drawn is taken inside the engine from the seeded boneyard).
+
+**Episodes.** One episode is one hand. ``reset(seed=s)`` deals hand 1 of the match with seed
+``s`` (exactly as ``Match(game, seed=s)`` does: :meth:`Deal.for_hand` and the opener drawn by
+lot); every ``reset()`` without a seed deals the next hand of that match, the opener
+alternating. Before any seed is given, a fresh match seed is drawn from a NumPy generator
+seeded by the operating system. A constructor argument ``opener=0`` or ``1`` fixes the opener
+of every hand. ``reset(options={"deal": Deal(...), "opener": 0})`` plays a given deal and/or
+opener once (other keys in ``options`` are ignored). The hand ends when the engine says so
+(12 tiles laid; Widelec: a player goes out or both pass): both agents are terminated, never
+truncated. Match options (``target``, ``even_hands``, ``win_at_once``) are accepted and
+checked but do not act within one hand.
+
+**Rewards** are given at every move, zero-sum: the points each seat gained with the move
+(Widelec's end-of-hand quartet bonus included, on the move that ends the hand) minus the
+points the other seat gained. An agent's rewards over an episode therefore add up to its
+margin for the hand, ``points[own] - points[other]``.
+
+**Observations** are ``{"observation": float32 vector, "action_mask": int8 vector}``, built
+only from the engine's per-seat :class:`~dominolab.core.View` (never from hidden tiles). The
+mask marks the legal actions of the agent to move, and is all zeros for the other agent and
+once the hand is over. The vector's layout (``raw_env.layout`` maps each name to its slice):
+
+Luzak (69 values)::
+
+    0-27    hand            own tiles, one-hot by tile index ([0|0], [1|0], [1|1], ... [6|6])
+    28-55   table           tiles on the table, one-hot by tile index
+    56-62   ports           number of free ports of each value 0..6 (raw counts)
+    63      tiles_on_table  n / 12 (the next tile laid is number n + 1)
+    64      count           the table count / 100
+    65      my_points       own points in this hand / 100
+    66      their_points    the opponent's points in this hand / 100
+    67      their_tiles     tiles in the opponent's hand / 28
+    68      opener          1 if this agent opened the hand
+
+Luzak without spinners (80 values) and Widelec (81 values)::
+
+    0-27    hand            own tiles, one-hot by tile index
+    28-55   table           tiles on the table, one-hot by tile index
+    56-62   left_values     one-hot of the value(s) a tile may match at the L end
+                            (both halves of a luzak lying across that end)
+    63      left_double     the tile at the L end is a double
+    64      left_luzak      the tile at the L end is a luzak (never in Widelec)
+    65-71   right_values    as 56-62 for the R end
+    72      right_double
+    73      right_luzak
+    74      tiles_on_table  n / 12 (Widelec: n / 28)
+    then, Luzak without spinners:
+    75      count           the table count / 100
+    76      my_points       77 their_points (both / 100)
+    78      their_tiles     / 28
+    79      opener
+    or Widelec:
+    75      my_points       76 their_points (both / 100)
+    77      their_tiles     / 28 (drawing can take a hand past 7 tiles)
+    78      boneyard        tiles in the boneyard / 14
+    79      drawn_pending   1 if this agent has just drawn a playable tile: the mask then holds
+                            only that tile's plays (and ``keep`` if must_play_drawn is off)
+    80      opener
+
+**Rendering**: ``render_mode="ansi"`` makes :meth:`raw_env.render` return a text picture of
+the table (the free ports labelled ``name:value``), the count, both scores and both hands (a
+spectator's view); ``"human"`` prints it after every step.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any, Final
+
+import gymnasium
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv  # type: ignore[import-untyped, unused-ignore]
+from pettingzoo.utils import wrappers  # type: ignore[import-untyped, unused-ignore]
+
+from dominolab.core import (
+    Deal,
+    Draw,
+    Hand,
+    LineTable,
+    Options,
+    TreeTable,
+    View,
+    first_opener_by_lot,
+    get_game,
+    view_of,
+)
+from dominolab.integrations.actions import ActionCodec, codec
+
+AGENTS: Final = ("player_0", "player_1")
+#: divisor of points and of the table count in the observation
+POINTS_SCALE: Final = 100.0
+#: an upper bound of a seat's points in one hand, scaled (Luzak: 12 moves of at most a count
+#: of 144 plus a luzak's 12 pips; Widelec: 28 quartets of at most 22 and the bonus)
+POINTS_HIGH: Final = 20.0
+ILLEGAL_REWARD: Final = -1.0
+_ENV_NAMES: Final = {"luzak": "luzak_v0", "luzak-line": "luzak_line_v0", "widelec": "widelec_v0"}
+
+ObsDict = dict[str, npt.NDArray[Any]]
+
+
+def _layout(game: str) -> list[tuple[str, int, float]]:
+    """The observation's segments: (name, length, upper bound of each value)."""
+    parts: list[tuple[str, int, float]] = [("hand", 28, 1.0), ("table", 28, 1.0)]
+    if game == "luzak":
+        parts.append(("ports", 7, 48.0))
+    else:
+        for side in ("left", "right"):
+            parts += [(f"{side}_values", 7, 1.0), (f"{side}_double", 1, 1.0),
+                      (f"{side}_luzak", 1, 1.0)]
+    parts.append(("tiles_on_table", 1, 1.0))
+    if game != "widelec":
+        parts.append(("count", 1, 2.0))  # at most 12 counted items of at most 12
+    parts += [("my_points", 1, POINTS_HIGH), ("their_points", 1, POINTS_HIGH),
+              ("their_tiles", 1, 1.0)]
+    if game == "widelec":
+        parts += [("boneyard", 1, 1.0), ("drawn_pending", 1, 1.0)]
+    parts.append(("opener", 1, 1.0))
+    return parts
+
+
+def observation_layout(game: str) -> dict[str, slice]:
+    """Each named part of a game's observation vector and its slice."""
+    out: dict[str, slice] = {}
+    start = 0
+    for name, size, _ in _layout(get_game(game).name):
+        out[name] = slice(start, start + size)
+        start += size
+    return out
+
+
+def env(game: str = "luzak", render_mode: str | None = None, opener: int | None = None,
+        **options: Any) -> Any:
+    """The environment with PettingZoo's standard wrappers (as the classic games have):
+    an illegal action ends the episode with reward -1 for its agent; order is enforced."""
+    wrapped: Any = raw_env(game, render_mode, opener, **options)
+    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=ILLEGAL_REWARD)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    wrapped = wrappers.OrderEnforcingWrapper(wrapped)
+    return wrapped
+
+
+class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
+    """One hand of a dominolab game as a two-agent AEC environment (see the module doc)."""
+
+    metadata: dict[str, Any] = {  # noqa: RUF012 (each instance names its game)
+        "render_modes": ["human", "ansi"],
+        "name": "luzak_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(self, game: str = "luzak", render_mode: str | None = None,
+                 opener: int | None = None, **options: Any) -> None:
+        EzPickle.__init__(self, game, render_mode, opener, **options)
+        super().__init__()
+        self.spec = get_game(game)
+        self.game = self.spec.name
+        self.options: Options = self.spec.options_class.from_dict(options)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} "
+                             f"or None, not {render_mode!r}")
+        if opener is not None and opener not in (0, 1):
+            raise ValueError(f"opener must be 0, 1 or None, not {opener!r}")
+        self.render_mode = render_mode
+        self.fixed_opener = opener
+        self.metadata = {**self.metadata, "name": _ENV_NAMES[self.game]}
+        self.codec: ActionCodec = codec(self.game)
+        self.layout = observation_layout(self.game)
+        parts = _layout(self.game)
+        high = np.concatenate([np.full(size, top, dtype=np.float32) for _, size, top in parts])
+        self._size = int(high.shape[0])
+        self._max_tiles = 28 if self.game == "widelec" else 12
+
+        self.possible_agents: list[str] = list(AGENTS)
+        self.agents: list[str] = list(AGENTS)
+        n = self.codec.num_actions
+        self.action_spaces = {a: spaces.Discrete(n) for a in AGENTS}
+        self.observation_spaces = {
+            a: spaces.Dict({
+                "observation": spaces.Box(low=np.zeros(self._size, dtype=np.float32),
+                                          high=high, dtype=np.float32),
+                "action_mask": spaces.Box(low=0, high=1, shape=(n,), dtype=np.int8),
+            })
+            for a in AGENTS
+        }
+        self._rng: np.random.Generator | None = None
+        self.match_seed: int | None = None
+        self.hand_number = 0
+        self._hand: Hand[Any] | None = None
+        self.rewards: dict[str, float] = dict.fromkeys(AGENTS, 0.0)
+        self._cumulative_rewards: dict[str, float] = dict.fromkeys(AGENTS, 0.0)
+        self.terminations: dict[str, bool] = dict.fromkeys(AGENTS, False)
+        self.truncations: dict[str, bool] = dict.fromkeys(AGENTS, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in AGENTS}
+        self.agent_selection: str = AGENTS[0]
+
+    # -- spaces ----------------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self.action_spaces[agent]
+
+    # -- the engine ------------------------------------------------------------------------
+    @property
+    def hand(self) -> Hand[Any]:
+        """The engine's hand being played (the whole state: do not show it to an agent)."""
+        if self._hand is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self._hand
+
+    def view(self, agent: str) -> View:
+        """What ``agent`` may see, from the engine (the observation is built from this)."""
+        return view_of(self.hand, AGENTS.index(agent), hand_number=self.hand_number)
+
+    # -- the AEC API -----------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
+        if seed is not None:
+            self.match_seed = int(seed)
+            self.hand_number = 1
+        elif self.match_seed is None:
+            if self._rng is None:
+                self._rng = np.random.default_rng()
+            self.match_seed = int(self._rng.integers(2**62))
+            self.hand_number = 1
+        else:
+            self.hand_number += 1
+        given = options or {}
+        deal = given.get("deal")
+        if deal is None:
+            deal = Deal.for_hand(self.match_seed, self.hand_number, self.spec.hand_size)
+        elif not isinstance(deal, Deal):
+            raise TypeError(f"options['deal'] must be a Deal, not {type(deal).__name__}")
+        opener = given.get("opener", self.fixed_opener)
+        if opener is None:
+            first = first_opener_by_lot(self.match_seed)
+            opener = first if self.hand_number % 2 == 1 else 1 - first
+        self._hand = self.spec.hand_class(deal, opener, self.options)
+
+        self.agents = list(AGENTS)
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
+        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = dict.fromkeys(AGENTS, False)
+        self.infos = {a: {} for a in AGENTS}
+        self.agent_selection = AGENTS[self._hand.to_move]
+        self._skip_agent_selection = None
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise ValueError(f"{agent} is to move: give an action, not None")
+        hand = self.hand
+        move = self.codec.move(hand, int(action))
+        before = hand.points.copy()
+        hand.apply_unchecked(move)
+        gain = (hand.points[0] - before[0], hand.points[1] - before[1])
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {AGENTS[0]: float(gain[0] - gain[1]), AGENTS[1]: float(gain[1] - gain[0])}
+        if hand.result is not None:
+            self.terminations = dict.fromkeys(self.agents, True)
+        self.agent_selection = AGENTS[hand.to_move]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> ObsDict:
+        view = self.view(agent)
+        mask = np.zeros(self.codec.num_actions, dtype=np.int8)
+        if view.legal_moves:
+            mask[[self.codec.encode(m) for m in view.legal_moves]] = 1
+        return {"observation": self.features(view), "action_mask": mask}
+
+    def features(self, view: View) -> npt.NDArray[np.float32]:
+        """The observation vector of a view (layout in the module doc)."""
+        obs = np.zeros(self._size, dtype=np.float32)
+        at = {name: part.start for name, part in self.layout.items()}
+        for tile in view.hand:
+            obs[at["hand"] + tile.index] = 1.0
+        for mv in view.table:
+            obs[at["table"] + mv.tile.index] = 1.0
+        table = view.new_table()
+        if isinstance(table, TreeTable):
+            for value, ports in Counter(table.port_values().values()).items():
+                obs[at["ports"] + value] = ports
+        elif isinstance(table, LineTable) and table.n:
+            for e, side in enumerate(("left", "right")):
+                for value in table.end_values[e]:
+                    obs[at[f"{side}_values"] + value] = 1.0
+                end = table.end_tiles[e]
+                obs[at[f"{side}_double"]] = float(end is not None and end.is_double)
+                last = next((mv for mv in reversed(view.table)
+                             if mv.port is not None and mv.port.is_line and mv.port.index == e),
+                            None)
+                obs[at[f"{side}_luzak"]] = float(last is not None and last.luzak)
+        obs[at["tiles_on_table"]] = view.n / self._max_tiles
+        if "count" in at:
+            obs[at["count"]] = (view.count or 0) / POINTS_SCALE
+        me = view.seat
+        obs[at["my_points"]] = view.hand_points[me] / POINTS_SCALE
+        obs[at["their_points"]] = view.hand_points[1 - me] / POINTS_SCALE
+        obs[at["their_tiles"]] = view.opponent_tiles / 28
+        if "boneyard" in at:
+            obs[at["boneyard"]] = (view.boneyard or 0) / 14
+            last_move = view.history[-1] if view.history else None
+            obs[at["drawn_pending"]] = float(
+                view.to_move == me and last_move is not None and last_move[0] == me
+                and isinstance(last_move[1], Draw))
+        obs[at["opener"]] = float(view.opener == me)
+        return obs
+
+    # -- text ------------------------------------------------------------------------------
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn(
+                "You are calling render method without specifying any render mode.")
+            return None
+        text = self.text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def text(self) -> str:
+        """The position as text: the table, the count, scores and both hands."""
+        from dominolab.cli.render import draw_table
+
+        hand = self.hand
+        lines = [f"{self.spec.title}, hand {self.hand_number}, {AGENTS[hand.opener]} opened; "
+                 f"{hand.n} tiles on the table"]
+        lines += draw_table(self.game, hand.options, hand.table_placements)
+        seen = view_of(hand, 0)
+        if seen.count is not None:
+            lines.append(f"  count {seen.count}")
+        if seen.boneyard is not None:
+            lines.append(f"  boneyard {seen.boneyard} tiles")
+        for seat, agent in enumerate(AGENTS):
+            tiles = " ".join(map(str, hand.hands[seat])) or "(none)"
+            lines.append(f"{agent}: {hand.points[seat]} points; holds {tiles}")
+        if hand.result is not None:
+            r = hand.result
+            won = f", {AGENTS[r.winner]} won" if r.winner is not None else ""
+            lines.append(f"hand over ({r.end}{won}): {r.points[0]}-{r.points[1]}"
+                         + (f" (bonus {r.bonus})" if r.bonus else ""))
+        else:
+            lines.append(f"{AGENTS[hand.to_move]} to move")
+        return "\n".join(lines)
+
+    def close(self) -> None:
+        pass
+
+
+__all__ = ["AGENTS", "env", "observation_layout", "raw_env"]
+
