@@ -150,3 +150,29 @@ def test_expert_takes_a_sure_big_score() -> None:
             chosen = ExpertPlayer(random.Random(1)).choose(view, Budget(worlds=20))
             hits += table_points[chosen] >= best_now - 5
     assert total == 0 or hits / total >= 0.6
+
+
+def test_s2_match_value_in_the_last_hand_counts_only_winning() -> None:
+    """RULES.md §2 (match to the target, even number of hands): in hand 2 with a player
+    past the target, the match ends with this hand, so any lead is worth 1 and any deficit
+    0, whatever the margin; in hand 1 one more hand follows, so a lead is worth less than 1."""
+    import dataclasses
+
+    match = Match("luzak", seed=4)
+    view = match.view(match.hand.to_move)
+    me = view.seat
+    totals = [0, 0]
+    totals[me], totals[1 - me] = 58, 56
+    last = dataclasses.replace(view, hand_number=2, totals=(totals[0], totals[1]),
+                               hand_points=(0, 0))
+    value = MatchValue(last)
+    win_small = [0, 0]
+    win_small[me], win_small[1 - me] = 4, 5  # 62 vs 61: a 1-point lead at the end
+    win_big = [0, 0]
+    win_big[me] = 30
+    lose = [0, 0]
+    lose[me], lose[1 - me] = 3, 6  # 61 vs 62
+    assert value(win_small, False) == value(win_big, False) == 1.0
+    assert value(lose, False) == 0.0
+    first = MatchValue(dataclasses.replace(last, hand_number=1))
+    assert 0.5 < first(win_small, False) < first(win_big, False) < 1.0

@@ -118,3 +118,23 @@ def test_points_of_equals_the_points_of_applying(game: str) -> None:
             legal = match.legal_moves()
             match.apply_unchecked(legal[rng.randrange(len(legal))])
     assert checked > 1000
+
+
+def test_s4_a_drawn_tile_waiting_to_be_laid_fits() -> None:
+    """RULES.md §4: while the opponent must lay the tile just drawn, the view of the other
+    seat must allow one fitting tile in their hand (the inference stays sound there too)."""
+    seen = 0
+    for seed in range(300):
+        match = Match("widelec", seed=seed)
+        while not match.is_over and seen < 20:
+            hand = match.hand
+            assert isinstance(hand, WidelecHand)
+            if hand.pending is not None:
+                waiting = 1 - hand.to_move
+                view = match.view(waiting)
+                assert fits_limits(hand.hands[hand.to_move], opponent_limits(view))
+                seen += 1
+            match.apply(match.legal_moves()[0])
+        if seen >= 20:
+            return
+    pytest.fail("too few positions with a drawn tile waiting")

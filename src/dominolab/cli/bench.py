@@ -1,6 +1,7 @@
 """``dominolab bench engine|players``: the engine's and the expert's speed, on one core.
 
-``engine``: random full hands per second, per game.
+``engine``: random full hands per second, per game. ``players``: the expert's decisions and
+search iterations per second at a fixed budget, on fixed positions from greedy self-play.
 
 Each hand is dealt from a seeded generator and played to its end by uniform random choice
 among the legal moves, through the unchecked fast path (``Hand.apply_unchecked``) that
@@ -81,27 +82,24 @@ def bench_positions(spec: GameSpec, count: int, seed: int = 1) -> list[View]:
     return views
 
 
-def bench_expert(spec: GameSpec, seconds: float, worlds: int = 100) -> dict[str, float]:
-    """The expert at a fixed budget of ``worlds`` on the fixed positions, for about
-    ``seconds``: decisions, worlds and playouts (one per legal move per world) per second."""
-    views = bench_positions(spec, 400)
+def bench_expert(spec: GameSpec, seconds: float, iterations: int = 1000) -> dict[str, float]:
+    """The expert at a fixed budget of ``iterations`` (one sampled world and one playout
+    each) on fixed positions, for about ``seconds``: decisions and iterations per second."""
+    views = bench_positions(spec, 200)
     player = ExpertPlayer(random.Random(1))
-    budget = Budget(worlds=worlds)
-    decisions = played_worlds = playouts = 0
+    budget = Budget(worlds=iterations)
+    decisions = searched = 0
     start = time.perf_counter()
     deadline = start + seconds
     while time.perf_counter() < deadline:
-        view = views[decisions % len(views)]
-        values = player.analyse(view, budget)
+        values = player.analyse(views[decisions % len(views)], budget)
         decisions += 1
-        played_worlds += values[0].worlds
-        playouts += values[0].worlds * len(values)
+        searched += sum(v.worlds for v in values)
     elapsed = time.perf_counter() - start
     return {"decisions_per_s": round(decisions / elapsed, 2),
-            "worlds_per_s": round(played_worlds / elapsed, 1),
-            "playouts_per_s": round(playouts / elapsed, 1),
+            "iterations_per_s": round(searched / elapsed, 1),
             "seconds_per_decision": round(elapsed / decisions, 4),
-            "worlds_per_decision": worlds, "decisions": decisions}
+            "iterations_per_decision": iterations, "decisions": decisions}
 
 
 def run_bench(args: argparse.Namespace) -> int:
@@ -111,6 +109,10 @@ def run_bench(args: argparse.Namespace) -> int:
     games = [get_game(g).name for g in args.game] if args.game else list(GAMES)
     if args.what == "players":
         return _bench_players(args, games)
+    if args.what == "openspiel":
+        from dominolab.cli.bench_openspiel import run
+
+        return run(args.seconds, args.json)
     results: dict[str, Any] = {}
     if not args.json:
         print(f"random full hands on one core, {args.seconds:g} s per game "
@@ -139,14 +141,15 @@ def run_bench(args: argparse.Namespace) -> int:
 def _bench_players(args: argparse.Namespace, games: list[str]) -> int:
     results: dict[str, Any] = {}
     if not args.json:
-        print(f"the expert at a fixed budget of 100 worlds on one core, {args.seconds:g} s per "
-              f"game (Python {platform.python_version()}, {platform.machine()})")
+        print(f"the expert (ISMCTS) at a fixed budget of 1000 iterations on one core, "
+              f"{args.seconds:g} s per game (Python {platform.python_version()}, "
+              f"{platform.machine()})")
     for name in games:
         results[name] = r = bench_expert(GAMES[name], args.seconds)
         if not args.json:
             print(f"  {name:<11} {r['decisions_per_s']:>7,.1f} decisions/s  "
-                  f"{r['worlds_per_s']:>9,.0f} worlds/s  {r['playouts_per_s']:>10,.0f} "
-                  f"playouts/s  ({r['seconds_per_decision'] * 1000:.0f} ms a decision)",
+                  f"{r['iterations_per_s']:>9,.0f} iterations/s (a sampled world and a "
+                  f"playout each; {r['seconds_per_decision'] * 1000:.0f} ms a decision)",
                   flush=True)
     if args.json:
         print(json.dumps(results))

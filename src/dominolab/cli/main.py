@@ -78,9 +78,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_game_options(p)
 
     p = sub.add_parser("bench", help="benchmarks")
-    p.add_argument("what", choices=["engine", "players"],
+    p.add_argument("what", choices=["engine", "players", "openspiel"],
                    help="engine: random full hands per second; players: the expert's "
-                        "decisions and worlds per second")
+                        "decisions and search iterations per second; openspiel: random "
+                        "games through the OpenSpiel adapter, the engine and OpenSpiel's "
+                        "python_block_dominoes side by side")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--seconds", type=float, default=3.0,
                    help="time spent per game (default: 3)")

@@ -8,7 +8,8 @@ sampling lives with the players, the facts of the rules live here:
   without drawing that is still true of every tile they hold now (RULES.md §2, §3).
 * Widelec: a draw or a pass proves the drawer held no tile fitting either end then; tiles
   drawn later may fit, so each fact allows as many fitting tiles as the opponent has drawn
-  since without showing them (RULES.md §4). A kept playable tile (option) fits.
+  since without showing them (RULES.md §4). A kept playable tile (option) fits, and so does
+  a tile just drawn that the drawer must now lay.
 """
 
 from __future__ import annotations
@@ -48,7 +49,11 @@ def opponent_limits(view: View) -> tuple[Limit, ...]:
             if isinstance(move, Play) and move.luzak:
                 facts.append((i, _open_values(table), 0))
             elif isinstance(move, Draw | Pass):
-                kept = int(i + 1 < len(history) and isinstance(history[i + 1][1], Keep))
+                # the drawn tile fits when it was kept (option), or when it is the last move
+                # and the drawer is still to move: it must be laid now
+                kept = int(i + 1 < len(history) and isinstance(history[i + 1][1], Keep)) or int(
+                    isinstance(move, Draw) and i + 1 == len(history)
+                    and view.to_move == opponent)
                 facts.append((i, _open_values(table), kept))
         if isinstance(move, Play):
             table.place(move)
