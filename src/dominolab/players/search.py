@@ -193,9 +193,6 @@ class _MonteCarlo:
     default = Budget(worlds=40, seconds=1.0)
     inference = False
     match_aware = False
-    #: in each world, the opponent answers each candidate with its best reply (by the
-    #: playouts that follow) instead of the greedy one
-    reply_search = False
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
@@ -211,26 +208,6 @@ class _MonteCarlo:
     def analyse(self, view: View, budget: Budget | None = None) -> list[MoveValue]:
         """Every legal move with its value, best first."""
         return self._search(view, budget, None)
-
-    def _best_reply(self, hand: Hand[Any], me: int, need: tuple[int, int] | None,
-                    value: MatchValue) -> tuple[float, float]:
-        """The opponent's reply that is worst for ``me`` after greedy playouts: (margin,
-        score) of that line."""
-        opp = 1 - me
-        worst: tuple[float, float] | None = None
-        for reply in hand.legal_moves():
-            line = hand.copy()
-            line.apply_unchecked(reply)
-            reached = need is not None and (line.points[0] >= need[0]
-                                            or line.points[1] >= need[1])
-            if not reached:
-                reached = greedy_playout(line, need)
-            margin = line.points[me] - line.points[opp]
-            score = value(line.points, reached) if self.match_aware else margin
-            if worst is None or (score, margin) < worst[::-1]:
-                worst = (margin, score)
-        assert worst is not None
-        return worst
 
     def _search(self, view: View, budget: Budget | None,
                 true_hand: Hand[Any] | None) -> list[MoveValue]:
@@ -258,12 +235,9 @@ class _MonteCarlo:
             for i, move in enumerate(legal):
                 hand = world.copy()
                 hand.apply_unchecked(move)
-                if self.reply_search and hand.result is None and hand.to_move == opp:
-                    margin, score = self._best_reply(hand, me, need, value)
-                else:
-                    reached = greedy_playout(hand, need)
-                    margin = hand.points[me] - hand.points[opp]
-                    score = value(hand.points, reached) if self.match_aware else margin
+                reached = greedy_playout(hand, need)
+                margin = hand.points[me] - hand.points[opp]
+                score = value(hand.points, reached) if self.match_aware else margin
                 margins[i] += margin - before
                 sums[i] += score - (0 if self.match_aware else before)
             done += 1
