@@ -137,3 +137,21 @@ def test_bad_input() -> None:
         h2h.run("luzak", "ismcts", hands=3, seconds=0.01)
     with pytest.raises(ValueError, match="opponent"):
         h2h.run("luzak", "alphazero", hands=2, seconds=0.01)
+
+
+def test_timed_ismcts_survives_a_tiny_time_limit() -> None:
+    """On a loaded machine the time can run out after one simulation; OpenSpiel's first one
+    only expands the root, so the bot must go on until the root has a visit."""
+    import numpy as np
+    import pyspiel
+    from open_spiel.python.algorithms import mcts
+
+    game = pyspiel.load_game("python_luzak")
+    bot = h2h.TimedISMCTSBot(game, mcts.RandomRolloutEvaluator(1, np.random.RandomState(1)),
+                             15.0, 1e-9, np.random.RandomState(1))
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    for _ in range(3):
+        state.apply_action(bot.step(state))
+    assert bot.simulations >= 2

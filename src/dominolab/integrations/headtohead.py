@@ -78,9 +78,10 @@ _CHANCE: Final = int(pyspiel.PlayerId.CHANCE)
 # -- OpenSpiel's bots, time-limited -------------------------------------------------------------
 
 class TimedISMCTSBot(ismcts.ISMCTSBot):  # type: ignore[misc]
-    """``ISMCTSBot`` searching for ``seconds`` of wall-clock time a move (at least one
-    simulation) instead of ``max_simulations`` simulations: ``run_search`` is OpenSpiel's,
-    with only the loop changed. ``simulations`` counts the last search's simulations."""
+    """``ISMCTSBot`` searching for ``seconds`` of wall-clock time a move (at least until the
+    root has a visit: two simulations) instead of ``max_simulations`` simulations:
+    ``run_search`` is OpenSpiel's, with only the loop changed. ``simulations`` counts the
+    last search's simulations."""
 
     def __init__(self, game: Any, evaluator: Any, uct_c: float, seconds: float,
                  random_state: np.random.RandomState) -> None:
@@ -104,7 +105,8 @@ class TimedISMCTSBot(ismcts.ISMCTSBot):  # type: ignore[misc]
             assert root_infostate_key == self.get_state_key(sampled_root_state)
             self.run_simulation(sampled_root_state)
             self.simulations += 1
-            if time.perf_counter() >= deadline:
+            # OpenSpiel's first simulation only expands the root: stop once it was visited
+            if time.perf_counter() >= deadline and self._root_node.total_visits > 0:
                 break
         return list(self.get_final_policy(state, self._root_node))
 
