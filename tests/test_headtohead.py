@@ -155,3 +155,9 @@ def test_timed_ismcts_survives_a_tiny_time_limit() -> None:
     for _ in range(3):
         state.apply_action(bot.step(state))
     assert bot.simulations >= 2
+
+
+def test_timed_mcts_survives_a_tiny_time_limit() -> None:
+    """As for ISMCTS: with the time gone at once, MCTS searches until its root has a child."""
+    result = h2h.run("luzak-line", "mcts", hands=2, seconds=1e-9, seed=5)
+    assert len(result.records) == 2

@@ -180,7 +180,8 @@ class TimedMCTSBot(mcts.MCTSBot):  # type: ignore[misc]
                         else:
                             solved = False
             self.simulations += 1
-            if root.outcome is not None or time.perf_counter() >= deadline:
+            # the first simulation may only expand the root: stop once it has a child
+            if root.outcome is not None or (time.perf_counter() >= deadline and root.children):
                 break
         return root
 
