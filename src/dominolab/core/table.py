@@ -293,6 +293,23 @@ class LineTable:
         left, right = self.end_values
         out: list[Play] = []
         rows = NORMAL_ROWS
+        if len(left) == 1 == len(right):  # no luzak at either end: a quick reject first
+            a, b = left[0], right[0]
+            for tile in tiles:
+                lo = tile.lo
+                hi = tile.hi
+                if lo != a and lo != b and hi != a and hi != b:
+                    continue
+                if lo == a:
+                    out.append(rows[tile.index * 7 + lo][0])
+                if lo == b:
+                    out.append(rows[tile.index * 7 + lo][1])
+                if hi != lo:
+                    if hi == a:
+                        out.append(rows[tile.index * 7 + hi][0])
+                    if hi == b:
+                        out.append(rows[tile.index * 7 + hi][1])
+            return out
         for tile in tiles:
             lo = tile.lo
             if lo in left:
