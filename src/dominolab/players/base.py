@@ -62,6 +62,13 @@ class Budget:
         return ",".join(parts) or "default"
 
 
+def legal_moves_of(view: View) -> tuple[Move, ...]:
+    """The view's legal moves; ValueError if its seat is not to move (nothing to choose)."""
+    if not view.legal_moves:
+        raise ValueError(f"seat {view.seat} has no legal move (it is not to move)")
+    return view.legal_moves
+
+
 @runtime_checkable
 class Player(Protocol):
     """Anything with a ``name`` that picks one of ``view.legal_moves``."""

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dominolab.core import Move, Options, Play, Points, Tile, View, get_game
-from dominolab.players.base import Budget
+from dominolab.players.base import Budget, legal_moves_of
 
 #: ``score_placement(table, move, seat, options)``: lay the move, return its points
 _Scorer = Callable[[Any, Play, int, Options], Points]
@@ -27,9 +27,7 @@ class GreedyPlayer:
     name: str = "greedy"
 
     def choose(self, view: View, budget: Budget | None = None) -> Move:
-        legal = view.legal_moves
-        if not legal:
-            raise ValueError(f"seat {view.seat} has no legal move (it is not to move)")
+        legal = legal_moves_of(view)
         if len(legal) == 1:
             return legal[0]
         scorer: _Scorer = get_game(view.game).hand_class.score_placement

@@ -28,7 +28,7 @@ from typing import Any
 
 from dominolab.core import Hand, Move, View, WidelecHand, WidelecOptions
 from dominolab.core.worlds import Limit, fits_limits, hand_from_view, opponent_limits
-from dominolab.players.base import Budget
+from dominolab.players.base import Budget, legal_moves_of
 
 #: spread (logistic scale) of one hand's point margin, per game, from greedy self-play
 _HAND_SCALE = {"luzak": 6.6, "luzak-line": 5.9, "widelec": 8.2}
@@ -198,9 +198,7 @@ class _MonteCarlo:
         self.rng = rng
 
     def choose(self, view: View, budget: Budget | None = None) -> Move:
-        legal = view.legal_moves
-        if not legal:
-            raise ValueError(f"seat {view.seat} has no legal move (it is not to move)")
+        legal = legal_moves_of(view)
         if len(legal) == 1:
             return legal[0]
         return self.analyse(view, budget)[0].move
@@ -209,18 +207,22 @@ class _MonteCarlo:
         """Every legal move with its value, best first."""
         return self._search(view, budget, None)
 
+    def _plan(self, budget: Budget | None) -> tuple[int, float | None]:
+        """(most worlds or iterations, deadline or None) for one search under ``budget``:
+        a time budget alone searches until the time is up."""
+        budget = budget or self.default
+        count = budget.worlds if budget.worlds is not None else (
+            self.default.worlds if budget.seconds is None else 10_000_000)
+        assert count is not None
+        deadline = None if budget.seconds is None else time.perf_counter() + budget.seconds
+        return count, deadline
+
     def _search(self, view: View, budget: Budget | None,
                 true_hand: Hand[Any] | None) -> list[MoveValue]:
-        legal = list(view.legal_moves)
-        if not legal:
-            raise ValueError(f"seat {view.seat} has no legal move (it is not to move)")
-        budget = budget or self.default
-        worlds = budget.worlds if budget.worlds is not None else (
-            self.default.worlds if budget.seconds is None else 1_000_000)
-        assert worlds is not None
+        legal = list(legal_moves_of(view))
+        worlds, deadline = self._plan(budget)
         if true_hand is not None:
             worlds = 1
-        deadline = None if budget.seconds is None else time.perf_counter() + budget.seconds
         me, opp = view.seat, 1 - view.seat
         value = MatchValue(view)
         need = value.need if value.at_once and self.match_aware else None
@@ -277,14 +279,8 @@ class _Ismcts(_MonteCarlo):
 
     def _search(self, view: View, budget: Budget | None,
                 true_hand: Hand[Any] | None) -> list[MoveValue]:
-        legal = list(view.legal_moves)
-        if not legal:
-            raise ValueError(f"seat {view.seat} has no legal move (it is not to move)")
-        budget = budget or self.default
-        iterations = budget.worlds if budget.worlds is not None else (
-            self.default.worlds if budget.seconds is None else 10_000_000)
-        assert iterations is not None
-        deadline = None if budget.seconds is None else time.perf_counter() + budget.seconds
+        legal = list(legal_moves_of(view))
+        iterations, deadline = self._plan(budget)
         me = view.seat
         value = MatchValue(view)
         need = value.need if value.at_once else None

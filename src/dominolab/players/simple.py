@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from dominolab.core import Move, View
-from dominolab.players.base import Budget
+from dominolab.players.base import Budget, legal_moves_of
 
 
 class RandomPlayer:
@@ -17,7 +17,5 @@ class RandomPlayer:
         self.rng = rng
 
     def choose(self, view: View, budget: Budget | None = None) -> Move:
-        legal = view.legal_moves
-        if not legal:
-            raise ValueError(f"seat {view.seat} has no legal move (it is not to move)")
+        legal = legal_moves_of(view)
         return legal[self.rng.randrange(len(legal))]
