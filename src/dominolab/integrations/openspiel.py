@@ -357,7 +357,7 @@ class DominoState(pyspiel.State):  # type: ignore[misc]
         the unused tiles or the boneyard and the opponent's hidden draws dealt at random,
         consistently with what the opponent's moves proved; its history replays the
         original's actions with those tiles in the chance outcomes."""
-        rng = _rng_from(probability_sampler)
+        rng = _rng_from(probability_sampler, f"{player_id}:{self.history_str()}")
         game = self.get_game()
         core = self._core
         for _ in range(_TRIES):
@@ -371,13 +371,15 @@ class DominoState(pyspiel.State):  # type: ignore[misc]
                                  f"was found in {_TRIES} tries: {self}")
 
 
-def _rng_from(sampler: Callable[[], float] | None) -> random.Random:
+def _rng_from(sampler: Callable[[], float] | None, fallback: str) -> random.Random:
+    """A generator seeded from OpenSpiel's sampler, or, without one, from ``fallback`` (the
+    player and the history): never unseeded, so the same calls give the same worlds."""
     if sampler is None:
-        return random.Random()
+        return random.Random(fallback)
     try:
         bits = int(sampler() * 2**32) * 2**32 + int(sampler() * 2**32)
     except TypeError:
-        return random.Random()
+        return random.Random(fallback)
     return random.Random(bits)
 
 
@@ -386,8 +388,8 @@ def _replay(game: Any, actions: Sequence[int]) -> DominoState | None:
     try:
         for action in actions:
             state.apply_action(action)
-    except Exception:  # an illegal move in this world: the caller tries another
-        return None
+    except ValueError:  # an illegal move in this world (IllegalMoveError or a tile not
+        return None     # available): the caller tries another
     return state
 
 
