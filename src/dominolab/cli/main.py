@@ -89,6 +89,44 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", action="append", default=None,
                    help="only this game (repeatable; default: all)")
 
+    p = sub.add_parser(
+        "simulate", help="many matches between two computer players, every hand written "
+        "to a JSON Lines file (docs/lab.md)",
+        description="Play MATCHES matches of GAME between two computer players on every "
+        "core and write every hand to FILE (JSON Lines: a header, then each match's hand "
+        "lines and its match line; see docs/lab.md). Match i uses the seed SEED+i; seat 0 "
+        "is always the first player. The same arguments give the same file byte for byte, "
+        "except with players that think against the clock: pimc, expert, omniscient (or "
+        "the level hard) without a budget or with a budget in seconds are not "
+        "reproducible; give them a budget in worlds only, e.g. expert:500w. Ctrl-C keeps "
+        "the whole matches finished so far (exit status 130).")
+    p.add_argument("--game", required=True, help="luzak, luzak-line or widelec")
+    p.add_argument("--players", default="greedy,greedy", metavar="A,B",
+                   help="the players of seats 0 and 1, each optionally with a budget: "
+                        "random, greedy, pimc:40w, expert:500w, omniscient:500w, or a level "
+                        "easy|medium|hard (default: greedy,greedy); budgets in seconds make "
+                        "the file non-reproducible, use worlds (expert:500w)")
+    p.add_argument("--matches", type=int, default=100, help="matches to play (default: 100)")
+    p.add_argument("--seed", type=int, default=1,
+                   help="the first match seed; match i uses SEED+i (default: 1)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="processes (default: every core)")
+    p.add_argument("--out", metavar="FILE", default=None,
+                   help="the result file (default: sim-GAME-SEED.jsonl)")
+    _add_game_options(p)
+
+    p = sub.add_parser(
+        "report", help="figures and plots of simulation result files (`dominolab simulate`)",
+        description="Summarise one or more result files of `dominolab simulate`: opener "
+        "advantage, score distributions, points by tile number N and luzaks (Luzak), "
+        "quartets, bonuses, hand ends and draws (Widelec), match length, each with its 95% "
+        "interval. Given two or more files, they are shown side by side with each one's "
+        "difference from the first file and its interval.")
+    p.add_argument("files", nargs="+", metavar="FILE", help="a dominolab-sim JSON Lines file")
+    p.add_argument("--html", metavar="OUT", default=None,
+                   help="also write a self-contained HTML report with plots to OUT "
+                        "(needs matplotlib: pip install 'dominolab[lab]')")
+
     sub.add_parser("games", help="list the games and their rule options")
     return parser
 
@@ -128,6 +166,14 @@ def _dispatch(args: argparse.Namespace) -> int:
         from dominolab.cli.bench import run_bench
 
         return run_bench(args)
+    if command == "simulate":
+        from dominolab.cli.simulate import run_simulate
+
+        return run_simulate(args)
+    if command == "report":
+        from dominolab.cli.report import run_report
+
+        return run_report(args)
     if command == "games":
         return _games()
     raise AssertionError(command)

@@ -1,0 +1,324 @@
+"""``dominolab report``: reading result files, the figures, the text and HTML reports.
+
+The fixture files are written here from real matches (``Match`` with greedy/random players),
+every field computed from the matches' steps as the dominolab-sim format specifies; the
+expected figures are then computed again from those raw records, independently of
+:mod:`dominolab.report`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dominolab.arena import player_seed
+from dominolab.cli.main import main
+from dominolab.core import Match, Play, get_game
+from dominolab.core.moves import Draw, Pass
+from dominolab.players import make_player
+from dominolab.report import (
+    SimFileError,
+    expected_plots,
+    read_sim_file,
+    render_html,
+    summarise_file,
+    summary_text,
+)
+
+Record = dict[str, Any]
+
+
+# -- fixtures: real matches written in the format -----------------------------------------------
+
+def _play(game: str, options: Any, seed: int, players: tuple[str, str]) -> Match:
+    match = Match(game, options, seed=seed)
+    bots = [make_player(players[s], player_seed(seed, s)) for s in (0, 1)]
+    while match.to_move is not None:
+        seat = match.to_move
+        match.apply(bots[seat].choose(match.view(seat)))
+    return match
+
+
+def _hand_line(game: str, i: int, h: int, match: Match) -> tuple[Record, int]:
+    """The hand's line, and (Luzak games) the points its luzaks handed to the opponent,
+    tallied straight from the steps."""
+    hand, steps = match.hands[h - 1], match.steps[h - 1]
+    result = hand.result
+    assert result is not None
+    rec: Record = {"type": "hand", "match": i, "hand": h, "opener": hand.opener,
+                   "end": result.end, "winner": result.winner, "points": list(result.points),
+                   "moves": len(steps)}
+    handed = 0
+    if game == "widelec":
+        q, qp, d, p = [0, 0], [0, 0], [0, 0], [0, 0]
+        for st in steps:
+            if st.points[st.seat]:
+                q[st.seat] += 1
+                qp[st.seat] += st.points[st.seat]
+            if isinstance(st.move, Draw):
+                d[st.seat] += 1
+            if isinstance(st.move, Pass):
+                p[st.seat] += 1
+        rec.update(quartets=q, quartet_points=qp, bonus=result.bonus, draws=d, passes=p)
+        return rec, 0
+    lz, lp, scored = [0, 0], [0, 0], []
+    for st in steps:
+        gain = list(st.points)
+        assert isinstance(st.move, Play)
+        if st.move.luzak:
+            lz[st.seat] += 1
+            lp[st.seat] += st.move.tile.pips
+            if game == "luzak":
+                gain[1 - st.seat] -= st.move.tile.pips
+                handed += st.move.tile.pips
+            else:
+                handed += gain[1 - st.seat]
+        for seat in (0, 1):
+            if gain[seat]:
+                scored.append([st.n, seat, gain[seat]])
+    rec.update(luzaks=lz, luzak_pips=lp, scored_n=scored)
+    return rec, handed
+
+
+def write_sim(path: Path, game: str, matches: int, seed: int = 1,
+              players: tuple[str, str] = ("greedy", "random"), asked: int | None = None,
+              options: list[str] | None = None) -> tuple[list[Record], list[Record], list[int]]:
+    """Write a file; return its hand records, match records and the handed-over points of
+    each hand (Luzak games)."""
+    spec = get_game(game)
+    opts = spec.options(options or [])
+    header = {"format": "dominolab-sim", "format_version": 1, "game": game,
+              "rules_version": 1, "options": opts.to_dict(), "players": list(players),
+              "budgets": [None, None], "seed": seed,
+              "matches": matches if asked is None else asked, "dominolab": "0.1.0"}
+    lines = [json.dumps(header)]
+    hands: list[Record] = []
+    ms: list[Record] = []
+    handed: list[int] = []
+    for i in range(matches):
+        match = _play(game, opts, seed + i, players)
+        for h in range(1, len(match.hands) + 1):
+            rec, x = _hand_line(game, i, h, match)
+            hands.append(rec)
+            handed.append(x)
+            lines.append(json.dumps(rec))
+        res = match.result
+        assert res is not None
+        mrec = {"type": "match", "match": i, "seed": seed + i,
+                "first_opener": match.first_opener, "end": res.end, "winner": res.winner,
+                "totals": list(res.totals), "hands": res.hands}
+        ms.append(mrec)
+        lines.append(json.dumps(mrec))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return hands, ms, handed
+
+
+def _mean(xs: list[float]) -> float:
+    return sum(xs) / len(xs)
+
+
+def _ci(xs: list[float]) -> tuple[float, float]:
+    m = _mean(xs)
+    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+    return (m - 1.96 * sd / math.sqrt(len(xs)), m + 1.96 * sd / math.sqrt(len(xs)))
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+
+
+# -- figures ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("game", ["luzak", "luzak-line"])
+def test_luzak_figures_match_the_raw_records(tmp_path: Path, game: str) -> None:
+    path = tmp_path / f"{game}.jsonl"
+    hands, ms, handed = write_sim(path, game, 12)
+    s = summarise_file(read_sim_file(str(path)))
+    assert s.matches == 12 and s.hands == len(hands)
+    margins = [float(h["points"][h["opener"]] - h["points"][1 - h["opener"]]) for h in hands]
+    e = s.estimates["opener_advantage"]
+    assert _close(e.value, _mean(margins))
+    assert e.ci is not None and all(map(_close, e.ci, _ci(margins)))
+    won = sum(1.0 if m["winner"] == m["first_opener"] else 0.5 if m["winner"] is None else 0.0
+              for m in ms)
+    assert _close(s.estimates["first_opener_wins"].value, won / len(ms))
+    assert _close(s.estimates["match_hands"].value, _mean([float(m["hands"]) for m in ms]))
+    # points by N: the table-count points, per hand
+    by_n: dict[int, int] = {}
+    for h in hands:
+        for n, _seat, p in h["scored_n"]:
+            by_n[n] = by_n.get(n, 0) + p
+    assert {n: v[0] for n, v in s.points_by_n.items()} == pytest.approx(
+        {n: p / len(hands) for n, p in by_n.items()})
+    # every hand point is either a table count or a luzak's pips
+    for h in hands:
+        per_seat = [sum(p for _n, seat, p in h["scored_n"] if seat == k) for k in (0, 1)]
+        bonus = [h["luzak_pips"][1], h["luzak_pips"][0]] if game == "luzak" else [0, 0]
+        assert [a + b for a, b in zip(per_seat, bonus, strict=True)] == h["points"]
+    luzaks = [float(sum(h["luzaks"])) for h in hands]
+    assert _close(s.estimates["luzaks_per_hand"].value, _mean(luzaks))
+    assert sum(luzaks) > 0, "the fixture should hold some luzaks"
+    assert _close(s.estimates["luzak_cost"].value, sum(handed) / sum(luzaks))
+
+
+def test_widelec_figures_match_the_raw_records(tmp_path: Path) -> None:
+    path = tmp_path / "w.jsonl"
+    hands, ms, _ = write_sim(path, "widelec", 10)
+    s = summarise_file(read_sim_file(str(path)))
+    n = len(hands)
+    est = s.estimates
+    assert _close(est["quartets_per_hand"].value, sum(sum(h["quartets"]) for h in hands) / n)
+    bonuses = [h["bonus"] for h in hands if h["bonus"]]
+    assert list(s.bonuses) == bonuses
+    assert _close(est["bonus_share"].value, len(bonuses) / n)
+    assert _close(est["domino_share"].value, sum(h["end"] == "domino" for h in hands) / n)
+    assert _close(est["block_share"].value, sum(h["end"] == "block" for h in hands) / n)
+    assert _close(est["draws_per_hand"].value, sum(sum(h["draws"]) for h in hands) / n)
+    margins = [float(h["points"][h["opener"]] - h["points"][1 - h["opener"]]) for h in hands]
+    assert _close(est["opener_advantage"].value, _mean(margins))
+    totals = [float(t) for m in ms for t in m["totals"]]
+    assert _close(est["match_total"].value, _mean(totals))
+    # Wilson: the interval holds the share
+    e = est["first_opener_wins"]
+    assert e.ci is not None and e.ci[0] <= e.value <= e.ci[1]
+
+
+def test_lab_writer_agrees_with_the_fixture(tmp_path: Path) -> None:
+    lab = pytest.importorskip("dominolab.lab")
+    if not hasattr(lab, "make_setup") or not hasattr(lab, "match_lines"):
+        pytest.skip("dominolab.lab has no writer yet")
+    for game in ("luzak", "luzak-line", "widelec"):
+        path = tmp_path / f"{game}.jsonl"
+        write_sim(path, game, 3)
+        setup = lab.make_setup(game, ("greedy", "random"), seed=1, matches=3)
+        ours = [json.loads(x) for x in path.read_text().splitlines()[1:]]
+        theirs = [json.loads(x) for i in range(3) for x in lab.match_lines(setup, i).splitlines()]
+        assert ours == theirs
+
+
+# -- text, HTML, several files ------------------------------------------------------------------
+
+class _Imgs(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.imgs: list[dict[str, str | None]] = []
+        self.figures: list[str | None] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "img":
+            self.imgs.append(dict(attrs))
+        if tag == "figure":
+            self.figures.append(dict(attrs).get("id"))
+
+
+@pytest.mark.parametrize(("game", "plots"), [
+    ("luzak", ["advantage", "scores", "match-length", "points-by-n", "luzaks"]),
+    ("widelec", ["advantage", "scores", "match-length", "quartets", "bonus", "hand-ends",
+                 "draws"]),
+])
+def test_html_holds_every_plot(tmp_path: Path, game: str, plots: list[str]) -> None:
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "sim.jsonl"
+    write_sim(path, game, 6)
+    out = tmp_path / "report.html"
+    assert main(["report", str(path), "--html", str(out)]) == 0
+    parser = _Imgs()
+    parser.feed(out.read_text(encoding="utf-8"))
+    parser.close()
+    summaries = [summarise_file(read_sim_file(str(path)))]
+    assert expected_plots(summaries) == plots
+    assert len(parser.imgs) == len(plots)
+    assert parser.figures == plots
+    assert all((i.get("src") or "").startswith("data:image/png;base64,") for i in parser.imgs)
+
+
+def test_two_files_side_by_side(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    write_sim(a, "luzak", 8, players=("greedy", "random"))
+    write_sim(b, "luzak", 8, players=("greedy", "greedy"), options=["luzak-scores-count=no"])
+    assert main(["report", str(a), str(b)]) == 0
+    text = capsys.readouterr().out
+    assert "[2]-[1]" in text and str(a) in text and str(b) in text
+    assert "luzak_scores_count=no" in text and "seat 1 random" in text
+    sa, sb = (summarise_file(read_sim_file(str(p))) for p in (a, b))
+    ea, eb = sa.estimates["opener_advantage"], sb.estimates["opener_advantage"]
+    d = eb.value - ea.value
+    assert ea.se is not None and eb.se is not None
+    half = 1.96 * math.sqrt(ea.se ** 2 + eb.se ** 2)
+    row = next(line for line in text.splitlines() if line.startswith("opener advantage"))
+    assert f"{d:+.2f} [{d - half:+.2f}, {d + half:+.2f}]" in row
+    pytest.importorskip("matplotlib")
+    page = render_html([sa, sb])
+    assert "[2] &minus; [1]" in page
+    parser = _Imgs()
+    parser.feed(page)
+    assert len(parser.imgs) == len(expected_plots([sa, sb]))
+
+
+def test_mixed_games_and_an_interrupted_file(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    write_sim(a, "luzak-line", 3, asked=10)
+    write_sim(b, "widelec", 3)
+    sims = [read_sim_file(str(p)) for p in (a, b)]
+    assert sims[0].interrupted and not sims[1].interrupted
+    text = summary_text([summarise_file(s) for s in sims])
+    assert "3 of 10 matches (interrupted run)" in text
+    assert "luzaks per hand" in text and "quartets per hand" in text
+
+
+# -- bad input ----------------------------------------------------------------------------------
+
+def _bad(tmp_path: Path, mutate: Any) -> Path:
+    good = tmp_path / "good.jsonl"
+    write_sim(good, "widelec", 2)
+    lines = good.read_text().splitlines()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join(mutate(lines)) + "\n", encoding="utf-8")
+    return bad
+
+
+def _points(line: str, value: Any) -> str:
+    obj = json.loads(line)
+    obj["points"] = value
+    return json.dumps(obj)
+
+
+@pytest.mark.parametrize(("mutate", "where", "what"), [
+    (lambda ls: ["not json", *ls[1:]], "line 1", "not JSON"),
+    (lambda ls: [ls[0].replace("dominolab-sim", "other"), *ls[1:]], "line 1", "format"),
+    (lambda ls: [ls[0].replace('"widelec"', '"chess"'), *ls[1:]], "line 1", "unknown game"),
+    (lambda ls: [ls[0], _points(ls[1], [1]), *ls[2:]], "line 2", "points"),
+    (lambda ls: [ls[0], _points(ls[1], "x"), *ls[2:]], "line 2", "points"),
+    (lambda ls: [ls[0], ls[1][:-5], *ls[2:]], "line 2", "not JSON"),
+    (lambda ls: [ls[0], *ls[2:]], "line", "hand"),
+    (lambda ls: ls[:-1], "line", "no match line"),
+    (lambda ls: [ls[0], '{"type": "nonsense"}', *ls[1:]], "line 2", "line type"),
+])
+def test_malformed_files(tmp_path: Path, capsys: pytest.CaptureFixture[str], mutate: Any,
+                         where: str, what: str) -> None:
+    bad = _bad(tmp_path, mutate)
+    with pytest.raises(SimFileError) as info:
+        read_sim_file(str(bad))
+    assert str(bad) in str(info.value) and where in str(info.value)
+    assert what in str(info.value)
+    assert main(["report", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"dominolab report: {bad}") and "Traceback" not in err
+
+
+def test_missing_file_and_missing_matplotlib(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    assert main(["report", str(tmp_path / "nope.jsonl")]) == 2
+    assert "nope.jsonl" in capsys.readouterr().err
+    good = tmp_path / "good.jsonl"
+    write_sim(good, "luzak", 2)
+    monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)
+    assert main(["report", str(good), "--html", str(tmp_path / "r.html")]) == 2
+    assert "needs matplotlib" in capsys.readouterr().err
+    assert not (tmp_path / "r.html").exists()
