@@ -20,7 +20,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,pettingzoo,lab]'
+	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,pettingzoo,lab,cluster]'
 	touch $(VENV)/.installed $@
 
 play: $(VENV)/.installed

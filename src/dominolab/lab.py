@@ -7,7 +7,8 @@ match (see docs/lab.md for every field). Match ``i`` is ``Match(game, options, s
 seat 0 is always ``players[0]``; each player is seeded from the match seed and its seat
 (:func:`dominolab.arena.player_seed`). With players that need no clock (``random``,
 ``greedy``, search players with a budget in worlds only, e.g. ``expert:500w``) the same
-arguments give the same file byte for byte, whatever the number of worker processes. A
+arguments give the same file byte for byte, whatever the number of worker processes, and
+on a Dask cluster (``scheduler=``, the ``cluster`` extra) the same as locally. A
 match's lines are written together once it is complete, in match order, so an interrupted
 run leaves a valid file holding matches ``0 .. j-1`` only.
 
@@ -23,8 +24,9 @@ import multiprocessing
 import os
 import re
 import signal
+import socket
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TextIO
@@ -33,6 +35,7 @@ from dominolab import __version__
 from dominolab.arena import ProgressCallback, player_seed, resolve_player
 from dominolab.core import (
     RULES_VERSION,
+    DominoError,
     Draw,
     Match,
     OptionError,
@@ -272,14 +275,129 @@ def _run_task(task: tuple[SimSetup, int]) -> tuple[int, str]:
     return index, match_lines(setup, index)
 
 
+# -- a Dask cluster (the ``cluster`` extra) -------------------------------------------------------
+
+CONNECT_TIMEOUT: Final = 5.0
+CLUSTER_HINT: Final = "pip install 'dominolab[cluster]'"
+
+
+class ClusterError(DominoError):
+    """The Dask cluster cannot be used: ``distributed`` is not installed, the scheduler
+    address is bad or unreachable, or the workers run another dominolab."""
+
+
+def _worker_versions() -> tuple[str, int]:
+    """Run on each worker: what it would play with."""
+    return __version__, RULES_VERSION
+
+
+def _drop_half_made_client(exc: BaseException, client_class: type) -> None:
+    """A ``Client`` whose constructor failed still closes itself when collected, slowly
+    and with a traceback on stderr: close it now, quietly, at once."""
+    tb = exc.__traceback__
+    while tb is not None:
+        obj = tb.tb_frame.f_locals.get("self")
+        if isinstance(obj, client_class):
+            with contextlib.suppress(Exception):
+                obj.close(timeout=0.5)  # type: ignore[attr-defined]
+            with contextlib.suppress(Exception):
+                obj.status = "closed"  # type: ignore[attr-defined]
+            return
+        tb = tb.tb_next
+
+
+def connect_cluster(address: str, timeout: float = CONNECT_TIMEOUT) -> Any:
+    """A ``distributed.Client`` connected to the scheduler at ``address``
+    (``tcp://HOST:PORT``), not made the default client; close it when done. Raises
+    :class:`ClusterError` with a one-line reason when that cannot be done."""
+    try:
+        import distributed
+        from distributed.comm.addressing import get_address_host_port, parse_address
+    except ImportError:
+        raise ClusterError(f"running on a Dask cluster needs the cluster extra: "
+                           f"{CLUSTER_HINT}") from None
+    where = f"the Dask scheduler {address!r}"
+    try:
+        scheme, _ = parse_address(address)
+        if scheme in ("tcp", "tls"):
+            host, port = get_address_host_port(address)
+            with socket.create_connection((host, port), timeout=timeout):
+                pass
+    except (OSError, ValueError, TypeError) as exc:
+        if isinstance(exc, TimeoutError):
+            reason = f"no answer in {timeout:g} s"
+        elif isinstance(exc, OSError):
+            reason = exc.strerror or str(exc)
+        else:
+            reason = str(exc)
+        raise ClusterError(f"cannot reach {where} ({reason}); give --scheduler "
+                           f"tcp://HOST:PORT") from None
+    make_client: Any = distributed.Client  # untyped
+    try:
+        client = make_client(address, timeout=timeout, set_as_default=False)
+    except Exception as exc:  # whatever answered there is not a Dask scheduler
+        _drop_half_made_client(exc, distributed.Client)
+        raise ClusterError(f"cannot connect to {where} (is a Dask scheduler listening "
+                           f"there?): {type(exc).__name__}") from None
+    try:
+        versions = client.run(_worker_versions)
+    except Exception as exc:
+        client.close()
+        raise ClusterError(f"the workers of {where} cannot run dominolab (is it installed "
+                           f"there?): {exc}") from None
+    mine = (__version__, RULES_VERSION)
+    for worker, theirs in versions.items():
+        if tuple(theirs) != mine:
+            client.close()
+            raise ClusterError(f"worker {worker} runs dominolab {theirs[0]} (rules "
+                               f"{theirs[1]}), not {mine[0]} (rules {mine[1]}); install "
+                               f"the same version on every worker")
+    return client
+
+
+def _gather_cluster(client: Any, tasks: Sequence[tuple[SimSetup, int]],
+                    take: Callable[[int, str], None], report: Callable[[], None]) -> None:
+    """One Dask task per match (the same :func:`_run_task` as the local pool); ``take``
+    each result as it completes, ``report`` about twice a second."""
+    import distributed
+
+    wait: Any = distributed.wait  # untyped
+    remaining = set(client.map(_run_task, tasks, pure=False))
+    try:
+        with client.as_current():
+            while remaining:
+                try:
+                    done = wait(list(remaining), timeout=0.5,
+                                return_when="FIRST_COMPLETED").done
+                except TimeoutError:
+                    done = set()
+                for future in done:
+                    take(*future.result())
+                    remaining.discard(future)
+                report()
+    except BaseException:
+        client.cancel(list(remaining))
+        raise
+
+
 def run_simulation(setup: SimSetup, out: TextIO, workers: int | None = None,
-                   progress_callback: ProgressCallback | None = None) -> SimOutcome:
+                   progress_callback: ProgressCallback | None = None,
+                   scheduler: Any = None) -> SimOutcome:
     """Play ``setup`` and write its file to ``out`` (the header first, then each match's
     lines once the match and every one before it are complete; ``out`` is flushed after
     each match). ``workers``: processes (default: every core; 1 plays in this process).
+    ``scheduler``: run on a Dask cluster instead (``workers`` is then not used): its
+    scheduler's address ``tcp://HOST:PORT`` (see :func:`connect_cluster`) or a connected
+    ``distributed.Client``; the file is the same as a local run's.
     ``progress_callback(done, total)`` counts finished matches and is also called about
     twice a second while waiting. Raises :class:`SimInterrupted` on Ctrl-C (or when the
     callback raises :class:`KeyboardInterrupt`), after which ``out`` holds whole matches."""
+    if isinstance(scheduler, str):
+        client = connect_cluster(scheduler)
+        try:
+            return run_simulation(setup, out, workers, progress_callback, client)
+        finally:
+            client.close()
     if workers is None:
         workers = os.cpu_count() or 1
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -311,7 +429,9 @@ def run_simulation(setup: SimSetup, out: TextIO, workers: int | None = None,
     tasks = [(setup, i) for i in range(total)]
     try:
         report()
-        if min(workers, total) == 1:
+        if scheduler is not None:
+            _gather_cluster(scheduler, tasks, take, report)
+        elif min(workers, total) == 1:
             for task in tasks:
                 take(*_run_task(task))
                 report()
@@ -332,10 +452,19 @@ def run_simulation(setup: SimSetup, out: TextIO, workers: int | None = None,
 
 
 def simulate_to_file(setup: SimSetup, path: str | os.PathLike[str], workers: int | None = None,
-                     progress_callback: ProgressCallback | None = None) -> SimOutcome:
-    """:func:`run_simulation` into the file ``path`` (UTF-8, ``\\n`` line ends), replacing it."""
+                     progress_callback: ProgressCallback | None = None,
+                     scheduler: Any = None) -> SimOutcome:
+    """:func:`run_simulation` into the file ``path`` (UTF-8, ``\\n`` line ends), replacing it.
+    With a ``scheduler`` address the cluster is connected first: if that fails
+    (:class:`ClusterError`), the file is not touched."""
+    if isinstance(scheduler, str):
+        client = connect_cluster(scheduler)
+        try:
+            return simulate_to_file(setup, path, workers, progress_callback, client)
+        finally:
+            client.close()
     with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        return run_simulation(setup, fh, workers, progress_callback)
+        return run_simulation(setup, fh, workers, progress_callback, scheduler)
 
 
 # -- reading ------------------------------------------------------------------------------------
@@ -431,7 +560,8 @@ def default_out(game: str, seed: int) -> Path:
     return Path(f"sim-{game}-{seed}.jsonl")
 
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "SimInterrupted", "SimMatch", "SimOutcome", "SimSetup",
-           "Simulation", "default_out", "dumps", "hand_record", "is_reproducible",
+__all__ = ["CLUSTER_HINT", "CONNECT_TIMEOUT", "FORMAT", "FORMAT_VERSION", "ClusterError",
+           "SimInterrupted", "SimMatch", "SimOutcome", "SimSetup", "Simulation",
+           "connect_cluster", "default_out", "dumps", "hand_record", "is_reproducible",
            "make_setup", "match_lines", "match_record", "parse_simulation", "play_match",
            "read_simulation", "run_simulation", "simulate_to_file", "split_players"]

@@ -111,6 +111,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the first match seed; match i uses SEED+i (default: 1)")
     p.add_argument("--workers", type=int, default=None,
                    help="processes (default: every core)")
+    p.add_argument("--scheduler", metavar="tcp://HOST:PORT", default=None,
+                   help="play on the Dask cluster of this scheduler instead of local "
+                        "processes; the same file as a local run (needs: pip install "
+                        "'dominolab[cluster]')")
     p.add_argument("--out", metavar="FILE", default=None,
                    help="the result file (default: sim-GAME-SEED.jsonl)")
     _add_game_options(p)

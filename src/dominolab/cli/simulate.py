@@ -1,10 +1,11 @@
 """``dominolab simulate --game GAME``: many matches between two computer players, every hand
 recorded in a simulation result file (JSON Lines, format ``dominolab-sim``; docs/lab.md).
 
-Matches run on every core; a progress bar with the time left goes to stderr when it is a
-terminal. Ctrl-C stops the run and keeps the whole matches finished so far, in order (exit
-status 130). The same arguments give the same file byte for byte, unless a player thinks
-against the clock (a search player without a worlds-only budget).
+Matches run on every core, or on a Dask cluster with ``--scheduler tcp://HOST:PORT`` (the
+``cluster`` extra; the same file as locally); a progress bar with the time left goes to
+stderr when it is a terminal. Ctrl-C stops the run and keeps the whole matches finished so
+far, in order (exit status 130). The same arguments give the same file byte for byte,
+unless a player thinks against the clock (a search player without a worlds-only budget).
 """
 
 from __future__ import annotations
@@ -28,9 +29,14 @@ EXIT_INTERRUPTED = 130
 
 def run_simulate(args: argparse.Namespace) -> int:
     """The ``simulate`` command: 0 when done, 130 when interrupted (the file then holds the
-    whole matches finished), 2 (through the caller) on bad input."""
+    whole matches finished), 2 (through the caller) on bad input or when the Dask cluster
+    of ``--scheduler`` cannot be used (:class:`~dominolab.lab.ClusterError`)."""
     if args.workers is not None and args.workers < 1:
         raise OptionError(f"--workers must be at least 1, not {args.workers}")
+    scheduler = getattr(args, "scheduler", None)
+    if scheduler is not None and args.workers is not None:
+        raise OptionError("give --workers or --scheduler, not both (on a cluster its "
+                          "workers play)")
     setup = make_setup(args.game, args.players, args.matches, args.seed, args.option)
     out = args.out if args.out is not None else str(default_out(setup.game, setup.seed))
     for seat, (name, budget) in enumerate(zip(setup.players, setup.budgets, strict=True)):
@@ -42,7 +48,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     bar = ProgressBar(sys.stderr, plain_every=None)
     interrupted = False
     try:
-        outcome = simulate_to_file(setup, out, args.workers, bar)
+        outcome = simulate_to_file(setup, out, args.workers, bar, scheduler)
     except SimInterrupted as stop:
         outcome = stop.outcome
         interrupted = True
