@@ -460,15 +460,7 @@ def run_arena_matches(game: str, a_spec: str, b_spec: str, pairs: int, seed: int
     :class:`ArenaInterrupted` (holding the finished matches) on Ctrl-C.
     """
     spec = get_game(game)
-    if options is None:
-        opts: Options = spec.options_class()
-    elif isinstance(options, Options):
-        opts = options
-    else:
-        opts = spec.options(list(options))
-    if not isinstance(opts, spec.options_class):
-        raise OptionError(f"{spec.name} takes {spec.options_class.__name__}, "
-                          f"not {type(opts).__name__}")
+    opts = spec.options(options)
     a, a_budget = resolve_player(a_spec, budget)
     b, b_budget = resolve_player(b_spec, budget)
     if isinstance(pairs, bool) or not isinstance(pairs, int) or pairs < 1:

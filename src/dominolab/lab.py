@@ -129,15 +129,7 @@ def make_setup(game: str, players: Sequence[str] | str = ("greedy", "greedy"),
     :class:`~dominolab.core.Options` or ``NAME=VALUE`` texts (default: the game's defaults).
     Raises :class:`~dominolab.core.OptionError` for bad input."""
     spec = get_game(game)
-    if options is None:
-        opts: Options = spec.options_class()
-    elif isinstance(options, Options):
-        opts = options
-    else:
-        opts = spec.options(list(options))
-    if not isinstance(opts, spec.options_class):
-        raise OptionError(f"{spec.name} takes {spec.options_class.__name__}, "
-                          f"not {type(opts).__name__}")
+    opts = spec.options(options)
     specs = split_players(players) if isinstance(players, str) else list(players)
     if len(specs) != 2 or not all(specs):
         raise OptionError(f"give two players, as A,B (e.g. greedy,random), not "

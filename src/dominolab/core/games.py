@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -28,8 +29,17 @@ class GameSpec:
     max_moves_per_hand: int
     has_boneyard: bool
 
-    def options(self, pairs: list[str] | tuple[str, ...] = ()) -> Options:
-        return self.options_class.parse(pairs)
+    def options(self, given: Options | Sequence[str] | None = ()) -> Options:
+        """This game's rule options from ``NAME=VALUE`` texts, an :class:`Options` value
+        (checked to be this game's) or None (the defaults). Raises OptionError."""
+        if given is None:
+            return self.options_class()
+        if isinstance(given, Options):
+            if not isinstance(given, self.options_class):
+                raise OptionError(f"{self.name} takes {self.options_class.__name__}, "
+                                  f"not {type(given).__name__}")
+            return given
+        return self.options_class.parse(list(given))
 
 
 GAMES: Final[dict[str, GameSpec]] = {

@@ -48,10 +48,7 @@ class Match:
                  seed: int | None = None, deals: Sequence[Deal] | None = None,
                  first_opener: int | None = None) -> None:
         self.spec = get_game(game) if isinstance(game, str) else game
-        self.options: Any = options if options is not None else self.spec.options_class()
-        if not isinstance(self.options, self.spec.options_class):
-            raise OptionError(f"{self.spec.name} takes {self.spec.options_class.__name__}, "
-                              f"not {type(self.options).__name__}")
+        self.options: Any = self.spec.options(options)
         if seed is None and deals is None:
             raise OptionError("a match needs a seed or its deals")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
