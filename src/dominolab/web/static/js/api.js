@@ -1,0 +1,128 @@
+// The HTTP side of docs/web.md: JSON requests, readable errors, and the tokens kept in
+// localStorage under dominolab/game/ID as {token, seat, invite}.
+
+import { t } from "./i18n.js";
+
+/** An error the page can show: the server's sentence (or a network problem) and a status. */
+export class ApiError extends Error {
+  constructor(message, status = 0) {
+    super(message);
+    this.status = status;
+  }
+
+  /** The sentence for a person, in the current language around the server's words. */
+  describe() {
+    if (this.status === 0) return t("err.network");
+    if (this.message) return t("err.status", { msg: this.message, status: this.status });
+    return t("err.generic", { status: this.status });
+  }
+}
+
+async function request(method, path, { token = null, body = undefined } = {}) {
+  const headers = { Accept: "application/json" };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const init = { method, headers, cache: "no-store" };
+  if (body !== undefined) {
+    headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (_) {
+    throw new ApiError("", 0);
+  }
+  let data = null;
+  const text = await response.text();
+  if (text) {
+    try { data = JSON.parse(text); } catch (_) { data = null; }
+  }
+  if (!response.ok) {
+    const msg = data && typeof data.error === "string" ? data.error : "";
+    throw new ApiError(msg, response.status);
+  }
+  if (data === null) throw new ApiError("not JSON", response.status);
+  return data;
+}
+
+export const api = {
+  meta: () => request("GET", "/api/meta"),
+  createGame: (body) => request("POST", "/api/games", { body }),
+  state: (id, token, layout) =>
+    request("GET", `/api/games/${encodeURIComponent(id)}?layout=${layout}`, { token }),
+  move: (id, token, move, version, layout) =>
+    // the server draws the returned STATE for `layout` (read from the body)
+    request("POST", `/api/games/${encodeURIComponent(id)}/moves`,
+      { token, body: { move, version, layout } }),
+  hint: (id, token) => request("POST", `/api/games/${encodeURIComponent(id)}/hint`, { token, body: {} }),
+  record: (id, token) => request("GET", `/api/games/${encodeURIComponent(id)}/record`, { token }),
+  replay: (id, token, layout) =>
+    request("GET", `/api/games/${encodeURIComponent(id)}/replay?layout=${layout}`, { token }),
+  rules: (lang) => request("GET", `/api/rules/${lang}`),
+};
+
+// ---- tokens and small per-game memories ----------------------------------------------
+
+const GAME_PREFIX = "dominolab/game/";
+const ACK_PREFIX = "dominolab/ack/";
+const META_PREFIX = "dominolab/info/";
+
+function readJSON(key) {
+  try {
+    const raw = localStorage.getItem(key);
+    return raw ? JSON.parse(raw) : null;
+  } catch (_) {
+    return null;
+  }
+}
+
+function writeJSON(key, value) {
+  try { localStorage.setItem(key, JSON.stringify(value)); } catch (_) { /* storage off */ }
+}
+
+/** {token, seat, invite} for game ID, or null. */
+export function loadSeat(id) {
+  const v = readJSON(GAME_PREFIX + id);
+  return v && typeof v.token === "string" ? v : null;
+}
+
+export function saveSeat(id, { token, seat = null, invite = null }) {
+  writeJSON(GAME_PREFIX + id, { token, seat, invite });
+}
+
+export function forgetGame(id) {
+  for (const p of [GAME_PREFIX, ACK_PREFIX, META_PREFIX]) {
+    try { localStorage.removeItem(p + id); } catch (_) { /* ignore */ }
+  }
+}
+
+/** The hand number the user last acknowledged in game ID (1 if none yet). */
+export function loadAck(id) {
+  const v = readJSON(ACK_PREFIX + id);
+  return typeof v === "number" ? v : 1;
+}
+
+export function saveAck(id, hand) {
+  writeJSON(ACK_PREFIX + id, hand);
+}
+
+/** A few words about a stored game for the start page's list ({game, updated, over}). */
+export function saveInfo(id, info) {
+  writeJSON(META_PREFIX + id, info);
+}
+
+/** Every game this device holds a token for, newest first. */
+export function storedGames() {
+  const out = [];
+  try {
+    for (let i = 0; i < localStorage.length; i++) {
+      const key = localStorage.key(i);
+      if (!key || !key.startsWith(GAME_PREFIX)) continue;
+      const id = key.slice(GAME_PREFIX.length);
+      const info = readJSON(META_PREFIX + id) || {};
+      out.push({ id, ...info });
+    }
+  } catch (_) { /* ignore */ }
+  out.sort((a, b) => (b.updated || 0) - (a.updated || 0));
+  return out;
+}

@@ -1,0 +1,76 @@
+// The page's entry point: the header (rules link, language buttons), a small router for
+// /, /game/ID, /rules and /replay/ID (history.pushState), and the toasts' host.
+
+import { t, getLang, setLang, onLangChange } from "./i18n.js";
+import { HomeView } from "./home.js";
+import { GameView } from "./game.js";
+import { ReplayView } from "./replay.js";
+import { RulesView } from "./rules.js";
+
+const main = document.getElementById("main");
+let view = null;
+
+function route(path) {
+  let m;
+  if ((m = /^\/game\/([^/]+)\/?$/.exec(path))) return new GameView(decodeURIComponent(m[1]), navigate);
+  if ((m = /^\/replay\/([^/]+)\/?$/.exec(path))) return new ReplayView(decodeURIComponent(m[1]), navigate);
+  if (/^\/rules\/?$/.test(path)) return new RulesView();
+  return new HomeView(navigate);
+}
+
+function show() {
+  if (view && view.unmount) view.unmount();
+  main.replaceChildren();
+  view = route(location.pathname);
+  view.mount(main);
+  markNav();
+}
+
+/** Go to PATH inside the page (no reload). */
+export function navigate(path) {
+  if (path !== location.pathname + location.hash) history.pushState({}, "", path);
+  show();
+  window.scrollTo(0, 0);
+  main.focus({ preventScroll: true });
+}
+
+function markNav() {
+  for (const a of document.querySelectorAll("header a[data-link]")) {
+    const href = a.getAttribute("href");
+    if (href === location.pathname) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+}
+
+function renderHeader() {
+  document.querySelector("[data-i18n=brand-tagline]").textContent = t("app.tagline");
+  document.querySelector("[data-testid=rules-link]").textContent = t("nav.rules");
+  document.querySelector("[data-i18n=home-link]").textContent = t("nav.home");
+  document.querySelector(".lang-switch").setAttribute("aria-label", t("nav.language"));
+  for (const lang of ["en", "pl"]) {
+    const b = document.querySelector(`[data-testid=lang-${lang}]`);
+    b.setAttribute("aria-pressed", String(getLang() === lang));
+    b.setAttribute("title", t(`lang.${lang}`));
+  }
+  document.querySelector(".skip-link").textContent = getLang() === "pl" ? "Przejdź do treści" : "Skip to the content";
+}
+
+// internal links: <a data-link href="/...">
+document.addEventListener("click", (ev) => {
+  const a = ev.target.closest && ev.target.closest("a[data-link]");
+  if (!a || ev.defaultPrevented || ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) return;
+  const url = new URL(a.href, location.href);
+  if (url.origin !== location.origin) return;
+  ev.preventDefault();
+  navigate(url.pathname + url.hash);
+});
+
+window.addEventListener("popstate", show);
+
+for (const lang of ["en", "pl"]) {
+  document.querySelector(`[data-testid=lang-${lang}]`).addEventListener("click", () => setLang(lang));
+}
+onLangChange(renderHeader);
+setLang(getLang());
+renderHeader();
+show();

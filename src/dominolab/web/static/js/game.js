@@ -1,0 +1,881 @@
+// The game page (/game/ID): one seat's view of a match. It renders every STATE the server
+// sends (WebSocket) or returns (HTTP), lets the player pick a tile and one of its places,
+// asks for hints, and shows the end-of-hand and end-of-match screens.
+
+import { api, ApiError, loadSeat, saveSeat, loadAck, saveAck, saveInfo } from "./api.js";
+import { t, getLang, onLangChange, formatNumber } from "./i18n.js";
+import { GameSocket } from "./socket.js";
+import { TableView, groupSpots } from "./table.js";
+import { tileSVG, digits } from "./tiles.js";
+import { el, toast, spinner, downloadText, layoutMode } from "./ui.js";
+import {
+  seatName, opponentName, moveText, reasonText, pointsText, endText, winnerText, parseMove,
+} from "./words.js";
+
+const PLACE_KINDS = new Set(["play", "luzak", "lead"]);
+
+/** "23" → "32": tiles in STATE.hand and LEGAL.tile are written high half first. */
+function canonical(tile) {
+  return tile[0] >= tile[1] ? tile : tile[1] + tile[0];
+}
+
+export class GameView {
+  constructor(id, navigate) {
+    this.id = id;
+    this.navigate = navigate;
+    this.state = null;
+    this.picked = null;        // the picked tile ("65") or null
+    this.focusedSpot = -1;
+    this.groups = [];
+    this.busy = false;
+    this.hints = null;         // {version, moves} | "loading" | null
+    this.hintedMoves = null;   // Set of moves highlighted from a hint entry
+    this.matchDismissed = false;
+    this.chooser = null;       // the open luzak dialog
+    this.layout = layoutMode();
+    this.connStatus = "connecting";
+    this.disposers = [];
+  }
+
+  // ---- lifecycle -----------------------------------------------------------------------
+
+  mount(root) {
+    this.root = root;
+    // a token in the fragment (#t=...) wins; store it and strip it from the address bar
+    const frag = new URLSearchParams(location.hash.replace(/^#/, ""));
+    const fromHash = frag.get("t");
+    const stored = loadSeat(this.id);
+    if (fromHash) {
+      const keep = stored && stored.token === fromHash ? stored : { token: fromHash, seat: null, invite: null };
+      saveSeat(this.id, keep);
+      history.replaceState(history.state, "", location.pathname + location.search);
+    }
+    const seat = loadSeat(this.id);
+    if (!seat) {
+      this.renderNoToken();
+      return;
+    }
+    this.token = seat.token;
+    this.invite = seat.invite;
+    this.buildShell();
+    this.socket = new GameSocket({
+      id: this.id,
+      token: this.token,
+      layout: this.layout,
+      onState: (st) => this.receive(st),
+      onError: (msg) => toast(msg.error || t("err.generic", { status: msg.status }), "error"),
+      onStatus: (st) => this.setConn(st),
+      onFatal: (code) => this.renderFatal(code),
+    });
+    this.socket.connect();
+
+    const onKey = (ev) => this.onKey(ev);
+    document.addEventListener("keydown", onKey);
+    this.disposers.push(() => document.removeEventListener("keydown", onKey));
+    let resizeTimer = null;
+    const onResize = () => {
+      clearTimeout(resizeTimer);
+      resizeTimer = setTimeout(() => {
+        const mode = layoutMode();
+        if (mode !== this.layout) {
+          this.layout = mode;
+          this.socket.setLayout(mode);
+        }
+      }, 250);
+    };
+    window.addEventListener("resize", onResize);
+    this.disposers.push(() => window.removeEventListener("resize", onResize));
+    this.disposers.push(onLangChange(() => this.render()));
+  }
+
+  unmount() {
+    if (this.socket) this.socket.close();
+    for (const d of this.disposers) d();
+    this.disposers = [];
+  }
+
+  // ---- skeleton ------------------------------------------------------------------------
+
+  buildShell() {
+    this.table = new TableView({
+      minWidth: this.layout === "narrow" ? 9 : 16,
+      minHeight: this.layout === "narrow" ? 6 : 6,
+      onSpot: (grp, i) => this.chooseSpot(grp, i),
+    });
+    this.titleEl = el("h1", { class: "game-title" });
+    this.vsEl = el("span", { class: "game-vs" });
+    this.connEl = el("span", { class: "conn", "data-testid": "connection", "data-state": "connecting", role: "status" });
+    this.inviteEl = el("section", { class: "invite panel", hidden: true });
+    this.statusEl = el("p", { class: "status-line", "aria-live": "polite" });
+    this.feltEl = el("div", { class: "felt" }, [this.table.svg]);
+    this.lastMoveEl = el("p", { class: "last-move", "aria-live": "polite" });
+    this.handTitle = el("h2", { class: "section-title" });
+    this.handEl = el("div", { class: "hand", role: "group" });
+    this.actionsEl = el("div", { class: "actions" });
+    this.keyHintEl = el("p", { class: "key-hint" });
+    this.hintsEl = el("section", { class: "hints panel", "data-testid": "hints", hidden: true, "aria-live": "polite" });
+    this.scoresEl = el("section", { class: "scores panel", "data-testid": "scores" });
+    this.historyTitle = el("h2", { class: "section-title" });
+    this.historyEl = el("ol", { class: "history", "data-testid": "history" });
+    this.overlayEl = el("div", { class: "overlay-host" });
+    this.bannerEl = el("div", { class: "match-banner", hidden: true });
+
+    this.gameEl = el("section", {
+      class: "game", "data-testid": "game", "data-turn": "none", "data-version": "", "data-hand": "", "data-seat": "",
+    }, [
+      el("div", { class: "game-bar" }, [el("div", { class: "game-heading" }, [this.titleEl, this.vsEl]), this.connEl]),
+      this.bannerEl,
+      this.inviteEl,
+      el("div", { class: "game-grid" }, [
+        el("div", { class: "board-col" }, [
+          this.statusEl,
+          this.feltEl,
+          this.lastMoveEl,
+          el("section", { class: "hand-area" }, [this.handTitle, this.handEl, this.actionsEl, this.keyHintEl]),
+          this.hintsEl,
+        ]),
+        el("aside", { class: "side-col" }, [
+          this.scoresEl,
+          el("section", { class: "panel history-panel" }, [this.historyTitle, this.historyEl]),
+        ]),
+      ]),
+      this.overlayEl,
+    ]);
+    // clicking the felt outside a spot drops the pick
+    this.feltEl.addEventListener("click", (ev) => {
+      if (ev.target.closest && ev.target.closest(".spot")) return;
+      if (this.picked) this.dropPick();
+    });
+    this.root.replaceChildren(this.gameEl);
+    this.setConn("connecting");
+    this.statusEl.textContent = t("conn.connecting");
+  }
+
+  renderNoToken() {
+    this.root.replaceChildren(el("section", { class: "panel notice", "data-testid": "no-token" }, [
+      el("h1", { text: t("notoken.title") }),
+      el("p", { text: t("notoken.text") }),
+      el("p", {}, [el("a", { href: "/", "data-link": "", class: "button primary", text: t("notoken.home") })]),
+    ]));
+    this.disposers.push(onLangChange(() => this.renderNoToken()));
+  }
+
+  renderFatal(code) {
+    const gone = code === 4404;
+    this.root.replaceChildren(el("section", { class: "panel notice", "data-testid": "no-token" }, [
+      el("h1", { text: gone ? t("gone.title") : t("notoken.title") }),
+      el("p", { text: gone ? t("gone.text") : t("badtoken.text") }),
+      el("p", {}, [el("a", { href: "/", "data-link": "", class: "button primary", text: t("notoken.home") })]),
+    ]));
+  }
+
+  setConn(st) {
+    this.connStatus = st;
+    if (!this.connEl) return;
+    this.connEl.dataset.state = st;
+    this.connEl.replaceChildren(el("span", { class: "conn-dot", "aria-hidden": "true" }), t(`conn.${st}`));
+  }
+
+  // ---- state ---------------------------------------------------------------------------
+
+  receive(st) {
+    if (!st || typeof st.version !== "number") return;
+    if (this.state && st.version < this.state.version) return;
+    const prev = this.state;
+    this.state = st;
+    if (!prev || prev.version !== st.version) {
+      // a new position: the pick and the hints may no longer apply
+      if (this.picked && !this.legalFor(this.picked).length) this.picked = null;
+      if (this.hints && this.hints !== "loading" && this.hints.version !== st.version) this.hints = null;
+      this.hintedMoves = null;
+      if (this.chooser) this.closeChooser();
+    }
+    if (st.seat !== undefined && st.seat !== null) {
+      const seat = loadSeat(this.id);
+      if (seat && seat.seat !== st.seat) saveSeat(this.id, { ...seat, seat: st.seat });
+    }
+    saveInfo(this.id, {
+      game: st.game, title: st.title, updated: Date.now(), over: !!st.match_result,
+      totals: st.totals, seat: st.seat,
+    });
+    this.render();
+  }
+
+  get ctx() {
+    const st = this.state;
+    return { seat: st.seat, mode: st.mode, opponent: st.opponent };
+  }
+
+  legalFor(tile) {
+    if (!this.state) return [];
+    return (this.state.legal || []).filter((l) => l.tile === tile && PLACE_KINDS.has(l.kind));
+  }
+
+  legalKind(kind) {
+    return (this.state && (this.state.legal || []).find((l) => l.kind === kind)) || null;
+  }
+
+  isMyTurn() {
+    const st = this.state;
+    return !!st && st.to_move !== null && st.to_move !== undefined && st.to_move === st.seat;
+  }
+
+  // ---- rendering -----------------------------------------------------------------------
+
+  render() {
+    const st = this.state;
+    if (!st || !this.gameEl) {
+      if (this.connEl) this.setConn(this.connStatus);
+      return;
+    }
+    const ctx = this.ctx;
+    const turn = st.to_move === null || st.to_move === undefined ? "none" : (st.to_move === st.seat ? "me" : "opponent");
+    Object.assign(this.gameEl.dataset, {
+      version: String(st.version), hand: String(st.hand_number), turn, seat: String(st.seat), game: st.game,
+    });
+    this.gameEl.classList.toggle("is-my-turn", turn === "me");
+    document.title = `${t(`game.${st.game}`)} · dominolab`;
+    this.titleEl.textContent = t(`game.${st.game}`) || st.title;
+    this.vsEl.textContent = `${t("who.me")} vs ${opponentName(ctx)}`;
+    this.setConn(this.connStatus);
+
+    this.renderInvite();
+    this.renderStatus(turn);
+    this.renderTable();
+    this.renderLastMove();
+    this.renderHand();
+    this.renderActions();
+    this.renderHints();
+    this.renderScores(turn);
+    this.renderHistory();
+    this.renderOverlays();
+  }
+
+  renderInvite() {
+    const st = this.state;
+    const other = 1 - st.seat;
+    const waiting = st.mode === "friend" && this.invite && !(st.connected && st.connected[other]);
+    this.inviteEl.hidden = !waiting;
+    if (!waiting) { this.inviteEl.replaceChildren(); return; }
+    const url = new URL(this.invite, location.origin).href;
+    const input = el("input", {
+      class: "invite-input", "data-testid": "invite-link", readonly: true, value: url,
+      "aria-label": t("invite.title"), onfocus: (ev) => ev.target.select(),
+    });
+    const copy = el("button", {
+      type: "button", class: "button", "data-testid": "copy-invite",
+      onclick: async () => {
+        try {
+          await navigator.clipboard.writeText(url);
+          toast(t("invite.copied"));
+        } catch (_) {
+          input.focus();
+          input.select();
+          try { document.execCommand("copy") ? toast(t("invite.copied")) : toast(t("invite.copyFailed")); }
+          catch (__) { toast(t("invite.copyFailed")); }
+        }
+      },
+    }, [t("btn.copy")]);
+    this.inviteEl.replaceChildren(
+      el("h2", { class: "section-title", text: t("invite.title") }),
+      el("p", { text: t("invite.text") }),
+      el("div", { class: "invite-row" }, [input, copy]),
+      el("p", { class: "muted" }, [spinner(t("invite.waiting")), " ", t("invite.waiting")]),
+    );
+  }
+
+  renderStatus(turn) {
+    const st = this.state;
+    const parts = [];
+    let cls = "status-line";
+    if (st.match_result) {
+      parts.push(el("strong", { text: t("turn.matchOver") }));
+    } else if (turn === "me") {
+      cls += " is-me";
+      parts.push(el("strong", { class: "status-main", text: t("turn.me") }));
+      const legal = st.legal || [];
+      const kinds = new Set(legal.map((l) => l.kind));
+      let tip;
+      if (this.picked) tip = t("turn.pickSpot");
+      else if (kinds.has("keep")) tip = t("turn.keepOr");
+      else if (kinds.has("lead")) tip = t("turn.lead");
+      else if (kinds.has("luzak") && !kinds.has("play")) tip = t("turn.luzak");
+      else if (kinds.size === 1 && kinds.has("draw")) tip = t("turn.drawOnly");
+      else if (kinds.size === 1 && kinds.has("pass")) tip = t("turn.passOnly");
+      else tip = t("turn.pickTile");
+      parts.push(el("span", { class: "status-tip", text: tip }));
+    } else if (turn === "opponent") {
+      const computer = st.mode !== "friend";
+      parts.push(spinner(), " ", el("span", { text: computer ? t("turn.computer") : t("turn.friend") }));
+    } else {
+      parts.push(el("strong", { text: t("turn.none") }));
+    }
+    this.statusEl.className = cls;
+    this.statusEl.replaceChildren(...parts);
+  }
+
+  renderTable() {
+    const st = this.state;
+    const frame = (st.legal || []).filter((l) => l.spot).map((l) => l.spot);
+    this.table.minWidth = this.layout === "narrow" ? 9 : 16;
+    this.table.setLayout(st.table, { frame });
+    this.groups = this.picked ? groupSpots(this.legalFor(this.picked)) : [];
+    if (this.focusedSpot >= this.groups.length) this.focusedSpot = this.groups.length ? 0 : -1;
+    this.table.setSpots(this.groups, { focused: this.focusedSpot, hinted: this.hintedMoves });
+    this.feltEl.classList.toggle("is-picking", !!this.picked);
+  }
+
+  renderLastMove() {
+    const st = this.state;
+    const hist = st.history || [];
+    const last = hist[hist.length - 1];
+    if (!last) {
+      this.lastMoveEl.replaceChildren(el("span", { class: "muted", text: t("scores.hand", { n: st.hand_number }) + " · " + t("scores.opener", { name: seatName(st.opener, this.ctx) }) }));
+      return;
+    }
+    this.lastMoveEl.replaceChildren(...this.stepLine(last));
+  }
+
+  stepLine(step) {
+    const ctx = this.ctx;
+    // the reason names the points (and who got them); other points get a note
+    const explained = ["count", "luzak", "quartet"].includes(step.reason && step.reason.kind);
+    const pts = explained ? "" : pointsText(step.points, ctx);
+    const scored = (step.points || []).some((p) => p > 0);
+    const out = [
+      el("strong", { class: step.seat === ctx.seat ? "who-me" : "who-opp", text: seatName(step.seat, ctx) }),
+      " ", moveText(step),
+    ];
+    // a draw, a pass or a keep says it all in its move words
+    if (!["draw", "pass", "keep"].includes(step.reason && step.reason.kind)) {
+      out.push(" — ", el("span", { class: "reason" + (scored ? " scored" : ""), text: reasonText(step, this.state.game, ctx) }));
+    }
+    if (pts) out.push(el("span", { class: "pts", text: ` (${pts})` }));
+    return out;
+  }
+
+  renderHand() {
+    const st = this.state;
+    this.handTitle.textContent = `${t("hand.title")} (${(st.hand || []).length})`;
+    const mine = this.isMyTurn();
+    const buttons = (st.hand || []).map((tile, i) => {
+      const playable = mine && this.legalFor(tile).length > 0;
+      const [a, b] = digits(tile);
+      const key = i < 9 ? String(i + 1) : i === 9 ? "0" : "";
+      const picked = this.picked === tile;
+      const words = [t("tile.label", { a, b }), playable ? t("tile.playable") : t("tile.notPlayable")];
+      if (key) words.push(`(${key})`);
+      const btn = el("button", {
+        type: "button",
+        class: "hand-tile" + (playable ? " is-playable" : "") + (picked ? " is-picked" : ""),
+        "data-testid": "hand-tile",
+        "data-tile": tile,
+        "data-playable": playable ? "true" : "false",
+        "aria-pressed": picked ? "true" : "false",
+        "aria-disabled": playable ? null : "true",
+        "aria-label": words.join(", "),
+        onclick: () => this.pick(tile),
+      }, [tileSVG(a, b, { orientation: "vertical", px: 72, label: false }), el("span", { class: "key", "aria-hidden": "true", text: key || "\u00a0" })]);
+      return btn;
+    });
+    this.handEl.setAttribute("aria-label", t("hand.title"));
+    if (!buttons.length) buttons.push(el("p", { class: "muted", text: t("hand.empty") }));
+    this.handEl.replaceChildren(...buttons);
+  }
+
+  renderActions() {
+    const st = this.state;
+    const btns = [];
+    for (const kind of ["draw", "pass", "keep"]) {
+      if (!this.legalKind(kind)) continue;
+      btns.push(el("button", {
+        type: "button", class: "button primary action-" + kind, "data-testid": kind,
+        disabled: this.busy, onclick: () => this.play(kind),
+      }, [t(`btn.${kind}`), el("kbd", { "aria-hidden": "true", text: kind[0] })]));
+    }
+    const hintBtn = el("button", {
+      type: "button", class: "button hint-button", "data-testid": "hint",
+      disabled: !this.isMyTurn() || this.hints === "loading",
+      onclick: () => this.askHint(),
+    }, [t("btn.hint"), el("kbd", { "aria-hidden": "true", text: "h" })]);
+    btns.push(hintBtn);
+    this.actionsEl.replaceChildren(...btns);
+    this.keyHintEl.textContent = st.match_result ? "" : t("hand.keyHint");
+  }
+
+  renderHints() {
+    const h = this.hints;
+    if (!h) { this.hintsEl.hidden = true; this.hintsEl.replaceChildren(); return; }
+    this.hintsEl.hidden = false;
+    const title = el("h2", { class: "section-title", text: t("hint.title") });
+    if (h === "loading") {
+      this.hintsEl.replaceChildren(title, el("p", { class: "muted" }, [spinner(), " ", t("hint.thinking")]));
+      return;
+    }
+    if (!h.moves || !h.moves.length) {
+      this.hintsEl.replaceChildren(title, el("p", { class: "muted", text: t("hint.none") }));
+      return;
+    }
+    const ctx = this.ctx;
+    const list = el("ol", { class: "hint-list" }, h.moves.map((hm, i) => {
+      const mv = parseMove(hm.move);
+      const step = { move: hm.move, seat: ctx.seat, drew: null };
+      const pts = hm.points || [0, 0];
+      const mineNow = pts[ctx.seat] || 0, theirsNow = pts[1 - ctx.seat] || 0;
+      const active = this.hintedMoves && this.hintedMoves.has(hm.move);
+      const pct = formatNumber(Math.round((hm.win ?? 0) * 1000) / 10, 1);
+      const margin = (hm.margin >= 0 ? "+" : "") + formatNumber(hm.margin ?? 0, 1);
+      return el("li", {}, [el("button", {
+        type: "button", class: "hint-entry" + (active ? " is-active" : "") + (i === 0 ? " is-best" : ""),
+        "data-move": hm.move, onclick: () => this.showHint(hm.move),
+      }, [
+        mv.tile ? tileSVG(...digits(mv.tile), { orientation: "horizontal", px: 44, label: false }) : null,
+        el("span", { class: "hint-move" }, [el("code", { text: hm.move }), " ", el("span", { class: "muted", text: moveText(step) })]),
+        el("span", { class: "hint-stats" }, [
+          el("span", { class: "hint-win", text: t("hint.win", { p: pct }) }),
+          el("span", { class: "hint-bar", "aria-hidden": "true" }, [el("span", { style: `width:${Math.max(2, Math.min(100, (hm.win ?? 0) * 100))}%` })]),
+          el("span", { class: "muted", text: `${t("hint.margin", { m: margin })} · ${t("hint.now", { a: mineNow, b: theirsNow })}` }),
+        ]),
+      ])]);
+    }));
+    const stale = h.version !== this.state.version;
+    const SHORT = 5;
+    const extra = h.moves.length - SHORT;
+    if (extra > 0 && !this.allHints) {
+      [...list.children].slice(SHORT).forEach((li) => { li.hidden = true; });
+    }
+    const more = extra > 0 ? el("button", {
+      type: "button", class: "button subtle small", "aria-expanded": String(!!this.allHints),
+      onclick: () => { this.allHints = !this.allHints; this.renderHints(); },
+    }, [this.allHints ? t("hint.fewer") : t("hint.more", { n: h.moves.length })]) : null;
+    const kids = [title];
+    if (stale) kids.push(el("p", { class: "muted", text: t("hint.stale") }));
+    kids.push(list);
+    if (more) kids.push(more);
+    this.hintsEl.replaceChildren(...kids);
+  }
+
+  renderScores(turn) {
+    const st = this.state;
+    const ctx = this.ctx;
+    const me = st.seat, opp = 1 - st.seat;
+    const row = (seat, cls) => el("tr", { class: cls }, [
+      el("th", { scope: "row" }, [seatName(seat, ctx), st.to_move === seat ? el("span", { class: "turn-mark", title: t("turn.me"), text: " ◀" }) : null]),
+      el("td", { class: "total", "data-testid": seat === me ? "total-me" : "total-opp", text: String(st.totals?.[seat] ?? 0) }),
+      el("td", { class: "this-hand", text: String(st.hand_points?.[seat] ?? 0) }),
+    ]);
+    const table = el("table", { class: "score-table" }, [
+      el("thead", {}, [el("tr", {}, [el("th", {}, [""]), el("th", { scope: "col", text: t("scores.total") }), el("th", { scope: "col", text: t("scores.thisHand") })])]),
+      el("tbody", {}, [row(me, "me"), row(opp, "opp")]),
+    ]);
+    const target = st.target ?? st.options?.target;
+    const pct = (v) => Math.max(0, Math.min(100, (100 * v) / (target || 1)));
+    const bars = el("div", { class: "target-bars", "aria-hidden": "true" }, [
+      el("div", { class: "bar me" }, [el("span", { style: `width:${pct(st.totals?.[me] ?? 0)}%` })]),
+      el("div", { class: "bar opp" }, [el("span", { style: `width:${pct(st.totals?.[opp] ?? 0)}%` })]),
+    ]);
+    let turnText;
+    if (st.match_result) turnText = t("turn.matchOver");
+    else if (turn === "me") turnText = t("turn.me");
+    else if (turn === "opponent") turnText = st.mode === "friend" ? t("turn.friend") : t("turn.computer");
+    else turnText = t("turn.none");
+    const facts = [
+      [t("facts.target"), el("span", { "data-testid": "target", text: String(target) })],
+      [t("facts.hand"), el("span", { "data-testid": "hand-number", text: String(st.hand_number) })],
+      [t("facts.opener"), el("span", { text: seatName(st.opener, ctx) })],
+    ];
+    if (st.game === "widelec") {
+      facts.push([t("scores.boneyard"), el("span", { "data-testid": "boneyard", text: String(st.boneyard ?? 0) })]);
+      facts.push([t("scores.oppTilesShort"), el("span", { "data-testid": "opponent-tiles", text: String(st.opponent_tiles ?? 0) })]);
+    } else {
+      facts.push([t("scores.count"), el("span", { "data-testid": "count", class: "big-number", text: String(st.count ?? 0) })]);
+      facts.push([t("scores.n"), el("span", { "data-testid": "n", class: "big-number", text: String(st.n ?? 0) })]);
+      facts.push([t("scores.oppTilesShort"), el("span", { "data-testid": "opponent-tiles", text: String(st.opponent_tiles ?? 0) })]);
+    }
+    const dl = el("dl", { class: "facts" }, facts.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", {}, [v])]));
+    this.scoresEl.replaceChildren(
+      el("h2", { class: "section-title", text: t("scores.title") }),
+      el("p", { class: "turn-now" + (turn === "me" ? " is-me" : ""), "data-testid": "turn", text: turnText }),
+      table, bars, dl,
+    );
+  }
+
+  renderHistory() {
+    const st = this.state;
+    this.historyTitle.textContent = `${t("history.title")} (${t("scores.hand", { n: st.hand_number })})`;
+    const items = (st.history || []).map((step, i) => el("li", {
+      class: "history-item" + (step.seat === st.seat ? " is-me" : " is-opp"),
+    }, [el("span", { class: "history-n", "aria-hidden": "true", text: String(i + 1) }), el("span", { class: "history-text" }, this.stepLine(step))]));
+    this.historyEl.replaceChildren(...items);
+    if (!items.length) {
+      this.historyEl.dataset.empty = t("history.empty");
+    } else {
+      delete this.historyEl.dataset.empty;
+    }
+    this.historyEl.scrollTop = this.historyEl.scrollHeight;
+  }
+
+  // ---- end of hand and match -----------------------------------------------------------
+
+  renderOverlays() {
+    const st = this.state;
+    // an overlay is rebuilt only when what it shows changes (no flicker on every push)
+    const show = (key, build) => {
+      if (this.overlayKey === key && this.overlayEl.firstElementChild) return;
+      this.overlayKey = key;
+      this.overlayEl.replaceChildren(build());
+      this.focusFirst();
+    };
+    const clear = () => {
+      this.overlayKey = null;
+      if (!this.chooser) this.overlayEl.replaceChildren();
+    };
+    if (st.match_result) {
+      this.renderBanner(this.matchDismissed);
+      if (this.matchDismissed) clear();
+      else show(`match:${st.version}:${getLang()}`, () => this.matchOverlay());
+      return;
+    }
+    this.renderBanner(false);
+    const ack = loadAck(this.id);
+    if (st.hand_number > ack) {
+      if (st.previous_hand) {
+        show(`hand:${st.hand_number}:${getLang()}`, () => this.handOverlay(st.previous_hand));
+        return;
+      }
+      saveAck(this.id, st.hand_number);
+    }
+    if (this.overlayKey) clear();
+  }
+
+  focusFirst() {
+    const btn = this.overlayEl.querySelector("[data-autofocus]");
+    if (btn) setTimeout(() => btn.focus({ preventScroll: true }), 0);
+  }
+
+  renderBanner(show) {
+    this.bannerEl.hidden = !show;
+    if (!show) { this.bannerEl.replaceChildren(); return; }
+    this.bannerEl.replaceChildren(
+      el("strong", { text: t("match.title") }),
+      el("button", {
+        type: "button", class: "button primary", onclick: () => { this.matchDismissed = false; this.render(); },
+      }, [t("match.show")]),
+    );
+  }
+
+  resultBlock(result, layout) {
+    const ctx = this.ctx;
+    const me = ctx.seat, opp = 1 - ctx.seat;
+    const small = new TableView({ small: true, minWidth: 8, minHeight: 3, label: t("over.finalTable") });
+    small.setLayout(layout || { tiles: [], bounds: [0, 0, 0, 0] }, { animateLast: false });
+    const rows = [
+      el("tr", {}, [el("th", {}, [""]), el("th", { scope: "col", text: t("over.points") }),
+        result.pips_left ? el("th", { scope: "col", text: t("over.pipsLeft") }) : null]),
+      ...[me, opp].map((seat) => el("tr", { class: seat === me ? "me" : "opp" }, [
+        el("th", { scope: "row", text: seatName(seat, ctx) }),
+        el("td", { text: `+${result.points?.[seat] ?? 0}` }),
+        result.pips_left ? el("td", { text: String(result.pips_left[seat]) }) : null,
+      ])),
+    ];
+    const parts = [
+      el("p", { class: "result-end", text: endText(result, ctx) }),
+      winnerText(result, ctx) ? el("p", { class: "result-winner", text: winnerText(result, ctx) }) : null,
+      el("table", { class: "score-table result-table" }, rows),
+    ];
+    if (result.bonus_quartets && result.bonus_quartets.length) {
+      parts.push(el("p", { class: "bonus-title", text: t("over.bonus", { b: result.bonus ?? 0 }) }));
+      parts.push(el("ul", { class: "bonus-pairs" }, result.bonus_quartets.map((pair) => el("li", { class: "bonus-pair" },
+        pair.map((tile) => tileSVG(...digits(tile), { orientation: "vertical", px: 56 }))))));
+    }
+    parts.push(el("figure", { class: "final-table" }, [el("div", { class: "felt felt--small" }, [small.svg]), el("figcaption", { text: t("over.finalTable") })]));
+    return parts;
+  }
+
+  handOverlay(prev) {
+    const st = this.state;
+    const ctx = this.ctx;
+    const next = el("button", {
+      type: "button", class: "button primary", "data-testid": "next-hand", "data-autofocus": "",
+      onclick: () => { saveAck(this.id, this.state.hand_number); this.overlayKey = null; this.overlayEl.replaceChildren(); this.render(); },
+    }, [t("over.next")]);
+    const totals = el("p", { class: "totals-line" }, [
+      `${t("over.totals")}: ${seatName(st.seat, ctx)} ${st.totals[st.seat]} · ${opponentName(ctx)} ${st.totals[1 - st.seat]}`,
+    ]);
+    return el("div", { class: "overlay", role: "presentation" }, [
+      el("div", {
+        class: "modal hand-over", "data-testid": "hand-over", role: "dialog", "aria-modal": "true",
+        "aria-labelledby": "hand-over-title",
+      }, [
+        el("h2", { id: "hand-over-title", text: t("over.title", { n: prev.number ?? (prev.result && prev.result.number) }) }),
+        ...this.resultBlock(prev.result || {}, prev.table),
+        totals,
+        (prev.history || []).length ? el("details", { class: "prev-history" }, [
+          el("summary", { text: `${t("history.title")} (${(prev.history || []).length})` }),
+          el("ol", { class: "history" }, prev.history.map((step, i) => el("li", {
+            class: "history-item" + (step.seat === st.seat ? " is-me" : " is-opp"),
+          }, [el("span", { class: "history-n", "aria-hidden": "true", text: String(i + 1) }), el("span", { class: "history-text" }, this.stepLine(step))]))),
+        ]) : null,
+        el("div", { class: "modal-actions" }, [next]),
+      ]),
+    ]);
+  }
+
+  matchOverlay() {
+    const st = this.state;
+    const ctx = this.ctx;
+    const mr = st.match_result;
+    let verdict;
+    if (mr.winner === null || mr.winner === undefined) verdict = t("match.draw");
+    else if (mr.winner === st.seat) verdict = t("match.youWon");
+    else verdict = t("match.theyWon", { name: seatName(mr.winner, ctx) });
+    const results = st.results || [];
+    const last = results[results.length - 1];
+    const totals = mr.totals || st.totals;
+    const buttons = el("div", { class: "modal-actions" }, [
+      el("button", {
+        type: "button", class: "button primary", "data-testid": "replay", "data-autofocus": "",
+        onclick: () => this.navigate(`/replay/${encodeURIComponent(this.id)}`),
+      }, [t("match.replay")]),
+      el("button", {
+        type: "button", class: "button", "data-testid": "download-record", onclick: () => this.download(),
+      }, [t("match.download")]),
+      el("a", { class: "button", href: "/", "data-link": "", "data-testid": "new-game-link", text: t("match.newGame") }),
+      el("button", {
+        type: "button", class: "button subtle", onclick: () => { this.matchDismissed = true; this.render(); },
+      }, [t("match.viewTable")]),
+    ]);
+    return el("div", { class: "overlay", role: "presentation" }, [
+      el("div", {
+        class: "modal match-over" + (mr.winner === st.seat ? " is-win" : ""), "data-testid": "match-over",
+        role: "dialog", "aria-modal": "true", "aria-labelledby": "match-over-title",
+      }, [
+        el("h2", { id: "match-over-title", text: t("match.title") }),
+        el("p", { class: "verdict", text: verdict }),
+        el("table", { class: "score-table" }, [
+          el("tr", {}, [el("th", {}, [""]), el("th", { scope: "col", text: t("scores.total") })]),
+          ...[st.seat, 1 - st.seat].map((seat) => el("tr", { class: seat === st.seat ? "me" : "opp" }, [
+            el("th", { scope: "row", text: seatName(seat, ctx) }),
+            el("td", { class: "total", text: String(totals[seat]) }),
+          ])),
+        ]),
+        el("p", { class: "muted", text: `${t(`match.end.${mr.end}`)} ${t("match.hands", { n: mr.hands ?? results.length })}` }),
+        buttons,
+        last ? el("details", { class: "last-hand", open: true }, [
+          el("summary", { text: `${t("match.lastHand")} (${t("scores.hand", { n: last.number })})` }),
+          ...this.resultBlock(last, st.table),
+        ]) : null,
+      ]),
+    ]);
+  }
+
+  async download() {
+    try {
+      const record = await api.record(this.id, this.token);
+      downloadText(`dominolab-${this.state.game}-${this.id}.json`, JSON.stringify(record, null, 2));
+    } catch (err) {
+      this.showError(err);
+    }
+  }
+
+  // ---- picking and playing -------------------------------------------------------------
+
+  pick(tile, { focus = false } = {}) {
+    if (!this.isMyTurn() || this.busy) return;
+    if (!this.legalFor(tile).length) return;
+    this.picked = tile;
+    this.groups = groupSpots(this.legalFor(tile));
+    this.focusedSpot = focus && this.groups.length ? 0 : -1;
+    this.renderTable();
+    this.renderHand();
+    this.renderStatus("me");
+    if (focus && this.focusedSpot >= 0) this.table.focusSpot(this.focusedSpot);
+  }
+
+  dropPick() {
+    this.picked = null;
+    this.focusedSpot = -1;
+    this.hintedMoves = null;
+    this.closeChooser();
+    if (this.state) {
+      this.renderTable();
+      this.renderHand();
+      this.renderHints();
+      this.renderStatus(this.isMyTurn() ? "me" : "opponent");
+    }
+  }
+
+  cycleSpot(delta) {
+    if (!this.groups.length) return;
+    const n = this.groups.length;
+    this.focusedSpot = this.focusedSpot < 0 ? (delta > 0 ? 0 : n - 1) : (this.focusedSpot + delta + n) % n;
+    this.table.focusSpot(this.focusedSpot);
+  }
+
+  chooseSpot(grp, i) {
+    this.focusedSpot = i;
+    if (grp.legal.length === 1) {
+      this.play(grp.legal[0].move);
+      return;
+    }
+    this.openChooser(grp);
+  }
+
+  openChooser(grp) {
+    this.closeChooser();
+    const buttons = grp.legal.map((l, i) => {
+      const sp = l.spot || {};
+      const horizontal = (sp.w ?? 2) >= (sp.h ?? 1);
+      const a = sp.a ?? digits(l.tile)[0], b = sp.b ?? digits(l.tile)[1];
+      return el("button", {
+        type: "button", class: "choose-button", "data-testid": "choose-move", "data-move": l.move,
+        "data-autofocus": i === 0 ? "" : null,
+        onclick: () => { this.closeChooser(); this.play(l.move); },
+      }, [
+        tileSVG(a, b, { orientation: horizontal ? "horizontal" : "vertical", px: 88 }),
+        el("span", { text: l.outer !== null && l.outer !== undefined ? t("choose.outward", { v: l.outer }) : l.move }),
+        el("code", { class: "muted", text: l.move }),
+      ]);
+    });
+    const box = el("div", { class: "overlay overlay--light", role: "presentation", onclick: (ev) => { if (ev.target === box) this.closeChooser(); } }, [
+      el("div", { class: "modal chooser", role: "dialog", "aria-modal": "true", "aria-labelledby": "chooser-title" }, [
+        el("h2", { id: "chooser-title", text: t("choose.title") }),
+        el("div", { class: "choose-row" }, buttons),
+        el("div", { class: "modal-actions" }, [el("button", { type: "button", class: "button subtle", onclick: () => this.closeChooser(), text: t("btn.cancel") })]),
+      ]),
+    ]);
+    this.chooser = box;
+    this.overlayEl.append(box);
+    setTimeout(() => { const f = box.querySelector("[data-autofocus]"); if (f) f.focus(); }, 0);
+  }
+
+  closeChooser() {
+    if (this.chooser) {
+      this.chooser.remove();
+      this.chooser = null;
+    }
+  }
+
+  async play(move) {
+    if (!this.state || this.busy) return;
+    const version = this.state.version;
+    this.busy = true;
+    this.gameEl.classList.add("is-busy");
+    try {
+      const st = await api.move(this.id, this.token, move, version, this.layout);
+      this.picked = null;
+      this.focusedSpot = -1;
+      this.busy = false;
+      this.receive(st);
+    } catch (err) {
+      this.busy = false;
+      this.showError(err);
+      // the position may have moved on: fetch it again
+      if (err instanceof ApiError && err.status === 409) this.refresh();
+      else this.render();
+    } finally {
+      this.busy = false;
+      this.gameEl.classList.remove("is-busy");
+      // a push may have drawn the buttons while the request was out: enable them again
+      if (this.state) this.renderActions();
+    }
+  }
+
+  async refresh() {
+    try {
+      this.receive(await api.state(this.id, this.token, this.layout));
+    } catch (err) {
+      this.showError(err);
+    }
+  }
+
+  async askHint() {
+    if (!this.isMyTurn() || this.hints === "loading") return;
+    this.hints = "loading";
+    this.allHints = false;
+    this.renderHints();
+    this.renderActions();
+    try {
+      const res = await api.hint(this.id, this.token);
+      this.hints = res;
+    } catch (err) {
+      this.hints = null;
+      this.showError(err);
+    }
+    this.renderHints();
+    this.renderActions();
+  }
+
+  showHint(move) {
+    const mv = parseMove(move);
+    if (mv.tile) mv.tile = canonical(mv.tile);
+    this.hintedMoves = new Set([move]);
+    if (mv.tile && this.legalFor(mv.tile).length) {
+      this.picked = mv.tile;
+      this.groups = groupSpots(this.legalFor(mv.tile));
+      this.focusedSpot = this.groups.findIndex((g) => g.legal.some((l) => l.move === move));
+      this.renderTable();
+      this.renderHand();
+      this.renderStatus("me");
+      if (this.focusedSpot >= 0) this.table.focusSpot(this.focusedSpot);
+    } else {
+      const btn = this.actionsEl.querySelector(`[data-testid="${mv.kind}"]`);
+      if (btn) btn.focus();
+    }
+    this.renderHints();
+  }
+
+  showError(err) {
+    if (err instanceof ApiError) toast(err.describe(), "error");
+    else toast(String(err && err.message ? err.message : err), "error");
+  }
+
+  // ---- keyboard ------------------------------------------------------------------------
+
+  onKey(ev) {
+    if (!this.state || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const tag = (ev.target && ev.target.tagName) || "";
+    if (["INPUT", "TEXTAREA", "SELECT"].includes(tag)) return;
+    if (ev.key === "Escape") {
+      if (this.chooser) { this.closeChooser(); ev.preventDefault(); return; }
+      if (this.picked || this.hintedMoves) { this.dropPick(); ev.preventDefault(); }
+      return;
+    }
+    // while a dialog or end screen is open, leave the keys to it
+    if (this.overlayEl.childElementCount) return;
+    const mine = this.isMyTurn();
+    if (/^[0-9]$/.test(ev.key)) {
+      if (!mine) return;
+      const idx = ev.key === "0" ? 9 : Number(ev.key) - 1;
+      const tile = (this.state.hand || [])[idx];
+      if (tile && this.legalFor(tile).length) {
+        ev.preventDefault();
+        this.pick(tile, { focus: true });
+      }
+      return;
+    }
+    const cycleKeys = { Tab: ev.shiftKey ? -1 : 1, ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+    if (ev.key in cycleKeys && this.picked && this.groups.length) {
+      ev.preventDefault();
+      this.cycleSpot(cycleKeys[ev.key]);
+      return;
+    }
+    if (ev.key === "Enter" && this.picked && this.focusedSpot >= 0 && this.groups[this.focusedSpot]) {
+      ev.preventDefault();
+      this.chooseSpot(this.groups[this.focusedSpot], this.focusedSpot);
+      return;
+    }
+    const kinds = { d: "draw", p: "pass", k: "keep" };
+    const k = ev.key.toLowerCase();
+    if (k in kinds && mine && this.legalKind(kinds[k])) {
+      ev.preventDefault();
+      this.play(kinds[k]);
+      return;
+    }
+    if (k === "h" && mine) {
+      ev.preventDefault();
+      this.askHint();
+    }
+  }
+}
+

@@ -1,0 +1,189 @@
+// The start page: the new-game form built from GET /api/meta, and the games this device
+// holds a token for.
+
+import { api, saveSeat, storedGames, forgetGame } from "./api.js";
+import { t, onLangChange, has } from "./i18n.js";
+import { el, toast } from "./ui.js";
+import { tileSVG } from "./tiles.js";
+
+let metaCache = null;
+
+export class HomeView {
+  constructor(navigate) {
+    this.navigate = navigate;
+    this.values = { game: null, opponent: "medium", first: "lot", options: {} };
+    this.disposers = [];
+    this.submitting = false;
+  }
+
+  mount(root) {
+    this.root = root;
+    this.disposers.push(onLangChange(() => this.render()));
+    document.title = "dominolab — Luzak & Widelec";
+    if (metaCache) {
+      this.meta = metaCache;
+      this.render();
+    } else {
+      this.renderLoading();
+      this.load();
+    }
+  }
+
+  unmount() {
+    for (const d of this.disposers) d();
+  }
+
+  async load() {
+    try {
+      this.meta = metaCache = await api.meta();
+      this.render();
+    } catch (err) {
+      this.error = err;
+      this.render();
+    }
+  }
+
+  renderLoading() {
+    this.root.replaceChildren(el("section", { class: "panel notice" }, [el("p", { class: "muted", text: t("home.loadingMeta") })]));
+  }
+
+  gameMeta(name) {
+    return (this.meta.games || []).find((g) => g.name === name) || this.meta.games[0];
+  }
+
+  render() {
+    if (!this.meta) {
+      if (this.error) {
+        this.root.replaceChildren(el("section", { class: "panel notice", role: "alert" }, [
+          el("p", { text: `${t("home.metaFailed")} ${this.error.describe ? this.error.describe() : ""}` }),
+          el("button", { type: "button", class: "button primary", onclick: () => { this.error = null; this.renderLoading(); this.load(); }, text: t("home.retry") }),
+        ]));
+      } else {
+        this.renderLoading();
+      }
+      return;
+    }
+    const games = this.meta.games || [];
+    if (!this.values.game && games.length) this.values.game = games[0].name;
+    const game = this.gameMeta(this.values.game);
+    const levels = this.meta.levels || ["easy", "medium", "hard"];
+    if (!levels.includes(this.values.opponent) && this.values.opponent !== "friend") {
+      this.values.opponent = levels[Math.min(1, levels.length - 1)] || "friend";
+    }
+
+    const gameSelect = el("select", {
+      name: "game", id: "f-game",
+      onchange: (ev) => { this.values.game = ev.target.value; this.render(); this.root.querySelector("select[name=game]").focus(); },
+    }, games.map((g) => el("option", { value: g.name, selected: g.name === game.name }, [has(`game.${g.name}`) ? t(`game.${g.name}`) : g.title])));
+
+    const opts = (game.options || []).map((o) => this.optionField(game.name, o));
+
+    const opponent = el("select", {
+      name: "opponent", id: "f-opponent",
+      onchange: (ev) => { this.values.opponent = ev.target.value; },
+    }, [...levels, "friend"].map((lv) => el("option", { value: lv, selected: lv === this.values.opponent }, [has(`level.${lv}`) ? t(`level.${lv}`) : lv])));
+
+    const first = el("select", {
+      name: "first", id: "f-first",
+      onchange: (ev) => { this.values.first = ev.target.value; },
+    }, ["me", "opponent", "lot"].map((v) => el("option", { value: v, selected: v === this.values.first }, [t(`form.first.${v}`)])));
+
+    const start = el("button", {
+      type: "submit", class: "button primary big", "data-testid": "start", disabled: this.submitting,
+    }, [this.submitting ? t("form.starting") : t("form.start")]);
+
+    const form = el("form", {
+      class: "new-game panel", "data-testid": "new-game", novalidate: false,
+      onsubmit: (ev) => { ev.preventDefault(); this.submit(form); },
+    }, [
+      el("div", { class: "field" }, [el("label", { for: "f-game", text: t("form.game") }), gameSelect]),
+      el("p", { class: "blurb" }, [has(`blurb.${game.name}`) ? t(`blurb.${game.name}`) : ""]),
+      opts.length ? el("fieldset", { class: "options" }, [el("legend", { text: t("form.options") }), ...opts]) : null,
+      el("div", { class: "field-row" }, [
+        el("div", { class: "field" }, [el("label", { for: "f-opponent", text: t("form.opponent") }), opponent]),
+        el("div", { class: "field" }, [el("label", { for: "f-first", text: t("form.first") }), first]),
+      ]),
+      el("div", { class: "form-actions" }, [start]),
+    ]);
+
+    const hero = el("section", { class: "hero" }, [
+      el("div", { class: "hero-tiles", "aria-hidden": "true" }, [
+        tileSVG(6, 5, { orientation: "horizontal", px: 76, label: false }),
+        tileSVG(5, 5, { orientation: "vertical", px: 76, label: false }),
+        tileSVG(5, 1, { orientation: "horizontal", px: 76, label: false }),
+      ]),
+      el("h1", { text: t("home.title") }),
+      el("p", { class: "lead", text: t("home.lead") }),
+    ]);
+
+    const saved = storedGames();
+    const savedList = saved.length ? el("section", { class: "panel saved-games" }, [
+      el("h2", { class: "section-title", text: t("home.continue") }),
+      el("ul", {}, saved.slice(0, 8).map((g) => el("li", {}, [
+        el("a", { href: `/game/${encodeURIComponent(g.id)}`, "data-link": "" }, [
+          t("home.continueGame", { title: g.game && has(`game.${g.game}`) ? t(`game.${g.game}`) : (g.title || "?"), id: g.id }),
+        ]),
+        g.totals ? el("span", { class: "muted", text: ` ${g.totals[g.seat ?? 0]} : ${g.totals[1 - (g.seat ?? 0)]}${g.over ? " ✓" : ""}` }) : null,
+        el("button", {
+          type: "button", class: "button subtle small",
+          onclick: () => { forgetGame(g.id); this.render(); },
+        }, [t("home.forget")]),
+      ]))),
+    ]) : null;
+
+    this.root.replaceChildren(el("div", { class: "home" }, [hero, form, savedList]));
+  }
+
+  optionField(gameName, o) {
+    const key = `${gameName}:${o.name}`;
+    const id = `f-opt-${o.name}`;
+    const label = has(`opt.${o.name}`) ? t(`opt.${o.name}`) : (o.help || o.name);
+    const current = key in this.values.options ? this.values.options[key] : o.default;
+    if (o.type === "bool") {
+      const input = el("input", {
+        type: "checkbox", name: `opt-${o.name}`, id, checked: !!current,
+        onchange: (ev) => { this.values.options[key] = ev.target.checked; },
+      });
+      return el("div", { class: "check" }, [input, el("label", { for: id }, [label, el("span", { class: "muted small-note", text: ` (${t("form.default", { v: o.default ? t("form.yes") : t("form.no") })})` })])]);
+    }
+    const input = el("input", {
+      type: "number", name: `opt-${o.name}`, id, value: String(current), min: "1", step: "1", required: true, inputmode: "numeric",
+      onchange: (ev) => { this.values.options[key] = ev.target.value; },
+    });
+    return el("div", { class: "field number" }, [el("label", { for: id }, [label, el("span", { class: "muted small-note", text: ` (${t("form.default", { v: o.default })})` })]), input]);
+  }
+
+  async submit(form) {
+    if (this.submitting) return;
+    const game = this.gameMeta(form.elements.game.value);
+    const options = {};
+    for (const o of game.options || []) {
+      const input = form.elements[`opt-${o.name}`];
+      if (!input) continue;
+      if (o.type === "bool") options[o.name] = input.checked;
+      else {
+        const v = Number.parseInt(input.value, 10);
+        options[o.name] = Number.isFinite(v) ? v : input.value;
+      }
+    }
+    const body = {
+      game: game.name,
+      options,
+      opponent: form.elements.opponent.value,
+      first: form.elements.first.value,
+    };
+    this.submitting = true;
+    const btn = form.querySelector("[data-testid=start]");
+    if (btn) { btn.disabled = true; btn.textContent = t("form.starting"); }
+    try {
+      const res = await api.createGame(body);
+      saveSeat(res.id, { token: res.token, seat: res.seat ?? 0, invite: res.invite ?? null });
+      this.submitting = false;
+      this.navigate(`/game/${encodeURIComponent(res.id)}`);
+    } catch (err) {
+      this.submitting = false;
+      if (btn) { btn.disabled = false; btn.textContent = t("form.start"); }
+      toast(err.describe ? err.describe() : String(err), "error");
+    }
+  }
+}

@@ -1,0 +1,195 @@
+// The replay of a finished match (/replay/ID): every FRAME with its table, both hands,
+// the scores and the reason of its step; buttons, a slider and the arrow keys move along.
+
+import { api, loadSeat } from "./api.js";
+import { t, onLangChange } from "./i18n.js";
+import { TableView } from "./table.js";
+import { tileSVG, digits } from "./tiles.js";
+import { el, layoutMode } from "./ui.js";
+import { seatName, moveText, reasonText, pointsText, endText, winnerText } from "./words.js";
+
+export class ReplayView {
+  constructor(id, navigate) {
+    this.id = id;
+    this.navigate = navigate;
+    this.frames = null;
+    this.index = 0;
+    this.disposers = [];
+  }
+
+  mount(root) {
+    this.root = root;
+    const seat = loadSeat(this.id);
+    if (!seat) {
+      this.renderMessage(t("notoken.title"), t("notoken.text"));
+      this.disposers.push(onLangChange(() => this.renderMessage(t("notoken.title"), t("notoken.text"))));
+      return;
+    }
+    this.token = seat.token;
+    this.layout = layoutMode();
+    this.root.replaceChildren(el("section", { class: "panel notice" }, [el("p", { class: "muted", text: t("replay.loading") })]));
+    this.load();
+    const onKey = (ev) => this.onKey(ev);
+    document.addEventListener("keydown", onKey);
+    this.disposers.push(() => document.removeEventListener("keydown", onKey));
+    this.disposers.push(onLangChange(() => this.render()));
+  }
+
+  unmount() {
+    for (const d of this.disposers) d();
+  }
+
+  renderMessage(title, text) {
+    this.root.replaceChildren(el("section", { class: "panel notice", role: "alert" }, [
+      el("h1", { text: title }),
+      el("p", { text }),
+      el("p", {}, [el("a", { href: "/", "data-link": "", class: "button primary", text: t("notoken.home") })]),
+    ]));
+  }
+
+  async load() {
+    try {
+      const [state, replay] = await Promise.all([
+        api.state(this.id, this.token, this.layout),
+        api.replay(this.id, this.token, this.layout),
+      ]);
+      this.state = state;
+      this.frames = replay.frames || [];
+      this.index = 0;
+      this.build();
+      this.render();
+    } catch (err) {
+      this.renderMessage(t("replay.title"), err.describe ? err.describe() : String(err));
+    }
+  }
+
+  get ctx() {
+    return { seat: this.state.seat, mode: this.state.mode, opponent: this.state.opponent };
+  }
+
+  build() {
+    this.table = new TableView({ minWidth: this.layout === "narrow" ? 9 : 16, minHeight: 6 });
+    this.titleEl = el("h1", { class: "game-title" });
+    this.backEl = el("a", { href: `/game/${encodeURIComponent(this.id)}`, "data-link": "", class: "button subtle" });
+    this.prevBtn = el("button", { type: "button", class: "button", "data-testid": "replay-prev", onclick: () => this.go(this.index - 1) });
+    this.nextBtn = el("button", { type: "button", class: "button primary", "data-testid": "replay-next", onclick: () => this.go(this.index + 1) });
+    this.firstBtn = el("button", { type: "button", class: "button subtle", onclick: () => this.go(0) });
+    this.lastBtn = el("button", { type: "button", class: "button subtle", onclick: () => this.go(this.frames.length - 1) });
+    this.slider = el("input", {
+      type: "range", min: "0", max: String(Math.max(0, this.frames.length - 1)), step: "1", value: "0",
+      class: "replay-slider", "data-testid": "replay-slider",
+      oninput: (ev) => this.go(Number(ev.target.value)),
+    });
+    this.posEl = el("p", { class: "replay-pos", "aria-live": "polite" });
+    this.frameEl = el("div", { class: "replay-frame", "data-testid": "replay-frame", "data-index": "0" });
+    this.keysEl = el("p", { class: "key-hint" });
+    this.root.replaceChildren(el("section", { class: "replay", "data-testid": "replay-view" }, [
+      el("div", { class: "game-bar" }, [this.titleEl, this.backEl]),
+      el("div", { class: "replay-controls panel" }, [
+        el("div", { class: "replay-buttons" }, [this.firstBtn, this.prevBtn, this.nextBtn, this.lastBtn]),
+        this.slider, this.posEl, this.keysEl,
+      ]),
+      this.frameEl,
+    ]));
+  }
+
+  go(i) {
+    if (!this.frames || !this.frames.length) return;
+    const j = Math.max(0, Math.min(this.frames.length - 1, i));
+    if (j === this.index && this.frameEl.dataset.index === String(j)) return;
+    this.index = j;
+    this.render();
+  }
+
+  onKey(ev) {
+    if (!this.frames || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const tag = (ev.target && ev.target.tagName) || "";
+    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return; // the slider handles its own arrows
+    const moves = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -1, ArrowDown: 1 };
+    if (ev.key in moves) { ev.preventDefault(); this.go(this.index + moves[ev.key]); }
+    else if (ev.key === "Home") { ev.preventDefault(); this.go(0); }
+    else if (ev.key === "End") { ev.preventDefault(); this.go(this.frames.length - 1); }
+  }
+
+  render() {
+    if (!this.frames || !this.frameEl) return;
+    const st = this.state;
+    const ctx = this.ctx;
+    const total = this.frames.length;
+    this.titleEl.textContent = `${t("replay.title")}: ${t(`game.${st.game}`)}`;
+    this.backEl.textContent = t("replay.back");
+    this.prevBtn.textContent = `◀ ${t("replay.prev")}`;
+    this.nextBtn.textContent = `${t("replay.next")} ▶`;
+    this.firstBtn.textContent = `« ${t("replay.first")}`;
+    this.lastBtn.textContent = `${t("replay.last")} »`;
+    this.prevBtn.disabled = this.index <= 0;
+    this.nextBtn.disabled = this.index >= total - 1;
+    this.slider.value = String(this.index);
+    this.slider.setAttribute("aria-label", t("replay.slider"));
+    this.keysEl.textContent = t("replay.keys");
+    if (!total) {
+      this.frameEl.replaceChildren(el("p", { class: "muted", text: "—" }));
+      return;
+    }
+    const f = this.frames[this.index];
+    const where = f.step ? t("replay.frame", { h: f.hand, n: f.n }) : t("replay.deal", { h: f.hand });
+    this.posEl.textContent = `${where} · ${t("replay.of", { i: this.index + 1, total })}`;
+    this.frameEl.dataset.index = String(this.index);
+
+    this.table.setLayout(f.table, { animateLast: true });
+    const stepEl = f.step ? el("p", { class: "last-move" }, [
+      el("strong", { class: f.step.seat === ctx.seat ? "who-me" : "who-opp", text: seatName(f.step.seat, ctx) }),
+      " ", moveText(f.step), " — ",
+      el("span", { class: "reason", text: reasonText(f.step, st.game, ctx) }),
+      pointsText(f.step.points, ctx) ? el("span", { class: "pts", text: ` (${pointsText(f.step.points, ctx)})` }) : null,
+    ]) : el("p", { class: "last-move muted", text: where });
+
+    const seats = [ctx.seat ?? 0, 1 - (ctx.seat ?? 0)];
+    const hands = el("section", { class: "panel replay-hands" }, [
+      el("h2", { class: "section-title", text: t("replay.hands") }),
+      ...seats.map((seat) => el("div", { class: "replay-hand" }, [
+        el("h3", { text: `${seatName(seat, ctx)} (${(f.hands?.[seat] || []).length})` }),
+        el("div", { class: "hand hand--small" }, (f.hands?.[seat] || []).map((tile) => tileSVG(...digits(tile), { orientation: "vertical", px: 52 }))),
+      ])),
+      f.boneyard !== null && f.boneyard !== undefined ? el("p", { class: "muted", text: t("replay.boneyard", { b: f.boneyard }) }) : null,
+    ]);
+
+    const scoreRows = seats.map((seat) => el("tr", { class: seat === ctx.seat ? "me" : "opp" }, [
+      el("th", { scope: "row", text: seatName(seat, ctx) }),
+      el("td", { class: "total", text: String(f.totals?.[seat] ?? 0) }),
+      el("td", { text: String(f.hand_points?.[seat] ?? 0) }),
+    ]));
+    const facts = [];
+    if (st.game !== "widelec") {
+      facts.push(el("dt", { text: t("scores.count") }), el("dd", { text: String(f.count ?? 0) }));
+      facts.push(el("dt", { text: t("scores.n") }), el("dd", { text: String(f.n ?? 0) }));
+    }
+    const scores = el("section", { class: "panel scores" }, [
+      el("h2", { class: "section-title", text: `${t("scores.title")} · ${t("scores.hand", { n: f.hand })}` }),
+      el("table", { class: "score-table" }, [
+        el("thead", {}, [el("tr", {}, [el("th", {}, [""]), el("th", { scope: "col", text: t("scores.total") }), el("th", { scope: "col", text: t("scores.thisHand") })])]),
+        el("tbody", {}, scoreRows),
+      ]),
+      facts.length ? el("dl", { class: "facts" }, facts) : null,
+    ]);
+
+    let resultEl = null;
+    if (f.result) {
+      const r = f.result;
+      resultEl = el("section", { class: "panel replay-result" }, [
+        el("h2", { class: "section-title", text: t("over.title", { n: r.number ?? f.hand }) }),
+        el("p", { text: endText(r, ctx) }),
+        winnerText(r, ctx) ? el("p", { class: "result-winner", text: winnerText(r, ctx) }) : null,
+        el("p", { text: seats.map((seat) => `${seatName(seat, ctx)} +${r.points?.[seat] ?? 0}`).join(" · ") }),
+        r.bonus_quartets && r.bonus_quartets.length ? el("p", { class: "bonus-title", text: t("over.bonus", { b: r.bonus ?? 0 }) }) : null,
+        r.bonus_quartets && r.bonus_quartets.length ? el("ul", { class: "bonus-pairs" }, r.bonus_quartets.map((pair) => el("li", { class: "bonus-pair" }, pair.map((tile) => tileSVG(...digits(tile), { orientation: "vertical", px: 48 }))))) : null,
+        r.pips_left ? el("p", { class: "muted", text: `${t("over.pipsLeft")}: ${seats.map((seat) => `${seatName(seat, ctx)} ${r.pips_left[seat]}`).join(" · ")}` }) : null,
+      ]);
+    }
+
+    this.frameEl.replaceChildren(el("div", { class: "game-grid" }, [
+      el("div", { class: "board-col" }, [el("div", { class: "felt" }, [this.table.svg]), stepEl, resultEl, hands]),
+      el("aside", { class: "side-col" }, [scores]),
+    ]));
+  }
+}

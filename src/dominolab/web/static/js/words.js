@@ -1,0 +1,134 @@
+// Wording of the game's structured data in the current language: who a seat is, what a
+// move did (STEP), why points were scored (REASON), how a hand or match ended (RESULT).
+
+import { t } from "./i18n.js";
+import { tileText } from "./tiles.js";
+
+/**
+ * ctx = {seat: my seat (or null for a neutral view), mode: "computer"|"friend", opponent}
+ */
+export function seatName(seat, ctx) {
+  if (seat === null || seat === undefined) return "";
+  if (ctx.seat === null || ctx.seat === undefined) return t("who.seat", { seat });
+  if (seat === ctx.seat) return t("who.me");
+  return opponentName(ctx);
+}
+
+export function opponentName(ctx) {
+  if (ctx.mode === "friend" || ctx.opponent === "friend") return t("who.friend");
+  if (ctx.mode === "computer" || ["easy", "medium", "hard"].includes(ctx.opponent)) {
+    return ctx.opponent
+      ? t("who.computerLevel", { level: t(`levelShort.${ctx.opponent}`) })
+      : t("who.computer");
+  }
+  return t("who.opponent");
+}
+
+/** "54@1e" → {tile: "54", port: "1e", luzak: false}; "65" → lead; draw/pass/keep. */
+export function parseMove(move) {
+  if (move === "draw" || move === "pass" || move === "keep") return { kind: move };
+  const m = /^(\d)(\d)(?:@([0-9]*[a-zA-Z]+))?(\*)?$/.exec(move || "");
+  if (!m) return { kind: "other", text: move };
+  const tile = m[1] + m[2];
+  if (!m[3]) return { kind: "lead", tile };
+  return { kind: m[4] ? "luzak" : "play", tile, port: m[3] };
+}
+
+/** Human words for a port: the line's ends get words, the Luzak ports keep their names. */
+export function portText(port) {
+  if (port === "L") return t("port.L");
+  if (port === "R") return t("port.R");
+  return port;
+}
+
+/** A tile in canonical text, high half first: "45" → "5|4". */
+export function canonTile(tile) {
+  if (!tile || tile.length !== 2) return tileText(tile);
+  const [x, y] = [tile[0], tile[1]];
+  return x >= y ? `${x}|${y}` : `${y}|${x}`;
+}
+
+/** What a STEP did, without the name: "played 5|4 on 1e". */
+export function moveText(step) {
+  const mv = parseMove(step.move);
+  switch (mv.kind) {
+    case "draw":
+      return step.drew ? t("move.drewTile", { tile: canonTile(step.drew) }) : t("move.draw");
+    case "pass": return t("move.pass");
+    case "keep": return t("move.keep");
+    case "lead": return t("move.lead", { tile: canonTile(mv.tile) });
+    case "play": return t("move.play", { tile: tileText(mv.tile), port: portText(mv.port) });
+    case "luzak": return t("move.luzak", { tile: tileText(mv.tile), port: portText(mv.port) });
+    default: return step.move;
+  }
+}
+
+function countWords(r) {
+  if (r.count === 0) return t("reason.count.zero", { n: r.n });
+  return t(r.scored ? "reason.count.yes" : "reason.count.no", { n: r.n, count: r.count });
+}
+
+/** Why this STEP scored what it scored, in words (game = "luzak" | "luzak-line" | "widelec"). */
+export function reasonText(step, game, ctx) {
+  const r = step.reason || { kind: "none" };
+  const mv = parseMove(step.move);
+  switch (r.kind) {
+    case "count":
+      return countWords(r);
+    case "luzak": {
+      const who = seatName(r.to, ctx);
+      if (game === "luzak-line") {
+        if (r.scored && r.count) {
+          return t("reason.luzak.line.yes", { n: r.n, count: r.count, who });
+        }
+        return t("reason.luzak.line.no", { n: r.n, count: r.count });
+      }
+      const parts = [t("reason.luzak.pips", {
+        tile: canonTile(mv.tile || ""), who, pips: r.pips,
+      })];
+      if (r.count !== undefined && r.n !== undefined) parts.push(countWords(r));
+      return parts.join(" · ");
+    }
+    case "quartet": {
+      const ends = (r.ends || []).map(tileText).join(" + ");
+      return t("reason.quartet", { quartet: r.quartet, ends, points: r.points });
+    }
+    case "draw": return t("reason.draw");
+    case "pass": return t("reason.pass");
+    case "keep": return t("reason.keep");
+    default:
+      if (game === "widelec" && (mv.kind === "play")) return t("reason.noQuartet");
+      return t("reason.none");
+  }
+}
+
+/** The points of a STEP as "+10" for whoever got them, or "". */
+export function pointsText(points, ctx) {
+  if (!points) return "";
+  const out = [];
+  points.forEach((p, seat) => {
+    if (p) out.push(`${seatName(seat, ctx)} +${p}`);
+  });
+  return out.join(", ");
+}
+
+/** How a hand ended: one sentence. */
+export function endText(result, ctx) {
+  const name = result.winner === null || result.winner === undefined ? "" : seatName(result.winner, ctx);
+  switch (result.end) {
+    case "tiles": return t("over.end.tiles");
+    case "domino": return t("over.end.domino", { name });
+    case "block": return t("over.end.block");
+    case "target": return name ? t("over.end.target", { name }) : t("over.end.targetNoName");
+    default: return result.end || "";
+  }
+}
+
+export function winnerText(result, ctx) {
+  if (result.winner === null || result.winner === undefined) {
+    // a hand cut short by the target has no hand winner to speak of
+    return result.end === "target" ? "" : t("over.noWinner");
+  }
+  if (ctx.seat !== null && ctx.seat !== undefined && result.winner === ctx.seat) return t("over.winnerYou");
+  return t("over.winner", { name: seatName(result.winner, ctx) });
+}
