@@ -77,17 +77,40 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     _add_game_options(p)
 
+    p = sub.add_parser(
+        "serve", help="the web app: play in the browser against the computer or a friend",
+        description="Start the web app and print the address to open. Games are kept in "
+        "an SQLite database, so stopping and starting the server continues every game. "
+        "See docs/web.md.")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="the address to listen on (default: 127.0.0.1, this machine only; "
+                        "0.0.0.0 lets a friend on your network join)")
+    p.add_argument("--port", type=int, default=8000, help="the port (default: 8000)")
+    p.add_argument("--db", default=None, metavar="FILE",
+                   help="the games database (default: $DOMINOLAB_DB, else "
+                        "~/.local/share/dominolab/games.sqlite3)")
+    p.add_argument("--computer-delay", type=float, default=None, metavar="SECONDS",
+                   help="the least time the computer takes over a move, so that you see it "
+                        "(default: 0.4, or $DOMINOLAB_COMPUTER_DELAY)")
+
     p = sub.add_parser("bench", help="benchmarks")
-    p.add_argument("what", choices=["engine", "players", "openspiel"],
+    p.add_argument("what", choices=["engine", "players", "openspiel", "serve"],
                    help="engine: random full hands per second; players: the expert's "
                         "decisions and search iterations per second; openspiel: random "
                         "games through the OpenSpiel adapter, the engine and OpenSpiel's "
-                        "python_block_dominoes side by side")
+                        "python_block_dominoes side by side; serve: concurrent games "
+                        "played over WebSocket against a real server, move-to-update "
+                        "latency")
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--seconds", type=float, default=3.0,
-                   help="time spent per game (default: 3)")
+    p.add_argument("--seconds", type=float, default=None,
+                   help="time spent per game (default: 3), or per run for serve (default: 10)")
     p.add_argument("--game", action="append", default=None,
                    help="only this game (repeatable; default: all)")
+    p.add_argument("--games", type=int, action="append", default=None, metavar="N",
+                   help="serve: concurrent games (repeatable; default: 50 and 200)")
+    p.add_argument("--think", type=float, default=0.5, metavar="SECONDS",
+                   help="serve: the scripted players' mean time to think over a move "
+                        "(default: 0.5, faster than people)")
 
     p = sub.add_parser(
         "simulate", help="many matches between two computer players, every hand written "
@@ -166,6 +189,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from dominolab.cli.arena import run_arena
 
         return run_arena(args)
+    if command == "serve":
+        from dominolab.cli.serve import run_serve
+
+        return run_serve(args)
     if command == "bench":
         from dominolab.cli.bench import run_bench
 

@@ -1,0 +1,53 @@
+"""``dominolab serve``: run the web app under uvicorn and say which address to open."""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import os
+import socket
+import sys
+from pathlib import Path
+
+
+def default_db() -> Path:
+    """$DOMINOLAB_DB, else the user's data folder (XDG), so games outlive the checkout."""
+    given = os.environ.get("DOMINOLAB_DB")
+    if given:
+        return Path(given)
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(Path.home(), ".local", "share")
+    return Path(base) / "dominolab" / "games.sqlite3"
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from dominolab.web.app import MAX_BODY, create_app
+    from dominolab.web.store import StoreError
+
+    if not 0 < args.port < 65536:
+        print(f"dominolab serve: --port must be 1..65535, not {args.port}", file=sys.stderr)
+        return 2
+    # say clearly if the port is taken, before uvicorn logs it its own way
+    try:
+        with socket.create_server((args.host, args.port), reuse_port=False):
+            pass
+    except OSError as exc:
+        why = ("is already in use (is dominolab already running? try --port 8001)"
+               if exc.errno == errno.EADDRINUSE else f"cannot be used: {exc.strerror}")
+        print(f"dominolab serve: {args.host}:{args.port} {why}", file=sys.stderr)
+        return 2
+    db = Path(args.db) if args.db else default_db()
+    try:
+        app = create_app(db, computer_delay=args.computer_delay)
+    except StoreError as exc:
+        print(f"dominolab serve: {exc}", file=sys.stderr)
+        return 2
+    host = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host
+    shown = f"[{host}]" if ":" in host else host
+    print(f"dominolab is running: open http://{shown}:{args.port}/ in your browser.\n"
+          f"Games are saved in {db}. Press Ctrl-C to stop.", flush=True)
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
+                            ws_max_size=MAX_BODY * 4, lifespan="on")
+    uvicorn.Server(config).run()
+    return 0

@@ -1,0 +1,329 @@
+"""The web app's routes (docs/web.md): the page, the JSON API and the WebSocket.
+
+``create_app(db_path)`` builds a Starlette application; ``dominolab serve`` runs it under
+uvicorn. Every refusal is JSON ``{"error", "status"}`` with a 4xx status and changes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import cache
+from pathlib import Path
+from typing import Any, Final
+
+from markdown_it import MarkdownIt
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from dominolab import __version__
+from dominolab.core import GAMES
+from dominolab.players import LEVELS
+from dominolab.web.service import ApiError, Connection, GameService, LiveGame
+from dominolab.web.store import Store
+
+log = logging.getLogger("dominolab.web")
+
+HERE: Final = Path(__file__).parent
+STATIC: Final = HERE / "static"
+RULES: Final = HERE / "rules"
+#: the largest request body or WebSocket message accepted
+MAX_BODY: Final = 4096
+#: how long a new WebSocket may take to say hello
+HELLO_TIMEOUT: Final = 10.0
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+def error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message, "status": status}, status_code=status)
+
+
+async def read_json(request: Request) -> dict[str, Any]:
+    """The request's JSON object, refusing what is too big, not JSON or not an object."""
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype != "application/json":
+        raise ApiError(415, "send the request body as JSON (Content-Type: application/json)")
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+        raise ApiError(413, f"the request body is larger than {MAX_BODY} bytes")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise ApiError(413, f"the request body is larger than {MAX_BODY} bytes")
+    try:
+        data = json.loads(body or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        raise ApiError(400, "the request body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, "the request body must be a JSON object")
+    return data
+
+
+def bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
+def service_of(request: Request | WebSocket) -> GameService:
+    service: GameService = request.app.state.service
+    return service
+
+
+def seat_for(request: Request) -> tuple[GameService, LiveGame, int]:
+    service = service_of(request)
+    live = service.get(request.path_params["game_id"])
+    return service, live, service.seat_of(live, bearer(request))
+
+
+# -- the rules page --------------------------------------------------------------------------
+
+@cache
+def rules_html(lang: str) -> dict[str, str]:
+    """The rules page: English from docs/rules.md, Polish from the original texts."""
+    if lang == "en":
+        text = (RULES / "rules.en.md").read_text(encoding="utf-8")
+        text = "\n".join(line for line in text.splitlines() if not line.startswith("<!--"))
+        md = MarkdownIt("commonmark", {"html": False}).enable("table")
+        return {"lang": "en", "title": "Rules", "html": md.render(text)}
+    parts = []
+    for name, title in (("luzak.pl.txt", "Luzak"), ("widelec.pl.txt", "Widelec (Kwartety)")):
+        parts.append(f"<h2>{html.escape(title)}</h2>")
+        parts.append(_plain_text_html((RULES / name).read_text(encoding="utf-8")))
+    return {"lang": "pl", "title": "Zasady gry",
+            "html": "<p><em>Oryginalne zasady autora, Andrzeja Lewickiego.</em></p>"
+                    + "".join(parts)}
+
+
+def _plain_text_html(text: str) -> str:
+    """The originals are plain text: lines starting with "- " are list items."""
+    out: list[str] = []
+    in_list = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith("- "):
+            if not in_list:
+                out.append("<ul>")
+                in_list = True
+            out.append(f"<li>{html.escape(line[2:])}</li>")
+            continue
+        if in_list:
+            out.append("</ul>")
+            in_list = False
+        head, colon, rest = line.partition(":")
+        if colon and 0 < len(head) <= 24 and not head[0].isdigit():
+            out.append(f"<p><strong>{html.escape(head)}:</strong>{html.escape(rest)}</p>")
+        else:
+            out.append(f"<p>{html.escape(line)}</p>")
+    if in_list:
+        out.append("</ul>")
+    return "\n".join(out)
+
+
+# -- HTTP routes -----------------------------------------------------------------------------
+
+async def page(request: Request) -> Response:
+    return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+
+async def meta(request: Request) -> Response:
+    games = []
+    for spec in GAMES.values():
+        options = []
+        for name, _shown, help_text in spec.options_class.describe():
+            key = name.replace("-", "_")
+            value = getattr(spec.options_class(), key)
+            options.append({"name": key, "type": "bool" if isinstance(value, bool) else "int",
+                            "default": value, "help": help_text})
+        games.append({"name": spec.name, "title": spec.title, "hand_size": spec.hand_size,
+                      "options": options})
+    return JSONResponse({"version": __version__, "levels": list(LEVELS), "games": games})
+
+
+async def create_game(request: Request) -> Response:
+    data = await read_json(request)
+    service = service_of(request)
+    game = data.get("game", "luzak")
+    if not isinstance(game, str):
+        raise ApiError(400, "game must be a text: luzak, luzak-line or widelec")
+    opponent = data.get("opponent", "medium")
+    first = data.get("first", "lot")
+    live, token0, token1 = service.create(game, data.get("options", {}), str(opponent),
+                                          str(first))
+    invite = f"/game/{live.id}#t={token1}" if live.row.mode == "friend" else None
+    width = service.width_of(data.get("layout"))
+    return JSONResponse({"id": live.id, "seat": 0, "token": token0, "invite": invite,
+                         "state": live.state(0, width)}, status_code=201)
+
+
+def state_response(live: LiveGame, seat: int, width: str) -> Response:
+    return Response(live.state_text(seat, width), media_type="application/json")
+
+
+async def game_state(request: Request) -> Response:
+    service, live, seat = seat_for(request)
+    return state_response(live, seat, service.width_of(request.query_params.get("layout")))
+
+
+async def make_move(request: Request) -> Response:
+    service, live, seat = seat_for(request)
+    data = await read_json(request)
+    await service.act(live, seat, data.get("move"), data.get("version"))
+    return state_response(live, seat, service.width_of(data.get("layout")))
+
+
+async def hint(request: Request) -> Response:
+    service, live, seat = seat_for(request)
+    await read_json(request)
+    return JSONResponse(await service.hint(live, seat))
+
+
+async def record(request: Request) -> Response:
+    service, live, _seat = seat_for(request)
+    body = service.record(live)
+    return JSONResponse(body, headers={
+        "Content-Disposition": f'attachment; filename="dominolab-{live.row.game}-{live.id}.json"'
+    })
+
+
+async def replay(request: Request) -> Response:
+    service, live, _seat = seat_for(request)
+    return JSONResponse(service.replay(live, service.width_of(
+        request.query_params.get("layout"))))
+
+
+async def rules(request: Request) -> Response:
+    lang = request.path_params["lang"]
+    if lang not in ("en", "pl"):
+        raise ApiError(404, "the rules are in English (en) and Polish (pl)")
+    return JSONResponse(rules_html(lang))
+
+
+# -- the WebSocket ---------------------------------------------------------------------------
+
+async def game_socket(ws: WebSocket) -> None:
+    """Live updates of one seat (docs/web.md, "WebSocket")."""
+    await ws.accept()
+    service = service_of(ws)
+    try:
+        hello = json.loads(await asyncio.wait_for(ws.receive_text(), HELLO_TIMEOUT))
+        if not isinstance(hello, dict) or hello.get("type") != "hello":
+            raise ValueError
+    except (ValueError, TypeError, KeyError, TimeoutError, WebSocketDisconnect):
+        await _close(ws, 4400, "say hello first: {\"type\": \"hello\", \"token\": ...}")
+        return
+    try:
+        live = service.get(ws.path_params["game_id"])
+        token = hello.get("token")
+        seat = service.seat_of(live, token if isinstance(token, str) else None)
+    except ApiError as exc:
+        await _close(ws, 4404 if exc.status == 404 else 4401, exc.message)
+        return
+    conn = Connection(seat, service.width_of(hello.get("layout")), ws.send_text)
+    await service.attach(live, conn)
+    try:
+        while True:
+            text = await ws.receive_text()
+            if len(text) > MAX_BODY:
+                await _close(ws, 1009, f"messages are at most {MAX_BODY} bytes")
+                return
+            try:
+                message = json.loads(text)
+                if not isinstance(message, dict) or message.get("type") != "move":
+                    raise ApiError(400, "send {\"type\": \"move\", \"move\": ..., "
+                                        "\"version\": ...}")
+                await service.act(live, seat, message.get("move"), message.get("version"))
+            except ValueError:
+                await ws.send_text(json.dumps({"type": "error", "status": 400,
+                                               "error": "that message is not JSON"}))
+            except ApiError as exc:
+                await ws.send_text(json.dumps({"type": "error", "status": exc.status,
+                                               "error": exc.message}))
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        await service.detach(live, conn)
+
+
+async def _close(ws: WebSocket, code: int, reason: str) -> None:
+    try:
+        await ws.send_text(json.dumps({"type": "error", "status": code, "error": reason}))
+        await ws.close(code=code, reason=reason[:120])
+    except (RuntimeError, WebSocketDisconnect):
+        pass
+
+
+# -- the application -------------------------------------------------------------------------
+
+async def api_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return error(exc.status, exc.message)
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if request.url.path.startswith("/api/"):
+        message = {404: "there is no such address in the API (see docs/web.md)",
+                   405: "that method is not allowed here"}.get(exc.status_code, str(exc.detail))
+        return error(exc.status_code, message)
+    return Response(str(exc.detail), status_code=exc.status_code,
+                    headers=getattr(exc, "headers", None))
+
+
+async def server_error(request: Request, exc: Exception) -> Response:
+    log.exception("unexpected error on %s", request.url.path, exc_info=exc)
+    return error(500, "something went wrong on the server; the game is unchanged")
+
+
+def create_app(db_path: str | Path, *, computer_delay: float | None = None,
+               hint_budget: Any = None) -> Starlette:
+    """The web app over the games database at ``db_path`` (created if missing)."""
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        service: GameService = app.state.service
+        for live in list(service.games.values()):
+            if live.computer is not None:
+                live.computer.cancel()
+        service.store.close()
+
+    app = Starlette(
+        routes=[
+            Route("/", page),
+            Route("/game/{game_id}", page),
+            Route("/replay/{game_id}", page),
+            Route("/rules", page),
+            Route("/api/meta", meta),
+            Route("/api/games", create_game, methods=["POST"]),
+            Route("/api/games/{game_id}", game_state),
+            Route("/api/games/{game_id}/moves", make_move, methods=["POST"]),
+            Route("/api/games/{game_id}/hint", hint, methods=["POST"]),
+            Route("/api/games/{game_id}/record", record),
+            Route("/api/games/{game_id}/replay", replay),
+            Route("/api/rules/{lang}", rules),
+            WebSocketRoute("/ws/games/{game_id}", game_socket),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ],
+        exception_handlers={ApiError: api_error, HTTPException: http_error,
+                            Exception: server_error},
+        lifespan=lifespan,
+    )
+    app.state.service = GameService(Store(db_path), computer_delay=computer_delay,
+                                    hint_budget=hint_budget)
+    return app

@@ -1,0 +1,220 @@
+"""What the web app sends: one seat's state as JSON (docs/web.md, "STATE"), and the frames of
+a finished match's replay.
+
+Everything a seat receives during a match is built here from that seat's
+:class:`~dominolab.core.View` and the public parts of the steps (a draw names its tile only
+to the drawing seat), so no payload can carry the opponent's tiles, the unused tiles or the
+boneyard's (``tests/test_web_leaks.py`` inspects every payload of full games).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from dominolab.core import (
+    Draw,
+    HandResult,
+    Keep,
+    LineTable,
+    Match,
+    MatchResult,
+    Move,
+    Pass,
+    Play,
+    Step,
+    Tile,
+    TreeTable,
+    View,
+    WidelecHand,
+)
+from dominolab.web.layout import TableLayout
+
+WIDTHS = ("wide", "narrow")
+
+
+def tile_text(tile: Tile) -> str:
+    """A tile as the page writes it: two digits, high half first (``"65"``)."""
+    return f"{tile.hi}{tile.lo}"
+
+
+def reason_of(game: str, step: Step) -> dict[str, Any]:
+    """Why a move scored what it did, as data the page words in either language."""
+    move = step.move
+    if isinstance(move, Draw):
+        return {"kind": "draw"}
+    if isinstance(move, Pass):
+        return {"kind": "pass"}
+    if isinstance(move, Keep):
+        return {"kind": "keep"}
+    assert isinstance(move, Play)
+    n = step.n
+    if game == "widelec":
+        if step.ends is None or not step.quartet:
+            return {"kind": "none", "n": n}
+        return {"kind": "quartet", "quartet": step.quartet, "n": n,
+                "ends": [tile_text(t) for t in step.ends], "points": step.points[step.seat]}
+    count = step.count or 0
+    scored = count != 0 and count % n == 0
+    if move.luzak:
+        return {"kind": "luzak", "n": n, "count": count, "scored": scored,
+                "to": 1 - step.seat, "pips": move.tile.pips if game == "luzak" else 0,
+                "points": list(step.points)}
+    return {"kind": "count", "n": n, "count": count, "scored": scored,
+            "points": list(step.points)}
+
+
+def step_json(game: str, step: Step, seat: int | None) -> dict[str, Any]:
+    """A step as ``seat`` may see it (``seat=None``: everything, for a finished match)."""
+    drew = step.drew if seat is None or step.seat == seat else None
+    return {"seat": step.seat, "move": str(step.move), "n": step.n,
+            "points": list(step.points), "count": step.count,
+            "reason": reason_of(game, step),
+            "drew": None if drew is None else tile_text(drew)}
+
+
+def result_json(number: int, result: HandResult) -> dict[str, Any]:
+    return {"number": number, "end": result.end, "winner": result.winner,
+            "points": list(result.points), "bonus": result.bonus,
+            "bonus_quartets": [[tile_text(a), tile_text(b)] for a, b in result.bonus_quartets],
+            "pips_left": None if result.pips_left is None else list(result.pips_left)}
+
+
+def match_result_json(result: MatchResult | None) -> dict[str, Any] | None:
+    if result is None:
+        return None
+    return {"end": result.end, "winner": result.winner, "totals": list(result.totals),
+            "hands": result.hands}
+
+
+def layout_of(game: str, options: Any, table: Sequence[Play], width: str) -> TableLayout:
+    layout = TableLayout(game, options, width)
+    for mv in table:
+        layout.place(mv)
+    return layout
+
+
+def legal_json(view: View, layout: TableLayout) -> list[dict[str, Any]]:
+    """This seat's legal moves, each with where its tile would lie."""
+    out: list[dict[str, Any]] = []
+    for move in view.legal_moves:
+        out.append(move_json(move, layout))
+    return out
+
+
+def move_json(move: Move, layout: TableLayout) -> dict[str, Any]:
+    if isinstance(move, Play):
+        kind = "lead" if move.port is None else "luzak" if move.luzak else "play"
+        return {"move": str(move), "kind": kind, "tile": tile_text(move.tile),
+                "port": None if move.port is None else str(move.port), "outer": move.outer,
+                "spot": layout.preview(move).to_json()}
+    kind = "draw" if isinstance(move, Draw) else "pass" if isinstance(move, Pass) else "keep"
+    return {"move": str(move), "kind": kind, "tile": None, "port": None, "outer": None,
+            "spot": None}
+
+
+def previous_hand_json(match: Match, seat: int, width: str,
+                       layout: TableLayout | None = None) -> dict[str, Any] | None:
+    """The hand before the current one, for the end-of-hand screen (None in hand 1)."""
+    number = match.hand_number
+    if number < 2:
+        return None
+    last = match.hands[number - 2]
+    assert last.result is not None
+    game = match.spec.name
+    if layout is None:
+        layout = layout_of(game, match.options, last.table_placements, width)
+    return {"number": number - 1, "table": layout.to_json(),
+            "history": [step_json(game, s, seat) for s in match.steps[number - 2]],
+            "result": result_json(number - 1, last.result)}
+
+
+def seat_state(match: Match, seat: int, *, game_id: str, mode: str, opponent: str | None,
+               version: int, connected: tuple[bool, bool], width: str = "wide",
+               layout: TableLayout | None = None, history: list[dict[str, Any]] | None = None,
+               with_previous: bool = True) -> dict[str, Any]:
+    """Everything ``seat`` may see of ``match`` now, as JSON (docs/web.md, STATE).
+
+    ``layout`` (this hand's table laid out in ``width``) and ``history`` (this hand's
+    steps as :func:`step_json` gives them to ``seat``) may come from the caller's caches.
+    ``with_previous=False`` leaves out ``previous_hand`` (the caller adds it, see
+    :func:`previous_hand_json`); it is always the last key.
+    """
+    view = match.view(seat)
+    game = match.spec.name
+    if layout is None:
+        layout = layout_of(game, match.options, view.table, width)
+    if history is None:
+        history = [step_json(game, s, seat) for s in match.steps[-1]]
+    results = [result_json(i, h.result) for i, h in enumerate(match.hands, start=1)
+               if h.result is not None]
+    state: dict[str, Any] = {
+        "id": game_id,
+        "game": game,
+        "title": match.spec.title,
+        "options": match.options.to_dict(),
+        "mode": mode,
+        "opponent": opponent,
+        "seat": seat,
+        "version": version,
+        "hand_number": match.hand_number,
+        "opener": view.opener,
+        "to_move": view.to_move,
+        "hand": [tile_text(t) for t in view.hand],
+        "opponent_tiles": view.opponent_tiles,
+        "boneyard": view.boneyard,
+        "count": view.count,
+        "n": view.n,
+        "hand_points": list(view.hand_points),
+        "totals": list(view.totals),
+        "target": match.options.target,
+        "table": layout.to_json(),
+        "legal": legal_json(view, layout),
+        "history": history,
+        "results": results,
+        "match_result": match_result_json(match.result),
+        "connected": list(connected),
+    }
+    if with_previous:
+        state["previous_hand"] = previous_hand_json(match, seat, width)
+    return state
+
+
+def replay_frames(match: Match, width: str = "wide") -> list[dict[str, Any]]:
+    """Every position of a finished match with everything shown: one frame at each hand's
+    start and one after every move. ``match`` must have been played through the checked
+    :meth:`Match.apply` (its steps are replayed)."""
+    game = match.spec.name
+    frames: list[dict[str, Any]] = []
+    banked = [0, 0]
+    for number, steps in enumerate(match.steps, start=1):
+        final = match.hands[number - 1]
+        hand = match.spec.hand_class(match.deal_for(number), match.opener_of(number),
+                                     match.options)
+        layout = TableLayout(game, match.options, width)
+        for i in range(len(steps) + 1):
+            step = steps[i - 1] if i else None
+            if step is not None:
+                if isinstance(step.move, Play):
+                    layout.place(step.move)
+                hand.apply(step.move)
+            last = i == len(steps)
+            points = final.points if last else hand.points
+            frames.append({
+                "hand": number,
+                "n": len(hand.table_placements),
+                "table": layout.to_json(),
+                "hands": [[tile_text(t) for t in hand.hands[s]] for s in (0, 1)],
+                "boneyard": len(hand.boneyard) if isinstance(hand, WidelecHand) else None,
+                "count": (None if isinstance(hand, WidelecHand)
+                          else TreeTable.recount(hand.table_placements)
+                          if game == "luzak" else LineTable.recount(hand.table_placements)),
+                "hand_points": list(points),
+                "totals": [banked[0] + points[0], banked[1] + points[1]],
+                "step": None if step is None else step_json(game, step, None),
+                "result": (result_json(number, final.result)
+                           if last and final.result is not None else None),
+            })
+        banked[0] += final.points[0]
+        banked[1] += final.points[1]
+    return frames
