@@ -103,10 +103,21 @@ def bench_expert(spec: GameSpec, seconds: float, iterations: int = 1000) -> dict
 
 
 def run_bench(args: argparse.Namespace) -> int:
+    if args.seconds is None:
+        args.seconds = 10.0 if args.what == "serve" else 3.0
     if args.seconds <= 0:
         print("dominolab bench: --seconds must be positive", file=sys.stderr)
         return 2
     games = [get_game(g).name for g in args.game] if args.game else list(GAMES)
+    if args.what == "serve":
+        from dominolab.cli import bench_serve
+
+        if any(n < 1 for n in args.games or []) or args.think < 0:
+            print("dominolab bench: --games must be positive and --think not negative",
+                  file=sys.stderr)
+            return 2
+        return bench_serve.run(args.games or [50, 200], args.seconds, args.think,
+                   games[0] if args.game else "luzak", args.json)
     if args.what == "players":
         return _bench_players(args, games)
     if args.what == "openspiel":
