@@ -1,14 +1,17 @@
 # Two commands on a fresh machine with Python 3.11 and make:
-#   make play    set up, then play Luzak against the computer (GAME=widelec, GAME=luzak-line)
-#   make test    set up, then run the whole test suite (ruff, mypy --strict, pytest)
+#   make play    set up, then start the web app: open http://127.0.0.1:8000/ (PORT=8001 ...)
+#   make test    set up, then run the whole test suite (ruff, mypy --strict, pytest with the
+#                browser tests; installs Debian's chromium when it is missing and it can)
+# Also: make terminal GAME=widelec   the same games in the terminal
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 GAME   ?= luzak
+PORT   ?= 8000
 ARGS   ?=
 
-.PHONY: play test lint typecheck pytest bench clean
+.PHONY: play terminal test lint typecheck pytest browser bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,9 +27,12 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	touch $(VENV)/.installed $@
 
 play: $(VENV)/.installed
+	$(BIN)/dominolab serve --port $(PORT) $(ARGS)
+
+terminal: $(VENV)/.installed
 	$(BIN)/dominolab play $(GAME) $(ARGS)
 
-test: lint typecheck pytest
+test: lint typecheck browser pytest
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests
@@ -36,6 +42,14 @@ typecheck: $(VENV)/.installed-test
 
 pytest: $(VENV)/.installed-test
 	$(BIN)/pytest
+
+# the end-to-end tests drive Debian's Chromium (/usr/bin/chromium) with Playwright; with
+# root and apt-get (as in CI) it is installed here, otherwise the tests say what is missing
+browser:
+	@test -x /usr/bin/chromium || { command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] \
+	  && (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium \
+	      >/dev/null) || echo "note: /usr/bin/chromium is missing; install Debian's chromium \
+	  package for the browser tests"; }
 
 bench: $(VENV)/.installed
 	$(BIN)/dominolab bench engine
