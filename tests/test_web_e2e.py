@@ -17,11 +17,11 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, cast
 
-import httpx
 import pytest
 from playwright.sync_api import (
     Browser,
@@ -148,11 +148,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             pytest.fail(f"the server exited with code {proc.returncode} before answering "
                         f"GET /api/meta\n{output()}")
         try:
-            answer = httpx.get(f"{base}/api/meta", timeout=2)
-            if answer.status_code == 200:
-                break
-            last = f"HTTP {answer.status_code}: {answer.text[:300]}"
-        except httpx.HTTPError as exc:
+            with urllib.request.urlopen(f"{base}/api/meta", timeout=2) as answer:
+                if answer.status == 200:
+                    break
+                last = f"HTTP {answer.status}"
+        except (OSError, ValueError) as exc:
             last = repr(exc)
         if time.monotonic() > deadline:
             proc.terminate()
