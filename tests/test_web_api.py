@@ -26,8 +26,9 @@ GAMES = ("luzak", "luzak-line", "widelec")
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
+    seeds = random.Random(4)
     app = create_app(tmp_path / "games.sqlite3", computer_delay=0,
-                     hint_budget=Budget(worlds=100))
+                     hint_budget=Budget(worlds=100), seeds=lambda: seeds.getrandbits(53))
     with TestClient(app) as c:
         yield c
 
@@ -366,3 +367,15 @@ def test_reconnecting_rejoins_the_same_seat(client: TestClient) -> None:
     with client.websocket_connect(f"/ws/games/{gid}") as ws:
         again = hello(ws, t1)["state"]
     assert again["seat"] == 1 and again["version"] == 1 and again["hand"] == st["hand"]
+
+
+def test_idle_games_leave_memory_and_come_back_unchanged(client: TestClient) -> None:
+    service = client.app.state.service  # type: ignore[attr-defined]
+    service.max_live = 2
+    gid, t0, _t1 = friend_game(client)
+    r = move(client, gid, t0, state(client, gid, t0)["legal"][0]["move"], 0)
+    before = r.json()
+    friend_game(client)
+    friend_game(client)
+    assert gid not in service.games and len(service.games) == 2
+    assert state(client, gid, t0) == before  # rebuilt from the database

@@ -10,7 +10,7 @@ import asyncio
 import html
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import cache
 from pathlib import Path
@@ -291,8 +291,12 @@ async def server_error(request: Request, exc: Exception) -> Response:
 
 
 def create_app(db_path: str | Path, *, computer_delay: float | None = None,
-               hint_budget: Any = None) -> Starlette:
-    """The web app over the games database at ``db_path`` (created if missing)."""
+               hint_budget: Any = None, seeds: Callable[[], int] | None = None) -> Starlette:
+    """The web app over the games database at ``db_path`` (created if missing).
+
+    ``computer_delay``: the least time the computer takes over a move; ``hint_budget``: the
+    budget of a hint; ``seeds``: where new games' seeds come from (default: the operating
+    system's randomness)."""
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -325,5 +329,5 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
         lifespan=lifespan,
     )
     app.state.service = GameService(Store(db_path), computer_delay=computer_delay,
-                                    hint_budget=hint_budget)
+                                    hint_budget=hint_budget, seeds=seeds)
     return app

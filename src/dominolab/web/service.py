@@ -164,8 +164,14 @@ class GameService:
     """Every game of one server, over one :class:`Store`."""
 
     def __init__(self, store: Store, *, computer_delay: float | None = None,
-                 hint_budget: Any = None) -> None:
+                 hint_budget: Any = None, seeds: Callable[[], int] | None = None,
+                 max_live: int = 2000) -> None:
         self.store = store
+        #: games kept in memory; beyond this the least recently used idle ones are dropped
+        #: (they are rebuilt from the database when asked for again)
+        self.max_live = max_live
+        #: where new games' seeds come from (tests give a seeded generator)
+        self.seeds = seeds or (lambda: secrets.randbelow(2**53))
         if computer_delay is None:
             computer_delay = float(os.environ.get("DOMINOLAB_COMPUTER_DELAY", "0.4"))
         #: the least time the computer takes over a move, so that a person sees it happen
@@ -195,10 +201,10 @@ class GameService:
             raise ApiError(422, f"first must be one of {', '.join(FIRST)}, not {first!r}")
         # the seed also draws the first opener by lot (records check it), so a chosen
         # opener is had by drawing seeds until the lot agrees (two tries on average)
-        seed = secrets.randbelow(2**53)
+        seed = self.seeds()
         wanted = {"me": 0, "opponent": 1}.get(first)
         while wanted is not None and first_opener_by_lot(seed) != wanted:
-            seed = secrets.randbelow(2**53)
+            seed = self.seeds()
         first_opener = first_opener_by_lot(seed)
         match = Match(spec, opts, seed=seed, first_opener=first_opener)
         tokens = (secrets.token_urlsafe(24), secrets.token_urlsafe(24))
@@ -211,14 +217,15 @@ class GameService:
         )
         self.store.create_game(row)
         live = LiveGame(row, match, 0)
-        self.games[row.id] = live
+        self._keep(live)
         self._computer_if_due(live)
         return live, tokens[0], tokens[1]
 
     def get(self, game_id: str) -> LiveGame:
         """The game, from memory or rebuilt from the database; 404 if there is none."""
-        live = self.games.get(game_id)
+        live = self.games.pop(game_id, None)
         if live is not None:
+            self.games[game_id] = live  # the most recently used goes last
             return live
         if not _ID_RE.match(game_id):
             raise ApiError(404, "there is no such game")
@@ -235,9 +242,21 @@ class GameService:
                 raise ApiError(500, f"stored game {game_id} is damaged at move {ply + 1}")
             match.apply(match.parse_move(text))
         live = LiveGame(row, match, len(moves))
-        self.games[game_id] = live
+        self._keep(live)
         self._computer_if_due(live)
         return live
+
+    def _keep(self, live: LiveGame) -> None:
+        self.games[live.id] = live
+        if len(self.games) <= self.max_live:
+            return
+        for old in list(self.games.values()):
+            if len(self.games) <= self.max_live:
+                break
+            idle = (not old.connections and not old.lock.locked() and not old.hint_lock.locked()
+                    and (old.computer is None or old.computer.done()))
+            if idle and old is not live:
+                del self.games[old.id]
 
     def seat_of(self, live: LiveGame, token: str | None) -> int:
         """The seat this token belongs to: 401 without one, 403 if it is not this game's."""
