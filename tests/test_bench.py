@@ -29,3 +29,19 @@ def test_bench_players_json(capsys: pytest.CaptureFixture[str]) -> None:
 def test_bench_rejects_a_bad_duration(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "engine", "--seconds", "0"]) == 2
     assert "positive" in capsys.readouterr().err
+
+
+def test_bench_serve_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """A real server, two tiny runs of scripted WebSocket clients; no error, no lost move."""
+    assert main(["bench", "serve", "--games", "2", "--games", "3", "--seconds", "1.5",
+                 "--think", "0.05", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [r["games"] for r in data["runs"]] == [2, 3]
+    for run in data["runs"]:
+        assert run["moves"] > 5 and run["errors"] == 0 and run["lost_moves"] == 0
+        assert 0 < run["p50_ms"] <= run["p99_ms"] <= run["max_ms"]
+
+
+def test_bench_serve_rejects_bad_numbers(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "serve", "--games", "0"]) == 2
+    assert "--games must be positive" in capsys.readouterr().err

@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -214,7 +215,9 @@ def run(games: list[int], seconds: float, think: float, game: str, as_json: bool
                       f"server process on loopback ({os.cpu_count()} cores shared with the "
                       f"clients)")
             for n in games:
-                result = asyncio.run(_run(base, n, seconds, think, game, seed=n))
+                with ThreadPoolExecutor(1) as pool:  # a loop of its own, whatever the caller's
+                    result = pool.submit(asyncio.run,
+                                         _run(base, n, seconds, think, game, seed=n)).result()
                 results.append(result)
                 if not as_json:
                     print(f"  N={n:<4} {result['moves']:>6} moves ({result['moves_per_s']:,.0f}/s)"
