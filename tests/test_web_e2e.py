@@ -123,50 +123,71 @@ def _serve_command() -> list[str]:
     return [str(script)]
 
 
+class ServerProcess:
+    """`dominolab serve` in a child process, on one port and one database across restarts."""
+
+    def __init__(self, where: Path) -> None:
+        self.where = where
+        self.port = _free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.command = [*_serve_command(), "serve", "--host", "127.0.0.1", "--port",
+                        str(self.port), "--db", str(where / "e2e.sqlite3")]
+        self.out_path, self.err_path = where / "server.out", where / "server.err"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def output(self) -> str:
+        return (f"command: {' '.join(self.command)}\n--- stderr ---\n"
+                f"{self.err_path.read_text(errors='replace')[-4000:]}\n--- stdout ---\n"
+                f"{self.out_path.read_text(errors='replace')[-2000:]}")
+
+    def start(self) -> str:
+        env = dict(os.environ, DOMINOLAB_COMPUTER_DELAY="0")
+        with self.out_path.open("ab") as out, self.err_path.open("ab") as err:
+            self.proc = proc = subprocess.Popen(self.command, stdout=out, stderr=err, env=env,
+                                                cwd=self.where)
+        deadline = time.monotonic() + 20
+        last = "no answer"
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"the server exited with code {proc.returncode} before answering "
+                            f"GET /api/meta\n{self.output()}")
+            try:
+                with urllib.request.urlopen(f"{self.base}/api/meta", timeout=2) as answer:
+                    if answer.status == 200:
+                        return self.base
+                    last = f"HTTP {answer.status}"
+            except (OSError, ValueError) as exc:
+                last = repr(exc)
+            if time.monotonic() > deadline:
+                self.stop()
+                pytest.fail(f"GET {self.base}/api/meta did not answer 200 within 20 s "
+                            f"({last})\n{self.output()}")
+            time.sleep(0.1)
+
+    def kill(self) -> None:
+        """As if the machine lost power: SIGKILL, no clean shutdown."""
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait(10)
+            self.proc = None
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+            self.proc = None
+
+
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The real server on a free port; yields its base URL."""
-    where = tmp_path_factory.mktemp("e2e-server")
-    port = _free_port()
-    command = [*_serve_command(), "serve", "--host", "127.0.0.1", "--port", str(port),
-               "--db", str(where / "e2e.sqlite3")]
-    env = dict(os.environ, DOMINOLAB_COMPUTER_DELAY="0")
-    out_path, err_path = where / "server.out", where / "server.err"
-    with out_path.open("wb") as out, err_path.open("wb") as err:
-        proc = subprocess.Popen(command, stdout=out, stderr=err, env=env, cwd=where)
-    base = f"http://127.0.0.1:{port}"
-
-    def output() -> str:
-        return (f"command: {' '.join(command)}\n--- stderr ---\n"
-                f"{err_path.read_text(errors='replace')[-4000:]}\n--- stdout ---\n"
-                f"{out_path.read_text(errors='replace')[-2000:]}")
-
-    deadline = time.monotonic() + 20
-    last = "no answer"
-    while True:
-        if proc.poll() is not None:
-            pytest.fail(f"the server exited with code {proc.returncode} before answering "
-                        f"GET /api/meta\n{output()}")
-        try:
-            with urllib.request.urlopen(f"{base}/api/meta", timeout=2) as answer:
-                if answer.status == 200:
-                    break
-                last = f"HTTP {answer.status}"
-        except (OSError, ValueError) as exc:
-            last = repr(exc)
-        if time.monotonic() > deadline:
-            proc.terminate()
-            proc.wait(5)
-            pytest.fail(f"GET {base}/api/meta did not answer 200 within 20 s ({last})\n"
-                        f"{output()}")
-        time.sleep(0.1)
-    yield base
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(5)
+    proc = ServerProcess(tmp_path_factory.mktemp("e2e-server"))
+    yield proc.start()
+    proc.stop()
 
 
 @pytest.fixture(scope="session")
@@ -554,6 +575,35 @@ def test_reload_friend_game(ui: Ui) -> None:
             raise AssertionError("B, reloaded, did not get A's move pushed") from exc
         play_moves(b, 1, deadline)
         a.wait_for_function(JS_VERSION_IS, arg=game_attr(b, "version"))
+
+
+def test_server_killed_mid_game_the_page_reconnects_and_play_goes_on(
+        chromium: Browser, tmp_path: Path) -> None:
+    """Nothing lost, seen from the browser: the server is killed mid-game; the page says the
+    connection is gone, and once the server is back on the same database it rejoins the
+    same seat and game by itself, and play continues."""
+    srv = ServerProcess(tmp_path)
+    ui = Ui(chromium, srv.start(), tmp_path)
+    try:
+        page = ui.new_page("restart")
+        with ui.guard():
+            new_game(page, "luzak", opponent="easy", first="me")
+            deadline = time.monotonic() + 90
+            play_moves(page, 2, deadline)
+            assert wait_status(page, deadline) == "me"
+            version, hand = game_attr(page, "version"), hand_tiles(page)
+            connection = page.get_by_test_id("connection")
+            expect(connection).to_have_attribute("data-state", "open")
+            srv.kill()
+            expect(connection).not_to_have_attribute("data-state", "open")
+            srv.start()
+            expect(connection).to_have_attribute("data-state", "open", timeout=30_000)
+            assert game_attr(page, "version") == version
+            assert sorted(hand_tiles(page)) == sorted(hand)
+            play_moves(page, 1, deadline)
+    finally:
+        ui.close()
+        srv.stop()
 
 
 POLISH_LETTERS = re.compile("[ąćęłńóśźżĄĆĘŁŃÓŚŹŻ]")
