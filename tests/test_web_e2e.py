@@ -12,8 +12,10 @@ import contextlib
 import importlib.util
 import json
 import os
+import random
 import re
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -36,7 +38,7 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from dominolab.core import replay
+from dominolab.core import Match, Play, replay
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -183,11 +185,18 @@ class ServerProcess:
 
 
 @pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The real server on a free port; yields its base URL."""
+def server_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """The real server on a free port, for the whole session."""
     proc = ServerProcess(tmp_path_factory.mktemp("e2e-server"))
-    yield proc.start()
+    proc.start()
+    yield proc
     proc.stop()
+
+
+@pytest.fixture(scope="session")
+def server(server_process: ServerProcess) -> str:
+    """The session server's base URL."""
+    return server_process.base
 
 
 @pytest.fixture(scope="session")
@@ -604,6 +613,104 @@ def test_server_killed_mid_game_the_page_reconnects_and_play_goes_on(
     finally:
         ui.close()
         srv.stop()
+
+
+def api(base: str, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+    """A JSON request to the server (for setting up positions, never for what is tested)."""
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(base + path, data=data, method=method)
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    if token:
+        req.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(req, timeout=30) as answer:
+        return json.loads(answer.read())
+
+
+def friend_game_via_api(base: str, game: str) -> tuple[str, tuple[str, str]]:
+    made = api(base, "POST", "/api/games", {"game": game, "opponent": "friend", "first": "me"})
+    return made["id"], (made["token"], made["invite"].split("#t=", 1)[1])
+
+
+def moves_to_a_luzak_choice(server: ServerProcess, gid: str) -> list[str] | None:
+    """Moves from the start of this game's first hand to a position where seat 0 must lay
+    a luzak of a non-double (so it chooses the outward half), found by random playouts
+    with the engine over the game's stored seed; None if none turned up."""
+    with sqlite3.connect(server.where / "e2e.sqlite3") as db:
+        seed, first = db.execute("SELECT seed, first_opener FROM games WHERE id = ?",
+                                 (gid,)).fetchone()
+    rng = random.Random(seed)
+    for _ in range(3000):
+        match = Match("luzak", seed=seed, first_opener=first)
+        moves: list[str] = []
+        while match.hand_number == 1 and not match.is_over:
+            legal = match.legal_moves()
+            if match.to_move == 0 and all(isinstance(m, Play) and m.luzak for m in legal) \
+                    and any(isinstance(m, Play) and not m.tile.is_double for m in legal):
+                return moves
+            move = rng.choice(legal)
+            match.apply(move)
+            moves.append(str(move))
+    return None
+
+
+def test_a_luzak_asks_which_half_goes_outward(ui: Ui, server_process: ServerProcess) -> None:
+    base = server_process.base
+    for _attempt in range(10):
+        gid, tokens = friend_game_via_api(base, "luzak")
+        moves = moves_to_a_luzak_choice(server_process, gid)
+        if moves is not None:
+            break
+    else:
+        pytest.fail("no position with a luzak choice in 10 deals")
+    for i, text in enumerate(moves):
+        api(base, "POST", f"/api/games/{gid}/moves", {"move": text, "version": i},
+            tokens[i % 2])
+    state = api(base, "GET", f"/api/games/{gid}", token=tokens[0])
+    luzaks = [m for m in state["legal"] if m["kind"] == "luzak" and m["tile"][0] != m["tile"][1]]
+    tile, port = luzaks[0]["tile"], luzaks[0]["port"]
+    pair = sorted(m["move"] for m in luzaks if m["tile"] == tile and m["port"] == port)
+    assert len(pair) == 2, pair
+    page = ui.new_page("luzak-choice")
+    with ui.guard():
+        page.goto(f"/game/{gid}#t={tokens[0]}")
+        page.wait_for_function(JS_VERSION_IS, arg=str(len(moves)))
+        page.locator(f'[data-testid="hand-tile"][data-tile="{tile}"]').click()
+        spot = page.locator(", ".join(f'[data-testid="spot"][data-moves="{",".join(p)}"]'
+                                      for p in (pair, pair[::-1])))
+        spot.first.click()
+        choices = page.locator('[data-testid="choose-move"]').filter(visible=True)
+        expect(choices).to_have_count(2)
+        assert sorted(c.get_attribute("data-move") or "" for c in choices.all()) == pair
+        page.locator(f'[data-testid="choose-move"][data-move="{pair[1]}"]').click()
+        page.wait_for_function(JS_VERSION_IS, arg=str(len(moves) + 1))
+    after = api(base, "GET", f"/api/games/{gid}", token=tokens[1])
+    assert after["history"][-1]["move"] == pair[1]
+    assert after["table"]["tiles"][-1]["luzak"] is True
+
+
+def test_widelec_buttons_appear_only_when_legal(ui: Ui, server: str) -> None:
+    gid, tokens = friend_game_via_api(server, "widelec")
+    page = ui.new_page("widelec-buttons")
+    rng = random.Random(gid)
+    seen: set[str] = set()
+    with ui.guard():
+        page.goto(f"/game/{gid}#t={tokens[0]}")
+        for _ in range(120):
+            states = [api(server, "GET", f"/api/games/{gid}", token=t) for t in tokens]
+            if states[0]["match_result"] is not None or states[0]["hand_number"] > 1:
+                break
+            page.wait_for_function(JS_VERSION_IS, arg=str(states[0]["version"]))
+            kinds = {m["kind"] for m in states[0]["legal"]}
+            for button in ("draw", "pass", "keep"):
+                assert shown(page, button) == (button in kinds), (
+                    f"{button} shown={shown(page, button)} but legal kinds are {kinds}")
+            seen.update(kinds if kinds else {"waiting"})
+            mover = next(st for st in states if st["to_move"] == st["seat"])
+            choice = rng.choice(mover["legal"])["move"]
+            api(server, "POST", f"/api/games/{gid}/moves",
+                {"move": choice, "version": mover["version"]}, tokens[mover["seat"]])
+    assert {"draw", "play", "waiting"} <= seen, seen
 
 
 POLISH_LETTERS = re.compile("[ąćęłńóśźżĄĆĘŁŃÓŚŹŻ]")
