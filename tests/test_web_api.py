@@ -93,6 +93,7 @@ def test_page_is_served_for_every_route(client: TestClient, path: str) -> None:
     r = client.get(path)
     assert r.status_code == 200
     assert "<html" in r.text.lower()
+    assert "script-src 'self'" in r.headers["content-security-policy"]
 
 
 def test_rules_in_english_and_polish(client: TestClient) -> None:
