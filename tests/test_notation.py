@@ -206,3 +206,9 @@ def test_move_errors_are_value_errors() -> None:
     """The three move errors are ValueError subclasses (as in python-chess)."""
     for cls in (InvalidMoveError, IllegalMoveError, AmbiguousMoveError, GameOverError):
         assert issubclass(cls, ValueError)
+
+
+def test_tile_digits_are_high_half_first() -> None:
+    """docs/notation.md: a tile's canonical two digits, as a lead is written."""
+    assert Tile(5, 6).digits == "65" and Tile(0, 0).digits == "00"
+    assert all(str(play(t, t.hi, None)) == t.digits for t in TILES)

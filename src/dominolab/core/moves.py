@@ -133,7 +133,7 @@ class Play:
     def __str__(self) -> str:
         t = self.tile
         if self.port is None:
-            return f"{t.hi}{t.lo}"
+            return t.digits
         star = "*" if self.luzak else ""
         return f"{self.inner}{t.other(self.inner)}@{self.port.text}{star}"
 

@@ -67,6 +67,12 @@ class Tile:
         return self.index
 
     @property
+    def digits(self) -> str:
+        """The tile as two digits, high half first (``"65"``): the lead's notation, and how
+        the web app writes tiles."""
+        return f"{self.hi}{self.lo}"
+
+    @property
     def halves(self) -> tuple[int, ...]:
         """The distinct pip values on the tile, ascending (one for a double)."""
         return (self.lo,) if self.is_double else (self.lo, self.hi)

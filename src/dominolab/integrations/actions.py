@@ -80,7 +80,7 @@ class ActionCodec:
         tile = TILES[index]
         inner = tile.hi if high else tile.lo
         if slot == 0:
-            return f"{tile.hi}{tile.lo}"
+            return tile.digits
         if self.slots == _LINE_SLOTS:
             port = "LR"[slot - 1]
         else:

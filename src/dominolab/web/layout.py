@@ -108,7 +108,7 @@ class Placed:
     def to_json(self) -> dict[str, Any]:
         """The PLACED object of docs/web.md (``link`` only when set)."""
         out: dict[str, Any] = {
-            "k": self.k, "tile": f"{self.tile.hi}{self.tile.lo}", "x": self.x, "y": self.y,
+            "k": self.k, "tile": self.tile.digits, "x": self.x, "y": self.y,
             "w": self.w, "h": self.h, "a": self.a, "b": self.b, "luzak": self.luzak,
             "spinner": self.spinner}
         if self.link is not None:

@@ -23,7 +23,6 @@ from dominolab.core import (
     Pass,
     Play,
     Step,
-    Tile,
     TreeTable,
     View,
     WidelecHand,
@@ -31,11 +30,6 @@ from dominolab.core import (
 from dominolab.web.layout import TableLayout
 
 WIDTHS = ("wide", "narrow")
-
-
-def tile_text(tile: Tile) -> str:
-    """A tile as the page writes it: two digits, high half first (``"65"``)."""
-    return f"{tile.hi}{tile.lo}"
 
 
 def reason_of(game: str, step: Step) -> dict[str, Any]:
@@ -53,7 +47,7 @@ def reason_of(game: str, step: Step) -> dict[str, Any]:
         if step.ends is None or not step.quartet:
             return {"kind": "none", "n": n}
         return {"kind": "quartet", "quartet": step.quartet, "n": n,
-                "ends": [tile_text(t) for t in step.ends], "points": step.points[step.seat]}
+                "ends": [t.digits for t in step.ends], "points": step.points[step.seat]}
     count = step.count or 0
     scored = count != 0 and count % n == 0
     if move.luzak:
@@ -70,13 +64,13 @@ def step_json(game: str, step: Step, seat: int | None) -> dict[str, Any]:
     return {"seat": step.seat, "move": str(step.move), "n": step.n,
             "points": list(step.points), "count": step.count,
             "reason": reason_of(game, step),
-            "drew": None if drew is None else tile_text(drew)}
+            "drew": None if drew is None else drew.digits}
 
 
 def result_json(number: int, result: HandResult) -> dict[str, Any]:
     return {"number": number, "end": result.end, "winner": result.winner,
             "points": list(result.points), "bonus": result.bonus,
-            "bonus_quartets": [[tile_text(a), tile_text(b)] for a, b in result.bonus_quartets],
+            "bonus_quartets": [[a.digits, b.digits] for a, b in result.bonus_quartets],
             "pips_left": None if result.pips_left is None else list(result.pips_left)}
 
 
@@ -105,7 +99,7 @@ def legal_json(view: View, layout: TableLayout) -> list[dict[str, Any]]:
 def move_json(move: Move, layout: TableLayout) -> dict[str, Any]:
     if isinstance(move, Play):
         kind = "lead" if move.port is None else "luzak" if move.luzak else "play"
-        return {"move": str(move), "kind": kind, "tile": tile_text(move.tile),
+        return {"move": str(move), "kind": kind, "tile": move.tile.digits,
                 "port": None if move.port is None else str(move.port), "outer": move.outer,
                 "spot": layout.preview(move).to_json()}
     kind = "draw" if isinstance(move, Draw) else "pass" if isinstance(move, Pass) else "keep"
@@ -160,7 +154,7 @@ def seat_state(match: Match, seat: int, *, game_id: str, mode: str, opponent: st
         "hand_number": match.hand_number,
         "opener": view.opener,
         "to_move": view.to_move,
-        "hand": [tile_text(t) for t in view.hand],
+        "hand": [t.digits for t in view.hand],
         "opponent_tiles": view.opponent_tiles,
         "boneyard": view.boneyard,
         "count": view.count,
@@ -204,7 +198,7 @@ def replay_frames(match: Match, width: str = "wide") -> list[dict[str, Any]]:
                 "hand": number,
                 "n": len(hand.table_placements),
                 "table": layout.to_json(),
-                "hands": [[tile_text(t) for t in hand.hands[s]] for s in (0, 1)],
+                "hands": [[t.digits for t in hand.hands[s]] for s in (0, 1)],
                 "boneyard": len(hand.boneyard) if isinstance(hand, WidelecHand) else None,
                 "count": (None if isinstance(hand, WidelecHand)
                           else TreeTable.recount(hand.table_placements)

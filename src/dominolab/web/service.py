@@ -344,11 +344,6 @@ class GameService:
         except Exception:
             log.exception("the computer failed to move in game %s", live.id)
 
-    async def wait_idle(self, live: LiveGame) -> None:
-        """Wait until the computer has finished its turn (tests, shutdown)."""
-        while live.computer is not None and not live.computer.done():
-            await live.computer
-
     # -- hints, records, replays -------------------------------------------------------------
     async def hint(self, live: LiveGame, seat: int) -> dict[str, Any]:
         match = live.match
