@@ -9,17 +9,12 @@ assertion message names the file, the page's state and the failed requests it sa
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import os
 import random
 import re
-import socket
 import sqlite3
-import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, cast
@@ -39,6 +34,7 @@ from playwright.sync_api import (
 )
 
 from dominolab.core import Match, Play, replay
+from dominolab.web.process import ServerProcess, request_json
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -110,87 +106,11 @@ JS_GAME_ATTRS = """() => {
 
 # -- the server and the browser --------------------------------------------------------------
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _serve_command() -> list[str]:
-    if importlib.util.find_spec("dominolab.__main__") is not None:
-        return [sys.executable, "-m", "dominolab"]
-    script = Path(sys.executable).with_name("dominolab")
-    if not script.exists():
-        pytest.fail(f"neither `python -m dominolab` nor the console script {script} exists")
-    return [str(script)]
-
-
-class ServerProcess:
-    """`dominolab serve` in a child process, on one port and one database across restarts."""
-
-    def __init__(self, where: Path) -> None:
-        self.where = where
-        self.port = _free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.command = [*_serve_command(), "serve", "--host", "127.0.0.1", "--port",
-                        str(self.port), "--db", str(where / "e2e.sqlite3")]
-        self.out_path, self.err_path = where / "server.out", where / "server.err"
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def output(self) -> str:
-        return (f"command: {' '.join(self.command)}\n--- stderr ---\n"
-                f"{self.err_path.read_text(errors='replace')[-4000:]}\n--- stdout ---\n"
-                f"{self.out_path.read_text(errors='replace')[-2000:]}")
-
-    def start(self) -> str:
-        env = dict(os.environ, DOMINOLAB_COMPUTER_DELAY="0")
-        with self.out_path.open("ab") as out, self.err_path.open("ab") as err:
-            self.proc = proc = subprocess.Popen(self.command, stdout=out, stderr=err, env=env,
-                                                cwd=self.where)
-        deadline = time.monotonic() + 20
-        last = "no answer"
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"the server exited with code {proc.returncode} before answering "
-                            f"GET /api/meta\n{self.output()}")
-            try:
-                with urllib.request.urlopen(f"{self.base}/api/meta", timeout=2) as answer:
-                    if answer.status == 200:
-                        return self.base
-                    last = f"HTTP {answer.status}"
-            except (OSError, ValueError) as exc:
-                last = repr(exc)
-            if time.monotonic() > deadline:
-                self.stop()
-                pytest.fail(f"GET {self.base}/api/meta did not answer 200 within 20 s "
-                            f"({last})\n{self.output()}")
-            time.sleep(0.1)
-
-    def kill(self) -> None:
-        """As if the machine lost power: SIGKILL, no clean shutdown."""
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait(10)
-            self.proc = None
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-            self.proc = None
-
-
 @pytest.fixture(scope="session")
 def server_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """The real server on a free port, for the whole session."""
-    proc = ServerProcess(tmp_path_factory.mktemp("e2e-server"))
-    proc.start()
-    yield proc
-    proc.stop()
+    with ServerProcess(tmp_path_factory.mktemp("e2e-server") / "e2e.sqlite3") as proc:
+        yield proc
 
 
 @pytest.fixture(scope="session")
@@ -591,7 +511,7 @@ def test_server_killed_mid_game_the_page_reconnects_and_play_goes_on(
     """Nothing lost, seen from the browser: the server is killed mid-game; the page says the
     connection is gone, and once the server is back on the same database it rejoins the
     same seat and game by itself, and play continues."""
-    srv = ServerProcess(tmp_path)
+    srv = ServerProcess(tmp_path / "restart.sqlite3")
     ui = Ui(chromium, srv.start(), tmp_path)
     try:
         page = ui.new_page("restart")
@@ -615,20 +535,9 @@ def test_server_killed_mid_game_the_page_reconnects_and_play_goes_on(
         srv.stop()
 
 
-def api(base: str, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-    """A JSON request to the server (for setting up positions, never for what is tested)."""
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(base + path, data=data, method=method)
-    if data is not None:
-        req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(req, timeout=30) as answer:
-        return json.loads(answer.read())
-
-
 def friend_game_via_api(base: str, game: str) -> tuple[str, tuple[str, str]]:
-    made = api(base, "POST", "/api/games", {"game": game, "opponent": "friend", "first": "me"})
+    made = request_json(base, "POST", "/api/games",
+                        {"game": game, "opponent": "friend", "first": "me"})
     return made["id"], (made["token"], made["invite"].split("#t=", 1)[1])
 
 
@@ -636,7 +545,7 @@ def moves_to_a_luzak_choice(server: ServerProcess, gid: str) -> list[str] | None
     """Moves from the start of this game's first hand to a position where seat 0 must lay
     a luzak of a non-double (so it chooses the outward half), found by random playouts
     with the engine over the game's stored seed; None if none turned up."""
-    with sqlite3.connect(server.where / "e2e.sqlite3") as db:
+    with sqlite3.connect(server.db) as db:
         seed, first = db.execute("SELECT seed, first_opener FROM games WHERE id = ?",
                                  (gid,)).fetchone()
     rng = random.Random(seed)
@@ -664,9 +573,9 @@ def test_a_luzak_asks_which_half_goes_outward(ui: Ui, server_process: ServerProc
     else:
         pytest.fail("no position with a luzak choice in 10 deals")
     for i, text in enumerate(moves):
-        api(base, "POST", f"/api/games/{gid}/moves", {"move": text, "version": i},
+        request_json(base, "POST", f"/api/games/{gid}/moves", {"move": text, "version": i},
             tokens[i % 2])
-    state = api(base, "GET", f"/api/games/{gid}", token=tokens[0])
+    state = request_json(base, "GET", f"/api/games/{gid}", token=tokens[0])
     luzaks = [m for m in state["legal"] if m["kind"] == "luzak" and m["tile"][0] != m["tile"][1]]
     tile, port = luzaks[0]["tile"], luzaks[0]["port"]
     pair = sorted(m["move"] for m in luzaks if m["tile"] == tile and m["port"] == port)
@@ -684,7 +593,7 @@ def test_a_luzak_asks_which_half_goes_outward(ui: Ui, server_process: ServerProc
         assert sorted(c.get_attribute("data-move") or "" for c in choices.all()) == pair
         page.locator(f'[data-testid="choose-move"][data-move="{pair[1]}"]').click()
         page.wait_for_function(JS_VERSION_IS, arg=str(len(moves) + 1))
-    after = api(base, "GET", f"/api/games/{gid}", token=tokens[1])
+    after = request_json(base, "GET", f"/api/games/{gid}", token=tokens[1])
     assert after["history"][-1]["move"] == pair[1]
     assert after["table"]["tiles"][-1]["luzak"] is True
 
@@ -697,7 +606,7 @@ def test_widelec_buttons_appear_only_when_legal(ui: Ui, server: str) -> None:
     with ui.guard():
         page.goto(f"/game/{gid}#t={tokens[0]}")
         for _ in range(120):
-            states = [api(server, "GET", f"/api/games/{gid}", token=t) for t in tokens]
+            states = [request_json(server, "GET", f"/api/games/{gid}", token=t) for t in tokens]
             if states[0]["match_result"] is not None or states[0]["hand_number"] > 1:
                 break
             page.wait_for_function(JS_VERSION_IS, arg=str(states[0]["version"]))
@@ -708,7 +617,7 @@ def test_widelec_buttons_appear_only_when_legal(ui: Ui, server: str) -> None:
             seen.update(kinds if kinds else {"waiting"})
             mover = next(st for st in states if st["to_move"] == st["seat"])
             choice = rng.choice(mover["legal"])["move"]
-            api(server, "POST", f"/api/games/{gid}/moves",
+            request_json(server, "POST", f"/api/games/{gid}/moves",
                 {"move": choice, "version": mover["version"]}, tokens[mover["seat"]])
     assert {"draw", "play", "waiting"} <= seen, seen
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import socket
 import sqlite3
 import subprocess
@@ -21,121 +20,71 @@ from typing import Any
 
 import pytest
 
+from dominolab.web.process import ServerProcess, free_port
 from dominolab.web.store import MIGRATIONS, SCHEMA_VERSION, Store, StoreError
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-class Server:
-    """``dominolab serve`` in a child process."""
-
-    def __init__(self, db: Path) -> None:
-        self.db = db
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.log = db.with_suffix(f".{self.port}.log")
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> Server:
-        with open(self.log, "ab") as err:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "dominolab", "serve", "--port", str(self.port),
-                 "--db", str(self.db), "--computer-delay", "0"],
-                stdout=err, stderr=err, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                self.call("GET", "/api/meta")
-                return self
-            except OSError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    self.kill()
-                    pytest.fail("the server did not start:\n" + self.log.read_text())
-                time.sleep(0.05)
-
-    def kill(self) -> None:
-        """Like a crash or a power switch: SIGKILL, no clean shutdown."""
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait(10)
-            self.proc = None
-
-    def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.base + path, data=data, method=method)
-        if data is not None:
-            req.add_header("Content-Type", "application/json")
-        if token:
-            req.add_header("Authorization", f"Bearer {token}")
-        with urllib.request.urlopen(req, timeout=30) as resp:
-            return json.loads(resp.read())
-
-    def my_turn(self, gid: str, token: str) -> dict[str, Any]:
-        deadline = time.monotonic() + 30
-        while True:
-            st: dict[str, Any] = self.call("GET", f"/api/games/{gid}", token=token)
-            if st["to_move"] in (st["seat"], None) or st["match_result"]:
-                return st
-            assert time.monotonic() < deadline, "the computer never moved"
-            time.sleep(0.02)
+def my_turn(srv: ServerProcess, gid: str, token: str) -> dict[str, Any]:
+    """Wait until it is this seat's turn (the computer may be thinking) or the match ends."""
+    deadline = time.monotonic() + 30
+    while True:
+        st: dict[str, Any] = srv.request("GET", f"/api/games/{gid}", token=token)
+        if st["to_move"] in (st["seat"], None) or st["match_result"]:
+            return st
+        assert time.monotonic() < deadline, "the computer never moved"
+        time.sleep(0.02)
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    srv = Server(tmp_path / "games.sqlite3").start()
-    yield srv
-    srv.kill()
+def server(tmp_path: Path) -> Iterator[ServerProcess]:
+    with ServerProcess(tmp_path / "games.sqlite3") as srv:
+        yield srv
 
 
-def play_first(srv: Server, gid: str, token: str) -> dict[str, Any]:
-    st = srv.my_turn(gid, token)
-    after: dict[str, Any] = srv.call("POST", f"/api/games/{gid}/moves",
+def play_first(srv: ServerProcess, gid: str, token: str) -> dict[str, Any]:
+    st = my_turn(srv, gid, token)
+    after: dict[str, Any] = srv.request("POST", f"/api/games/{gid}/moves",
                                      {"move": st["legal"][0]["move"], "version": st["version"]},
                                      token)
     return after
 
 
-def test_killed_server_continues_every_game(server: Server) -> None:
-    computer = server.call("POST", "/api/games", {"game": "luzak", "opponent": "easy",
+def test_killed_server_continues_every_game(server: ServerProcess) -> None:
+    computer = server.request("POST", "/api/games", {"game": "luzak", "opponent": "easy",
                                                   "first": "me"})
-    friend = server.call("POST", "/api/games", {"game": "widelec", "opponent": "friend"})
+    friend = server.request("POST", "/api/games", {"game": "widelec", "opponent": "friend"})
     cid, ctok = computer["id"], computer["token"]
     fid, ftoks = friend["id"], (friend["token"], friend["invite"].split("#t=")[1])
     for _ in range(3):
         play_first(server, cid, ctok)
     for _ in range(5):
-        seat = server.call("GET", f"/api/games/{fid}", token=ftoks[0])["to_move"]
+        seat = server.request("GET", f"/api/games/{fid}", token=ftoks[0])["to_move"]
         play_first(server, fid, ftoks[seat])
-    before_c = server.my_turn(cid, ctok)
-    before_f = [server.call("GET", f"/api/games/{fid}", token=t) for t in ftoks]
+    before_c = my_turn(server, cid, ctok)
+    before_f = [server.request("GET", f"/api/games/{fid}", token=t) for t in ftoks]
     assert before_c["version"] >= 6 and before_f[0]["version"] == 5
 
     server.kill()
     with pytest.raises(OSError):
-        server.call("GET", "/api/meta")
+        server.request("GET", "/api/meta")
     server.start()
 
-    after_c = server.call("GET", f"/api/games/{cid}", token=ctok)
-    after_f = [server.call("GET", f"/api/games/{fid}", token=t) for t in ftoks]
+    after_c = server.request("GET", f"/api/games/{cid}", token=ctok)
+    after_f = [server.request("GET", f"/api/games/{fid}", token=t) for t in ftoks]
     assert after_c == before_c
     assert after_f == before_f
     # and play goes on, the computer included
     moved = play_first(server, cid, ctok)
     assert moved["version"] == before_c["version"] + 1
-    assert server.my_turn(cid, ctok)["version"] >= moved["version"] + 1
+    assert my_turn(server, cid, ctok)["version"] >= moved["version"] + 1
     seat = after_f[0]["to_move"]
     assert play_first(server, fid, ftoks[seat])["version"] == 6
 
 
-def test_websocket_rejoins_after_a_restart(server: Server) -> None:
+def test_websocket_rejoins_after_a_restart(server: ServerProcess) -> None:
     from websockets.asyncio.client import connect
 
-    made = server.call("POST", "/api/games", {"game": "luzak-line", "opponent": "friend",
+    made = server.request("POST", "/api/games", {"game": "luzak-line", "opponent": "friend",
                                               "first": "me"})
     gid, tokens = made["id"], (made["token"], made["invite"].split("#t=")[1])
     play_first(server, gid, tokens[0])
@@ -160,12 +109,12 @@ def test_websocket_rejoins_after_a_restart(server: Server) -> None:
     assert again["hand"] == first["hand"] and again["table"] == first["table"]
 
 
-def test_wrong_token_after_restart_is_still_refused(server: Server) -> None:
-    made = server.call("POST", "/api/games", {"game": "luzak", "opponent": "friend"})
+def test_wrong_token_after_restart_is_still_refused(server: ServerProcess) -> None:
+    made = server.request("POST", "/api/games", {"game": "luzak", "opponent": "friend"})
     server.kill()
     server.start()
     with pytest.raises(urllib.error.HTTPError) as info:
-        server.call("GET", f"/api/games/{made['id']}", token="guess")
+        server.request("GET", f"/api/games/{made['id']}", token="guess")
     assert info.value.code == 403
 
 

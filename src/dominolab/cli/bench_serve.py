@@ -16,18 +16,15 @@ import asyncio
 import json
 import os
 import random
-import socket
-import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from dominolab.arena import percentile
+from dominolab.web.process import ServerProcess, request_json
 
 
 @dataclass
@@ -43,48 +40,6 @@ class GameRun:
     errors: list[str] = field(default_factory=list)
     last_version: int = 0
     over: bool = False
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _request(base: str, method: str, path: str, body: Any = None,
-             token: str | None = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(base + path, data=data, method=method)
-    if data is not None:
-        req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(req, timeout=30) as resp:
-        return json.loads(resp.read())
-
-
-def start_server(db: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
-    port = _free_port()
-    log = db.with_suffix(".log")
-    with open(log, "wb") as err:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "dominolab", "serve", "--port", str(port), "--db", str(db),
-             "--computer-delay", "0"],
-            stdout=subprocess.DEVNULL, stderr=err,
-        )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            _request(base, "GET", "/api/meta")
-            return proc, base, log
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError("the server did not start:\n"
-                                   + log.read_text(errors="replace")[-2000:]) from None
-            time.sleep(0.1)
 
 
 async def _seat(run: GameRun, seat: int, ws_url: str, think: float, rng: random.Random,
@@ -152,7 +107,7 @@ async def _run(base: str, games: int, seconds: float, think: float, game: str,
                seed: int) -> dict[str, Any]:
     runs: list[GameRun] = []
     for _ in range(games):
-        created = await asyncio.to_thread(_request, base, "POST", "/api/games",
+        created = await asyncio.to_thread(request_json, base, "POST", "/api/games",
                                           {"game": game, "opponent": "friend", "first": "lot"})
         invite = created["invite"]
         runs.append(GameRun(created["id"], (created["token"], invite.split("#t=", 1)[1])))
@@ -187,7 +142,7 @@ async def _run(base: str, games: int, seconds: float, think: float, game: str,
     for run in runs:
         errors.extend(run.errors)
         lost += len(set(run.sent) - run.received)
-        final = await asyncio.to_thread(_request, base, "GET", f"/api/games/{run.id}", None,
+        final = await asyncio.to_thread(request_json, base, "GET", f"/api/games/{run.id}", None,
                                         run.tokens[0])
         if final["version"] != len(run.sent):
             lost += abs(final["version"] - len(run.sent))
@@ -205,34 +160,28 @@ async def _run(base: str, games: int, seconds: float, think: float, game: str,
 
 
 def run(games: list[int], seconds: float, think: float, game: str, as_json: bool) -> int:
-    with tempfile.TemporaryDirectory(prefix="dominolab-bench-") as tmp:
-        proc, base, _log = start_server(Path(tmp) / "bench.sqlite3")
-        try:
-            results = []
+    with tempfile.TemporaryDirectory(prefix="dominolab-bench-") as tmp, \
+            ServerProcess(Path(tmp) / "bench.sqlite3") as server:
+        base = server.base
+        results = []
+        if not as_json:
+            print(f"{game}: N friend games at once, each seat a scripted WebSocket client "
+                  f"thinking {think:g} s a move on average, {seconds:g} s a run; one "
+                  f"server process on loopback ({os.cpu_count()} cores shared with the "
+                  f"clients)")
+        for n in games:
+            with ThreadPoolExecutor(1) as pool:  # a loop of its own, whatever the caller's
+                result = pool.submit(asyncio.run,
+                                     _run(base, n, seconds, think, game, seed=n)).result()
+            results.append(result)
             if not as_json:
-                print(f"{game}: N friend games at once, each seat a scripted WebSocket client "
-                      f"thinking {think:g} s a move on average, {seconds:g} s a run; one "
-                      f"server process on loopback ({os.cpu_count()} cores shared with the "
-                      f"clients)")
-            for n in games:
-                with ThreadPoolExecutor(1) as pool:  # a loop of its own, whatever the caller's
-                    result = pool.submit(asyncio.run,
-                                         _run(base, n, seconds, think, game, seed=n)).result()
-                results.append(result)
-                if not as_json:
-                    print(f"  N={n:<4} {result['moves']:>6} moves ({result['moves_per_s']:,.0f}/s)"
-                          f"  move -> opponent's update: p50 {result['p50_ms']} ms, "
-                          f"p99 {result['p99_ms']} ms, max {result['max_ms']} ms;  "
-                          f"errors {result['errors']}, lost moves {result['lost_moves']}",
-                          flush=True)
-                    for example in result["error_examples"]:
-                        print(f"      e.g. {example}")
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+                print(f"  N={n:<4} {result['moves']:>6} moves ({result['moves_per_s']:,.0f}/s)"
+                      f"  move -> opponent's update: p50 {result['p50_ms']} ms, "
+                      f"p99 {result['p99_ms']} ms, max {result['max_ms']} ms;  "
+                      f"errors {result['errors']}, lost moves {result['lost_moves']}",
+                      flush=True)
+                for example in result["error_examples"]:
+                    print(f"      e.g. {example}")
     if as_json:
         print(json.dumps({"game": game, "think_s": think, "seconds": seconds,
                           "runs": results}, indent=2))

@@ -1,0 +1,112 @@
+"""A real ``dominolab serve`` in a child process, and a small JSON client for it.
+
+Used by ``dominolab bench serve`` and by the tests that kill and restart the server or drive
+it from a browser: one port and one database across restarts, so a restarted server serves
+the same games at the same address.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def request_json(base: str, method: str, path: str, body: Any = None,
+                 token: str | None = None, timeout: float = 30) -> Any:
+    """One JSON request to the server at ``base``; HTTP errors raise urllib's HTTPError."""
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(base + path, data=data, method=method)
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    if token:
+        req.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(req, timeout=timeout) as answer:
+        return json.loads(answer.read())
+
+
+class ServerProcess:
+    """``python -m dominolab serve`` on 127.0.0.1, its output in ``log``."""
+
+    def __init__(self, db: Path, *, computer_delay: float = 0.0) -> None:
+        self.db = db
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log = db.with_name(f"{db.stem}.server.log")
+        self.command = [sys.executable, "-m", "dominolab", "serve", "--host", "127.0.0.1",
+                        "--port", str(self.port), "--db", str(db),
+                        "--computer-delay", str(computer_delay)]
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def output(self) -> str:
+        """The command and the end of what the server printed, for error messages."""
+        text = self.log.read_text(errors="replace") if self.log.exists() else ""
+        return f"command: {' '.join(self.command)}\n--- output ---\n{text[-4000:]}"
+
+    def start(self, timeout: float = 30) -> str:
+        """Start it and wait until it answers; returns the base URL. RuntimeError (with the
+        server's output) if it exits or does not answer in time."""
+        with open(self.log, "ab") as out:
+            self.proc = proc = subprocess.Popen(
+                self.command, stdout=out, stderr=out,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=self.db.parent)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.request("GET", "/api/meta", timeout=2)
+                return self.base
+            except OSError as exc:
+                if proc.poll() is not None:
+                    self.proc = None
+                    raise RuntimeError(f"the server exited with code {proc.returncode}\n"
+                                       f"{self.output()}") from None
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError(f"the server did not answer within {timeout:g} s "
+                                       f"({exc!r})\n{self.output()}") from None
+                time.sleep(0.05)
+
+    def request(self, method: str, path: str, body: Any = None, token: str | None = None,
+                timeout: float = 30) -> Any:
+        return request_json(self.base, method, path, body, token, timeout)
+
+    def kill(self) -> None:
+        """As if the machine lost power: SIGKILL, no clean shutdown."""
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait(10)
+            self.proc = None
+
+    def stop(self) -> None:
+        """A clean stop (SIGTERM), then SIGKILL if it does not end in 10 s."""
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+            self.proc = None
+
+    def __enter__(self) -> ServerProcess:
+        self.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
