@@ -17,6 +17,7 @@ from dominolab.core import (
     Port,
     Step,
     TreeTable,
+    reason_of,
 )
 
 # -- colours -------------------------------------------------------------------------------
@@ -61,49 +62,45 @@ def explain_step(game: str, step: Step, *, show_drawn: bool = True,
     ``show_drawn=False`` hides the tile drawn (the opponent's draw); ``names`` replaces
     "seat 0" and "seat 1" where the text names the other seat.
     """
-    move = step.move
     seat = step.seat
     other = f"seat {1 - seat}" if names is None else names[1 - seat]
-    if isinstance(move, Draw):
+    r = reason_of(game, step)
+    if r.kind == "draw":
         if show_drawn and step.drew is not None:
             return f"drew {step.drew}"
         return "drew a tile"
-    if isinstance(move, Pass):
+    if r.kind == "pass":
         return "passed (nothing to play, boneyard empty)"
-    if isinstance(move, Keep):
+    if r.kind == "keep":
         return "kept the drawn tile"
-    assert isinstance(move, Play)
-    n = step.n
+    n = r.n
     if game == "widelec":
-        if step.ends is None:
+        if r.ends is None:
             return f"tile {n} leads, no quartet with one tile"
-        ends = f"ends {step.ends[0]} {step.ends[1]}"
-        if step.quartet:
-            return f"tile {n}, {ends} form quartet {step.quartet}: +{step.points[seat]}"
+        ends = f"ends {r.ends[0]} {r.ends[1]}"
+        if r.quartet:
+            return f"tile {n}, {ends} form quartet {r.quartet}: +{r.points[seat]}"
         return f"tile {n}, {ends}: no quartet"
-    count = step.count
-    parts: list[str] = []
-    divisible = bool(count) and count is not None and count % n == 0
+    count = r.count
     if count == 0:
         rule = "count 0 scores nothing"
-    elif divisible:
+    elif r.scored:
         rule = f"count {count} divisible by {n}"
     else:
         rule = f"count {count} not divisible by {n}"
-    if move.luzak:
+    if r.kind == "luzak":
         if game == "luzak":
-            parts.append(f"tile {n} is a luzak: {other} +{move.tile.pips} (its pips)")
-            if divisible:
-                got = step.points[seat]
+            parts = [f"tile {n} is a luzak: {other} +{r.pips} (its pips)"]
+            if r.scored:
+                got = r.points[seat]
                 parts.append(f"{rule}: +{got}" if got else f"{rule}, but the layer of a luzak "
                                                            f"does not score it here")
             else:
                 parts.append(rule)
-        else:
-            parts.append(f"tile {n} is a luzak: {rule}"
-                         + (f", so {other} scores +{count}" if divisible else ""))
-        return "; ".join(parts)
-    return f"tile {n}, {rule}" + (f": +{count}" if divisible else "")
+            return "; ".join(parts)
+        return f"tile {n} is a luzak: {rule}" + (f", so {other} scores +{count}"
+                                                 if r.scored else "")
+    return f"tile {n}, {rule}" + (f": +{count}" if r.scored else "")
 
 
 # -- the table -------------------------------------------------------------------------------

@@ -15,7 +15,6 @@ from typing import Any
 from dominolab.core import (
     Draw,
     HandResult,
-    Keep,
     LineTable,
     Match,
     MatchResult,
@@ -26,36 +25,30 @@ from dominolab.core import (
     TreeTable,
     View,
     WidelecHand,
+    reason_of,
 )
 from dominolab.web.layout import TableLayout
 
 WIDTHS = ("wide", "narrow")
 
 
-def reason_of(game: str, step: Step) -> dict[str, Any]:
-    """Why a move scored what it did, as data the page words in either language."""
-    move = step.move
-    if isinstance(move, Draw):
-        return {"kind": "draw"}
-    if isinstance(move, Pass):
-        return {"kind": "pass"}
-    if isinstance(move, Keep):
-        return {"kind": "keep"}
-    assert isinstance(move, Play)
-    n = step.n
-    if game == "widelec":
-        if step.ends is None or not step.quartet:
-            return {"kind": "none", "n": n}
-        return {"kind": "quartet", "quartet": step.quartet, "n": n,
-                "ends": [t.digits for t in step.ends], "points": step.points[step.seat]}
-    count = step.count or 0
-    scored = count != 0 and count % n == 0
-    if move.luzak:
-        return {"kind": "luzak", "n": n, "count": count, "scored": scored,
-                "to": 1 - step.seat, "pips": move.tile.pips if game == "luzak" else 0,
-                "points": list(step.points)}
-    return {"kind": "count", "n": n, "count": count, "scored": scored,
-            "points": list(step.points)}
+def reason_json(game: str, step: Step) -> dict[str, Any]:
+    """Why a step scored (:func:`dominolab.core.reason_of`), as the page reads it
+    (docs/web.md, REASON)."""
+    r = reason_of(game, step)
+    if r.kind in ("draw", "pass", "keep"):
+        return {"kind": r.kind}
+    ends = None if r.ends is None else [t.digits for t in r.ends]
+    if r.kind == "quartet":
+        return {"kind": "quartet", "quartet": r.quartet, "n": r.n, "ends": ends,
+                "points": r.points[step.seat]}
+    if r.kind == "none":
+        return {"kind": "none", "n": r.n, "ends": ends}
+    out = {"kind": r.kind, "n": r.n, "count": r.count, "scored": r.scored,
+           "points": list(r.points)}
+    if r.kind == "luzak":
+        out.update(to=r.to, pips=r.pips)
+    return out
 
 
 def step_json(game: str, step: Step, seat: int | None) -> dict[str, Any]:
@@ -63,7 +56,7 @@ def step_json(game: str, step: Step, seat: int | None) -> dict[str, Any]:
     drew = step.drew if seat is None or step.seat == seat else None
     return {"seat": step.seat, "move": str(step.move), "n": step.n,
             "points": list(step.points), "count": step.count,
-            "reason": reason_of(game, step),
+            "reason": reason_json(game, step),
             "drew": None if drew is None else drew.digits}
 
 
