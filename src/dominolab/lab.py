@@ -26,7 +26,7 @@ import re
 import signal
 import socket
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TextIO
@@ -298,6 +298,20 @@ def _drop_half_made_client(exc: BaseException, client_class: type) -> None:
         tb = tb.tb_next
 
 
+@contextlib.contextmanager
+def cluster_client(scheduler: Any) -> Iterator[Any]:
+    """A scheduler address connected (:func:`connect_cluster`) for the ``with`` block and
+    closed after it; anything else (None, a connected client) passes through untouched."""
+    if not isinstance(scheduler, str):
+        yield scheduler
+        return
+    client = connect_cluster(scheduler)
+    try:
+        yield client
+    finally:
+        client.close()
+
+
 def connect_cluster(address: str, timeout: float = CONNECT_TIMEOUT) -> Any:
     """A ``distributed.Client`` connected to the scheduler at ``address``
     (``tcp://HOST:PORT``), not made the default client; close it when done. Raises
@@ -385,11 +399,8 @@ def run_simulation(setup: SimSetup, out: TextIO, workers: int | None = None,
     twice a second while waiting. Raises :class:`SimInterrupted` on Ctrl-C (or when the
     callback raises :class:`KeyboardInterrupt`), after which ``out`` holds whole matches."""
     if isinstance(scheduler, str):
-        client = connect_cluster(scheduler)
-        try:
+        with cluster_client(scheduler) as client:
             return run_simulation(setup, out, workers, progress_callback, client)
-        finally:
-            client.close()
     if workers is None:
         workers = os.cpu_count() or 1
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -449,14 +460,9 @@ def simulate_to_file(setup: SimSetup, path: str | os.PathLike[str], workers: int
     """:func:`run_simulation` into the file ``path`` (UTF-8, ``\\n`` line ends), replacing it.
     With a ``scheduler`` address the cluster is connected first: if that fails
     (:class:`ClusterError`), the file is not touched."""
-    if isinstance(scheduler, str):
-        client = connect_cluster(scheduler)
-        try:
-            return simulate_to_file(setup, path, workers, progress_callback, client)
-        finally:
-            client.close()
-    with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        return run_simulation(setup, fh, workers, progress_callback, scheduler)
+    with cluster_client(scheduler) as client, \
+            open(path, "w", encoding="utf-8", newline="\n") as fh:
+        return run_simulation(setup, fh, workers, progress_callback, client)
 
 
 # -- reading ------------------------------------------------------------------------------------
