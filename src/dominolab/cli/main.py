@@ -92,6 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--computer-delay", type=float, default=None, metavar="SECONDS",
                    help="the least time the computer takes over a move, so that you see it "
                         "(default: 0.4, or $DOMINOLAB_COMPUTER_DELAY)")
+    p.add_argument("--game-seeds", type=int, default=None, metavar="N",
+                   help="for tests: new games' seeds come from a generator seeded with N, "
+                        "so the same requests deal the same games (default: the operating "
+                        "system's randomness)")
 
     p = sub.add_parser("bench", help="benchmarks")
     p.add_argument("what", choices=["engine", "players", "openspiel", "serve"],

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import errno
+import functools
 import gc
 import os
+import random
 import socket
 import sys
 from pathlib import Path
@@ -40,7 +42,10 @@ def run_serve(args: argparse.Namespace) -> int:
         return 2
     db = Path(args.db) if args.db else default_db()
     try:
-        app = create_app(db, computer_delay=args.computer_delay)
+        seeds = None
+        if args.game_seeds is not None:
+            seeds = functools.partial(random.Random(args.game_seeds).getrandbits, 53)
+        app = create_app(db, computer_delay=args.computer_delay, seeds=seeds)
     except StoreError as exc:
         print(f"dominolab serve: {exc}", file=sys.stderr)
         return 2

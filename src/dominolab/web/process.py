@@ -43,14 +43,17 @@ def request_json(base: str, method: str, path: str, body: Any = None,
 class ServerProcess:
     """``python -m dominolab serve`` on 127.0.0.1, its output in ``log``."""
 
-    def __init__(self, db: Path, *, computer_delay: float = 0.0) -> None:
+    def __init__(self, db: Path, *, computer_delay: float = 0.0,
+                 game_seeds: int | None = None, extra: tuple[str, ...] = ()) -> None:
         self.db = db
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = db.with_name(f"{db.stem}.server.log")
         self.command = [sys.executable, "-m", "dominolab", "serve", "--host", "127.0.0.1",
                         "--port", str(self.port), "--db", str(db),
-                        "--computer-delay", str(computer_delay)]
+                        "--computer-delay", str(computer_delay), *extra]
+        if game_seeds is not None:
+            self.command += ["--game-seeds", str(game_seeds)]
         self.proc: subprocess.Popen[bytes] | None = None
 
     def output(self) -> str:
