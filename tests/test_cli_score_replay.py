@@ -129,3 +129,115 @@ def test_cli_replay_tampered_names_first_mismatch(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "hand 1, move 7" in done.stderr and "points" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("moves", ["\u00b2\u00b9", "\u0666\u0665", "\uff16\uff15", "65 5\u0664@1e",
+                                   "9" * 5000, "65 " + "4" * 100_000])
+def test_cli_score_other_digits_and_huge_numbers_exit_2(
+        moves: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """`score` with digits of other scripts or huge numbers: exit 2 and a short message
+    naming the move, never a traceback (``int`` took ``²`` for a digit and then failed)."""
+    assert main(["score", "luzak", moves]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith("dominolab score: ") and "is not a move" in captured.err
+    assert len(captured.err) < 400 and captured.out == ""
+
+
+def test_cli_score_other_digits_in_a_process() -> None:
+    done = run("score", "luzak", "\u00b2\u00b9")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "'\u00b2' (character 1) is not one of the plain digits 0-9" in done.stderr
+
+
+@pytest.mark.parametrize(("option", "message"), [
+    ("target=" + "9" * 4000, "from 1 to 10000"),
+    ("target=10001", "from 1 to 10000"),
+    ("target=\u0666\u0665", "plain digits 0-9"),
+    ("target=5_0", "whole number"),
+])
+def test_cli_option_values_are_bounded(option: str, message: str,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """`--option target=...`: out of range or not plain digits is exit 2 with the range."""
+    assert main(["score", "luzak", "65", "-o", option]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "target" in err and len(err) < 300
+
+
+@pytest.mark.parametrize("argv", [
+    ["play", "luzak", "--seed", "\u0666\u0665"],
+    ["play", "luzak", "--seed", "9" * 5000],
+    ["play", "luzak", "--seat", "\u0661"],
+    ["score", "luzak", "65", "--first-seat", "\uff11"],
+    ["arena", "greedy", "random", "--game", "luzak", "--matches", "\u0662"],
+    ["simulate", "--game", "luzak", "--seed", "-1"],
+])
+def test_cli_numbers_are_plain_digits_of_sensible_size(
+        argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """Whole-number arguments take only the digits 0-9 (``int`` alone reads ``٦٥`` as 65)
+    and a bounded size: exit 2 with argparse's message naming the argument."""
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "error: argument" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("spec", ["greedy:" + "9" * 400 + "w", "greedy:\u0665w",
+                                  "pimc:" + "9" * 400 + "s"])
+def test_cli_player_budgets_are_plain_and_bounded(spec: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """A budget too big for a float (it became infinity: OverflowError for worlds, endless
+    thinking for seconds) or written with other digits: exit 2, never a traceback."""
+    budget = spec.partition(":")[2]
+    for argv in (["arena", "greedy", spec, "--game", "luzak", "--matches", "1"],
+                 ["arena", "greedy", "pimc", "--game", "luzak", "--budget", budget],
+                 ["simulate", "--game", "luzak", "--players", f"greedy,{spec}"],
+                 ["play", "luzak", "--opponent", spec]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"dominolab {argv[0]}: ") and len(err) < 300
+
+
+def _replay_err(path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(["replay", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.startswith(f"dominolab replay: {path}: ")
+    assert len(captured.err) < 400
+    return captured.err
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (b'{"format": "dominolab-record", "seed": ' + b"1" * 5000 + b"}", "5000 digits"),
+    (b"[" * 200_000 + b"]" * 200_000, "nested"),
+    (b"", "empty"),
+    (b"\x00" * 100, "not a JSON record"),
+    (b"\xc3\x28 binary \xff", "not UTF-8"),
+    (b'{"format": "dominolab-record", "format_version": 1, "rules_version": 1, '
+     b'"game": "luzak", "options": {"target": 100000}, "hands": []}', "from 1 to 10000"),
+])
+def test_cli_replay_refuses_odd_files(content: bytes, message: str, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """`replay` on what is no record: exit 2, the file named, what is wrong, no traceback."""
+    path = tmp_path / "odd.json"
+    path.write_bytes(content)
+    assert message in _replay_err(path, capsys)
+
+
+def test_cli_replay_refuses_a_huge_file_unread(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """A file past the size bound is refused after reading only the bound (a sparse file
+    of 64 MiB here)."""
+    path = tmp_path / "huge.json"
+    with open(path, "wb") as fh:
+        fh.truncate(64 * 2**20)
+    assert "too big for a record" in _replay_err(path, capsys)
+
+
+def test_cli_replay_bad_target_in_record(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """A record whose options are out of range is refused naming the option and range."""
+    rec = match_record(random_match("luzak", LuzakOptions(), 3, rng_chooser(random.Random(3))))
+    rec["options"]["target"] = 10**20
+    path = tmp_path / "target.json"
+    path.write_text(json.dumps(rec), encoding="utf-8")
+    assert "from 1 to 10000" in _replay_err(path, capsys)

@@ -212,3 +212,49 @@ def test_tile_digits_are_high_half_first() -> None:
     """docs/notation.md: a tile's canonical two digits, as a lead is written."""
     assert Tile(5, 6).digits == "65" and Tile(0, 0).digits == "00"
     assert all(str(play(t, t.hi, None)) == t.digits for t in TILES)
+
+
+#: digits that ``str.isdigit`` and ``int`` take but notation does not: superscript,
+#: Arabic-Indic, fullwidth, Devanagari
+OTHER_DIGITS = ("\u00b2\u00b9", "\u0666\u0665", "\uff16\uff15", "\u096c\u096b")
+
+
+@pytest.mark.parametrize("digits", OTHER_DIGITS)
+def test_notation_only_ascii_digits_are_pips(digits: str) -> None:
+    """Other scripts' digits are no pips: a lead, a tile at a port, a tile, or one digit of
+    two give InvalidMoveError naming the input and the character, never another error."""
+    for text in (digits, f"{digits}@1e", f"6{digits[1]}@1e", f"[{digits[0]}|5]"):
+        with pytest.raises(InvalidMoveError) as info:
+            parse_move(text)
+        assert repr(text) in str(info.value) and "character" in str(info.value)
+        assert "0-9" in str(info.value)
+    with pytest.raises(InvalidMoveError):
+        parse_tile(digits)
+    with pytest.raises(InvalidMoveError):
+        parse_tile(f"{digits[0]}-5")
+
+
+@pytest.mark.parametrize("digits", OTHER_DIGITS)
+def test_short_form_other_digits_are_invalid_with_the_position(digits: str) -> None:
+    """Hand.parse_move / resolve_move: InvalidMoveError quoting the input, the character
+    and the position, where ``int`` would read a number or raise a bare ValueError."""
+    hand = luzak_hand(SEAT0, SEAT1_NO_56)
+    with pytest.raises(InvalidMoveError) as info:
+        hand.parse_move(digits)
+    message = str(info.value)
+    assert repr(digits) in message and "(character 1)" in message and "Position" in message
+
+
+def test_notation_words_are_plain_ascii() -> None:
+    """A word is not read through Unicode case folding (the Kelvin sign lowers to k)."""
+    with pytest.raises(InvalidMoveError):
+        parse_move("\u212aeep")
+    assert parse_move("KEEP") is KEEP
+
+
+def test_notation_long_input_is_quoted_short() -> None:
+    """A huge input is named in the error, cut short, never copied whole."""
+    text = "9" * 100_000
+    with pytest.raises(InvalidMoveError) as info:
+        parse_move(text)
+    assert "999" in str(info.value) and len(str(info.value)) < 300

@@ -283,3 +283,55 @@ def test_s5_options_are_type_checked() -> None:
     assert LuzakOptions.parse(["short_ends_any_time=off"]) == NO_SHORT
     with pytest.raises(OptionError):
         Match("luzak", WidelecOptions(), seed=1)
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_s5_target_is_bounded_everywhere(game: str) -> None:
+    """The target is 1..10,000 however it is given (text, record dict, constructor); a value
+    outside names the option, the value and the range, and a huge one is never written out."""
+    cls = get_game(game).options_class
+    assert cls.ranges() == {"target": (1, 10_000)}
+    assert cls.parse(["target=10000"]).target == 10_000
+    assert cls.parse(["target=1"]).target == 1
+    huge = "9" * 4000
+    for bad in ("10001", "0", "-3", huge):
+        with pytest.raises(OptionError) as info:
+            cls.parse([f"target={bad}"])
+        message = str(info.value)
+        assert "target" in message and "1 to 10000" in message and len(message) < 200
+    for value in (10_001, 0, 10**5000, -(10**40)):
+        with pytest.raises(OptionError) as info:
+            cls.from_dict({"target": value})
+        assert "1 to 10000" in str(info.value) and len(str(info.value)) < 200
+    with pytest.raises(OptionError):
+        cls(target=10**300)
+
+
+@pytest.mark.parametrize("text", ["\u0666\u0665", "\uff16\uff15", "6\u00b9", "5_0", "1e3",
+                                  "61.0", "", "0x3d", "\u212a"])
+def test_s5_option_values_are_plain_digits_or_words(text: str) -> None:
+    """``int`` reads Arabic-Indic and fullwidth digits and underscores; an option does not."""
+    for game in GAME_NAMES:
+        with pytest.raises(OptionError) as info:
+            get_game(game).options([f"target={text}"])
+        assert "whole number from 1 to 10000" in str(info.value)
+    with pytest.raises(OptionError, match="yes or no"):
+        get_game("luzak").options([f"even-hands={text or 'maybe'}"])
+
+
+@pytest.mark.parametrize("data", [[1], "target=5", 61, {"target": 1.5}, {"target": "61"},
+                                  {"target": [[[[[61]]]]]}, {"target": True},
+                                  {1: 2}, {"x" * 10_000: 1}, {str(i): i for i in range(50)},
+                                  {"even_hands": 1}])
+def test_s5_from_dict_rejects_wrong_shapes_with_short_messages(data: object) -> None:
+    """Options from a record or a request: any wrong shape is an OptionError, short."""
+    with pytest.raises(OptionError) as info:
+        LuzakOptions.from_dict(data)  # type: ignore[arg-type]
+    assert len(str(info.value)) < 300
+
+
+def test_s5_describe_shows_the_range() -> None:
+    """`dominolab games` and the web app's option list show a number option's range."""
+    for spec_name in GAME_NAMES:
+        described = dict((n, h) for n, _d, h in get_game(spec_name).options_class.describe())
+        assert described["target"].endswith("(1 to 10000)")

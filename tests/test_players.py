@@ -7,7 +7,7 @@ import random
 import pytest
 
 from dominolab.core import GAMES, Deal, Match, Move, OptionError, get_game
-from dominolab.players import GreedyPlayer, Player, RandomPlayer, make_player
+from dominolab.players import GreedyPlayer, Player, RandomPlayer, make_player, parse_player_spec
 
 
 @pytest.mark.parametrize(("game", "extra"), [
@@ -129,3 +129,12 @@ def test_greedy_takes_the_most_points_on_the_last_tile() -> None:
         assert _net(match, seat, GreedyPlayer().choose(view)) == best
         checked += best > 0
     assert checked > 0
+
+
+@pytest.mark.parametrize("text", ["expert:\u0665w", "expert:" + "9" * 400 + "w", "greedy:infs",
+                                  "expert:999999999w", "expert:7200s", "pimc:\u00b2w",
+                                  "x" * 5000])
+def test_budgets_take_plain_bounded_numbers_only(text: str) -> None:
+    with pytest.raises(OptionError) as info:
+        parse_player_spec(text)
+    assert len(str(info.value)) < 200

@@ -17,12 +17,14 @@ import pytest
 
 from conftest import GAME_NAMES, option_sets, random_match, rng_chooser
 from dominolab.core import (
+    MAX_RECORD_BYTES,
     Deal,
     LuzakOptions,
     Match,
     RecordError,
     WidelecOptions,
     get_game,
+    load_record,
     match_record,
     replay,
 )
@@ -325,3 +327,62 @@ def test_cli_replay_invalid_utf8_no_traceback(tmp_path: Path) -> None:
     done = run_replay(path)
     assert done.returncode != 0
     assert "Traceback" not in done.stderr + done.stdout
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (b"", "empty"),
+    (b"  \n", "empty"),
+    (b"\xff\xfe\x00garbage\x80", "not UTF-8"),
+    (b"\x00\x01\x02\x03", "not a JSON record"),
+    (b'{"seed": ' + b"7" * 5000 + b"}", "5000 digits"),
+    (b"[" * 200_000 + b"]" * 200_000, "nested"),
+    (b'{"a": ' * 100_000 + b"1" + b"}" * 100_000, "nested"),
+    (b"[NaN]", "NaN"),
+    (b"[Infinity]", "Infinity"),
+    (b"[1e999]", "too big"),
+])
+def test_load_record_refuses_what_is_no_record(data: bytes, message: str) -> None:
+    """load_record: RecordError with a short message for every kind of non-record."""
+    with pytest.raises(RecordError) as info:
+        load_record(data)
+    assert message in str(info.value) and len(str(info.value)) < 300
+
+
+def test_load_record_reads_a_record_and_bounds_the_size() -> None:
+    """A record written as `dominolab play` writes it loads and replays (a byte-order mark
+    is allowed); anything beyond the size bound is refused before it is parsed."""
+    rec = record_of("widelec", seed=4)
+    text = json.dumps(rec, indent=1)
+    assert replay(load_record(text.encode())).totals == replay(rec).totals
+    assert load_record("\ufeff".encode() + text.encode()) == rec
+    with pytest.raises(RecordError, match="too big"):
+        load_record(b" " * (MAX_RECORD_BYTES + 1))
+
+
+def test_record_huge_and_deep_values_inside_raise_record_error() -> None:
+    """Values no JSON parser would refuse but no record holds: RecordError, short."""
+    rec = record_of("luzak", seed=6)
+    deep: list[Any] = []
+    inner = deep
+    for _ in range(500):
+        inner.append([])
+        inner = inner[0]
+    mutations: list[Callable[[dict[str, Any]], object]] = [
+        lambda r: r.__setitem__("options", {"target": 10**5000}),
+        lambda r: r.__setitem__("options", {"target": 10_001}),
+        lambda r: r.__setitem__("options", [1, 2]),
+        lambda r: r.__setitem__("seed", 10**5000),
+        lambda r: r.__setitem__("game", "x" * 100_000),
+        lambda r: r["hands"][0]["moves"][0].__setitem__("move", "\u00b2\u00b9"),
+        lambda r: r["hands"][0]["moves"][0].__setitem__("count", deep),
+        lambda r: r["hands"][0]["moves"].__setitem__(0, 5),
+        lambda r: r["hands"].__setitem__(0, [1]),
+        lambda r: r["hands"][0]["deal"].__setitem__("seat0", "\u0666\u0665"),
+        lambda r: r.__setitem__("format_version", "9" * 100_000),
+    ]
+    for mutate in mutations:
+        bad = copy.deepcopy(rec)
+        mutate(bad)
+        with pytest.raises(RecordError) as info:
+            replay(bad)
+        assert len(str(info.value)) < 500, str(info.value)[:600]

@@ -17,6 +17,7 @@ import time
 from typing import TextIO
 
 from dominolab.arena import ArenaInterrupted, ArenaResult, Timing, run_arena_matches
+from dominolab.cli.inputs import MAX_MATCHES, MAX_WORKERS, check_player_text
 from dominolab.core import OptionError, get_game
 
 EXIT_INTERRUPTED = 130
@@ -156,8 +157,15 @@ def run_arena(args: argparse.Namespace) -> int:
     2 (through the caller) on bad input."""
     if args.matches < 1:
         raise OptionError(f"--matches must be at least 1, not {args.matches}")
-    if args.workers is not None and args.workers < 1:
-        raise OptionError(f"--workers must be at least 1, not {args.workers}")
+    if args.matches > MAX_MATCHES:
+        raise OptionError(f"--matches must be at most {MAX_MATCHES:,}, not {args.matches:,}")
+    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+        raise OptionError(f"--workers must be at least 1 and at most {MAX_WORKERS}, "
+                          f"not {args.workers}")
+    check_player_text(args.a, "player A")
+    check_player_text(args.b, "player B")
+    if args.budget is not None:
+        check_player_text(args.budget, "--budget")
     bar = ProgressBar(sys.stderr)
     interrupted = False
     try:

@@ -6,12 +6,29 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from dominolab import __version__
+from dominolab.cli.inputs import COUNT, SEAT, SEED
 from dominolab.core import GAMES, DominoError, get_game
+from dominolab.core.errors import shown
 
 EXIT_USAGE = 2
+
+
+#: argparse quotes a bad argument whole; a message longer than this is cut in the middle
+MESSAGE_LIMIT = 300
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its usage errors cut to a readable length (its subcommands' parsers
+    are of the same class)."""
+
+    def error(self, message: str) -> NoReturn:
+        if len(message) > MESSAGE_LIMIT:
+            half = MESSAGE_LIMIT // 2
+            message = f"{message[:half]}...{message[-half:]}"
+        super().error(message)
 
 
 def _add_game_options(p: argparse.ArgumentParser) -> None:
@@ -20,7 +37,7 @@ def _add_game_options(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="dominolab",
         description="Luzak, Luzak without spinners and Widelec (Kwartety): "
                     "play, score positions, replay records, benchmark.",
@@ -35,9 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the computer: a level easy, medium (default) or hard, or a player "
                         "random, greedy, pimc, expert, optionally with a budget (expert:0.5s); "
                         "not omniscient, which sees every tile")
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--seed", type=SEED, default=None,
                    help="the match seed (default: a random one, printed at the start)")
-    p.add_argument("--seat", type=int, choices=[0, 1], default=0,
+    p.add_argument("--seat", type=SEAT, choices=[0, 1], default=0,
                    help="your seat (default: 0)")
     p.add_argument("--save", metavar="FILE", default=None,
                    help="where the game record goes (default: dominolab-GAME-SEED.record.json)")
@@ -50,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game")
     p.add_argument("moves", help='the moves, e.g. "65 54@1e 64@1w 11@2e* 44@3e"')
     p.add_argument("--json", action="store_true", help="print a JSON list, one object a tile")
-    p.add_argument("--first-seat", type=int, choices=[0, 1], default=0,
+    p.add_argument("--first-seat", type=SEAT, choices=[0, 1], default=0,
                    help="the seat laying the first tile (default: 0)")
     _add_game_options(p)
 
@@ -65,14 +82,14 @@ def build_parser() -> argparse.ArgumentParser:
                    "pimc:40w, greedy, random, omniscient, or a level easy|medium|hard")
     p.add_argument("b", metavar="B", help="the other player")
     p.add_argument("--game", required=True, help="luzak, luzak-line or widelec")
-    p.add_argument("--matches", type=int, default=100,
+    p.add_argument("--matches", type=COUNT, default=100,
                    help="duplicate pairs to play: each deal set is played twice, seats "
                         "swapped (default: 100, so 200 matches)")
     p.add_argument("--budget", default=None,
                    help="budget per move for both players unless given with a player "
                         "(e.g. 200w, 0.5s, 200w,1s)")
-    p.add_argument("--seed", type=int, default=1, help="first match seed (default: 1)")
-    p.add_argument("--workers", type=int, default=None,
+    p.add_argument("--seed", type=SEED, default=1, help="first match seed (default: 1)")
+    p.add_argument("--workers", type=COUNT, default=None,
                    help="processes (default: every core)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     _add_game_options(p)
@@ -92,6 +109,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--computer-delay", type=float, default=None, metavar="SECONDS",
                    help="the least time the computer takes over a move, so that you see it "
                         "(default: 0.4, or $DOMINOLAB_COMPUTER_DELAY)")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="processes for the computer's moves and hints (default: one per "
+                        "core, at least 2)")
+    p.add_argument("--allow-origin", action="append", default=[], metavar="URL",
+                   help="also accept WebSockets from pages of this origin, like "
+                        "https://play.example.org (repeatable; the server's own origin is "
+                        "always accepted)")
+    p.add_argument("--games-per-minute", type=float, default=None, metavar="N",
+                   help="new games and claimed invitations one address may make per "
+                        "minute (default: 20, 10 at once)")
+    p.add_argument("--hints-per-minute", type=float, default=None, metavar="N",
+                   help="hints one address may ask for per minute (default: 30, 10 at once)")
+    p.add_argument("--abandoned-after", type=float, default=None, metavar="DAYS",
+                   help="delete an unfinished game nobody has moved in for this long "
+                        "(default: 7)")
+    p.add_argument("--finished-kept", type=float, default=None, metavar="DAYS",
+                   help="keep a finished game (its record and replay) this long (default: 30)")
     p.add_argument("--game-seeds", type=int, default=None, metavar="N",
                    help="for tests: new games' seeds come from a generator seeded with N, "
                         "so the same requests deal the same games (default: the operating "
@@ -115,6 +149,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--think", type=float, default=0.5, metavar="SECONDS",
                    help="serve: the scripted players' mean time to think over a move "
                         "(default: 0.5, faster than people)")
+    p.add_argument("--abuse", action="store_true",
+                   help="serve: all along, one more client from an address of its own "
+                        "creates \"hard, computer opens\" games and asks for hints on them "
+                        "as fast as it can; its answers are counted by status")
+    p.add_argument("--computer-games", type=int, default=10, metavar="K",
+                   help="serve: K more games against the easy computer (delay 0), the "
+                        "person a scripted client like the others, each from an address of "
+                        "its own: the time from a move to the computer's reply (default: "
+                        "10; 0 for none)")
 
     p = sub.add_parser(
         "simulate", help="many matches between two computer players, every hand written "
@@ -133,10 +176,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "random, greedy, pimc:40w, expert:500w, omniscient:500w, or a level "
                         "easy|medium|hard (default: greedy,greedy); budgets in seconds make "
                         "the file non-reproducible, use worlds (expert:500w)")
-    p.add_argument("--matches", type=int, default=100, help="matches to play (default: 100)")
-    p.add_argument("--seed", type=int, default=1,
+    p.add_argument("--matches", type=COUNT, default=100, help="matches to play (default: 100)")
+    p.add_argument("--seed", type=SEED, default=1,
                    help="the first match seed; match i uses SEED+i (default: 1)")
-    p.add_argument("--workers", type=int, default=None,
+    p.add_argument("--workers", type=COUNT, default=None,
                    help="processes (default: every core)")
     p.add_argument("--scheduler", metavar="tcp://HOST:PORT", default=None,
                    help="play on the Dask cluster of this scheduler instead of local "
@@ -243,15 +286,34 @@ def _score(args: argparse.Namespace) -> int:
     return 0
 
 
+def read_record_file(path: str) -> Any:
+    """The record in the file at ``path``, read with every limit of
+    :func:`~dominolab.core.load_record` (no more than its most bytes are read).
+    Raises RecordError (naming the file) or OSError."""
+    from dominolab.core import MAX_RECORD_BYTES, RecordError, load_record
+
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_RECORD_BYTES + 1)
+    except ValueError as exc:  # e.g. a NUL in the name
+        raise RecordError(f"{shown(path)} is not a file name: {exc}") from None
+    if len(data) > MAX_RECORD_BYTES:
+        raise RecordError(f"{path}: more than {MAX_RECORD_BYTES // 2**20} MiB, too big for a "
+                          f"record")
+    try:
+        return load_record(data)
+    except RecordError as exc:
+        raise RecordError(f"{path}: {exc}") from None
+
+
 def _replay(args: argparse.Namespace) -> int:
     from dominolab.core import RecordError, replay
 
+    record = read_record_file(args.file)
     try:
-        with open(args.file, encoding="utf-8") as fh:
-            record = json.load(fh)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise RecordError(f"{args.file} is not a JSON record: {exc}") from None
-    match = replay(record)
+        match = replay(record)
+    except RecordError as exc:
+        raise RecordError(f"{args.file}: {exc}") from None
     if args.show:
         from dominolab.cli.render import show_match
 

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from dominolab.cli.inputs import check_player_text
 from dominolab.cli.render import (
     Style,
     describe_move,
@@ -50,10 +51,13 @@ from dominolab.core import (
     quartet_worth,
     resolve_move,
 )
+from dominolab.core.errors import shown
 from dominolab.players import LEVELS, Budget, Player, hints, make_player, parse_player_spec
 
 #: more legal moves than this are listed in columns, without descriptions
 LONG_LIST = 16
+#: a number typed at the prompt longer than this is no list number (lists are short)
+LIST_DIGITS = 4
 QUIT_WORDS = {"quit", "q", "exit"}
 HELP_WORDS = {"help", "h", "?"}
 SHOW_WORDS = {"show", "table", "s"}
@@ -221,6 +225,10 @@ class TerminalGame:
             self.write("Interrupted.")
             self.save()
             return 130
+        except Exception:
+            # whatever went wrong, the moves made so far are kept
+            self.save()
+            raise
         self.match_summary()
         self.save()
         return 0
@@ -331,14 +339,16 @@ class TerminalGame:
                                "dim"))
 
     def read_move(self, text: str, view: View) -> Move:
+        """The move ``text`` names: a number on the list, or a move in notation. Only the
+        plain digits 0-9 are numbers and notation (``²¹`` is neither)."""
         legal = view.legal_moves
-        if text.isdigit():
-            number = int(text)
-            if 1 <= number <= len(legal):
+        if text.isascii() and text.isdigit():
+            number = int(text) if len(text) <= LIST_DIGITS else None
+            if number is not None and 1 <= number <= len(legal):
                 return legal[number - 1]
             if not (len(text) == 2 and all(c <= "6" for c in text)):
-                raise _NotListed(f"there is no move {text} here: pick 1-{len(legal)}, or type "
-                                 f"a move like {legal[0]}")
+                raise _NotListed(f"there is no move {shown(text)[1:-1]} here: pick "
+                                 f"1-{len(legal)}, or type a move like {legal[0]}")
         return resolve_move(text, legal, f"tile {view.n + 1} to lay", view.hand)
 
     def why(self, exc: DominoError, legal: Sequence[Move]) -> str:
@@ -587,7 +597,7 @@ def run_play(args: argparse.Namespace) -> int:
     spec = get_game(args.game)
     options = spec.options(args.option)
     seed: int = args.seed if args.seed is not None else random.SystemRandom().randrange(10**9)
-    name, budget = parse_player_spec(args.opponent)
+    name, budget = parse_player_spec(check_player_text(args.opponent, "--opponent"))
     if name == "omniscient":
         print("dominolab play: the omniscient player sees every tile, yours included, so it "
               "is never a person's opponent; choose a level (easy, medium, hard) or a player "
@@ -595,7 +605,8 @@ def run_play(args: argparse.Namespace) -> int:
         return 2
     hint_text = os.environ.get(HINT_BUDGET_ENV, "").strip()
     try:
-        hint_budget = Budget.parse(hint_text) if hint_text else None
+        hint_budget = Budget.parse(check_player_text(hint_text, "budget")) \
+            if hint_text else None
     except OptionError as exc:
         raise OptionError(f"{HINT_BUDGET_ENV}: {exc}") from None
     computer = make_player(name, seed)

@@ -14,6 +14,7 @@ import argparse
 import sys
 
 from dominolab.cli.arena import ProgressBar
+from dominolab.cli.inputs import MAX_MATCHES, MAX_WORKERS, check_player_text
 from dominolab.core import OptionError
 from dominolab.lab import (
     SimInterrupted,
@@ -31,8 +32,12 @@ def run_simulate(args: argparse.Namespace) -> int:
     """The ``simulate`` command: 0 when done, 130 when interrupted (the file then holds the
     whole matches finished), 2 (through the caller) on bad input or when the Dask cluster
     of ``--scheduler`` cannot be used (:class:`~dominolab.lab.ClusterError`)."""
-    if args.workers is not None and args.workers < 1:
-        raise OptionError(f"--workers must be at least 1, not {args.workers}")
+    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+        raise OptionError(f"--workers must be at least 1 and at most {MAX_WORKERS}, "
+                          f"not {args.workers}")
+    if args.matches > MAX_MATCHES:
+        raise OptionError(f"--matches must be at most {MAX_MATCHES:,}, not {args.matches:,}")
+    check_player_text(args.players, "--players")
     scheduler = getattr(args, "scheduler", None)
     if scheduler is not None and args.workers is not None:
         raise OptionError("give --workers or --scheduler, not both (on a cluster its "

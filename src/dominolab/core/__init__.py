@@ -42,7 +42,7 @@ from dominolab.core.moves import (
 from dominolab.core.options import LuzakLineOptions, LuzakOptions, Options, WidelecOptions
 from dominolab.core.quartets import best_quartets, quartet_text, quartet_worth
 from dominolab.core.reasons import Reason, reason_of
-from dominolab.core.record import match_record, replay
+from dominolab.core.record import MAX_RECORD_BYTES, load_record, match_record, replay
 from dominolab.core.scripted import score_moves, split_moves
 from dominolab.core.table import LineTable, TreeTable
 from dominolab.core.tiles import TILES, Tile, parse_tile
@@ -51,11 +51,11 @@ from dominolab.core.view import View, view_of
 __all__ = [
     "AmbiguousMoveError", "DRAW", "Deal", "DominoError", "Draw", "GAMES", "GameOverError",
     "GameSpec", "Hand", "HandResult", "IllegalMoveError", "InvalidMoveError", "KEEP", "Keep",
-    "LEFT", "LineTable", "LuzakHand", "LuzakLineHand", "LuzakLineOptions", "LuzakOptions",
-    "Match", "MatchResult", "Move", "OptionError", "Options", "PASS", "PORTS", "Pass", "Play",
-    "Points", "Port", "RIGHT", "RULES_VERSION", "Reason", "RecordError", "Step", "TILES", "Tile",
-    "TreeTable", "View", "WidelecHand", "WidelecOptions", "best_quartets",
-    "first_opener_by_lot", "get_game", "match_record", "parse_move", "parse_tile", "play",
-    "quartet_text", "quartet_worth", "reason_of", "replay", "resolve_move", "score_moves",
+    "LEFT", "LineTable", "MAX_RECORD_BYTES", "LuzakHand", "LuzakLineHand", "LuzakLineOptions",
+    "LuzakOptions", "Match", "MatchResult", "Move", "OptionError", "Options", "PASS", "PORTS",
+    "Pass", "Play", "Points", "Port", "RIGHT", "RULES_VERSION", "Reason", "RecordError", "Step",
+    "TILES", "Tile", "TreeTable", "View", "WidelecHand", "WidelecOptions", "best_quartets",
+    "first_opener_by_lot", "get_game", "load_record", "match_record", "parse_move", "parse_tile",
+    "play", "quartet_text", "quartet_worth", "reason_of", "replay", "resolve_move", "score_moves",
     "split_moves", "view_of",
 ]

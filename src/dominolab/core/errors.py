@@ -6,6 +6,7 @@ are also :class:`ValueError` (as in python-chess) and quote the input and the po
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Sequence
 
 
@@ -39,3 +40,34 @@ class OptionError(DominoError, ValueError):
 
 class RecordError(DominoError, ValueError):
     """A game record that is malformed, or that does not replay to its stored figures."""
+
+
+#: how much of a value a message quotes (a message is for a person, not a copy of the input)
+QUOTE_LIMIT = 60
+
+
+class _Brief(reprlib.Repr):
+    """``reprlib`` with big whole numbers told by their size, never written out (writing
+    one of more than 4300 digits is itself an error in Python)."""
+
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() <= 64:
+            return repr(x)
+        digits = int(x.bit_length() * 0.30103) + 1
+        return f"<a {'negative ' if x < 0 else ''}number of about {digits} digits>"
+
+
+_BRIEF = _Brief()
+_BRIEF.maxstring = QUOTE_LIMIT
+_BRIEF.maxother = QUOTE_LIMIT
+_BRIEF.maxlevel = 3
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` cut short for a message: long texts and lists are elided with
+    ``...``, deep nesting is cut, a huge whole number is told by its number of digits.
+    Never raises, whatever the value."""
+    try:
+        return _BRIEF.repr(value)
+    except Exception:  # a value whose own repr fails: say what it is
+        return f"<{type(value).__name__}>"

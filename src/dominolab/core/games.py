@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from dominolab.core.errors import OptionError
+from dominolab.core.errors import OptionError, shown
 from dominolab.core.hand import Hand, LuzakHand, LuzakLineHand, WidelecHand
 from dominolab.core.options import LuzakLineOptions, LuzakOptions, Options, WidelecOptions
 
@@ -60,9 +60,9 @@ _ALIASES: Final[dict[str, str]] = {
 
 def get_game(name: str) -> GameSpec:
     """Find a game by name or alias (case-insensitive; ``_`` may stand for ``-``)."""
-    key = name.strip().lower().replace("_", "-")
-    found = _ALIASES.get(key)
+    key = name.strip().lower().replace("_", "-") if isinstance(name, str) else None
+    found = _ALIASES.get(key) if key is not None else None
     if found is None:
-        raise OptionError(f"no game {name!r}; the games are: {', '.join(GAMES)} "
+        raise OptionError(f"no game {shown(name)}; the games are: {', '.join(GAMES)} "
                           f"(aliases: {', '.join(a for a in _ALIASES if a not in GAMES)})")
     return GAMES[found]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, ClassVar, Final, Generic, TypeVar
 
-from dominolab.core.errors import GameOverError, IllegalMoveError, InvalidMoveError
+from dominolab.core.errors import GameOverError, IllegalMoveError, InvalidMoveError, shown
 from dominolab.core.moves import DRAW, KEEP, PASS, Draw, Keep, Move, Pass, Play, resolve_move
 from dominolab.core.options import LuzakLineOptions, LuzakOptions, Options, WidelecOptions
 from dominolab.core.quartets import QUARTET_WORTH, best_quartets, quartet_text
@@ -128,7 +128,7 @@ class Hand(Generic[OptionsT]):
 
     def __init__(self, deal: Deal, opener: int, options: OptionsT) -> None:
         if opener not in (0, 1):
-            raise InvalidMoveError(f"opener must be seat 0 or 1, not {opener!r}")
+            raise InvalidMoveError(f"opener must be seat 0 or 1, not {shown(opener)}")
         if any(len(h) != self.HAND_SIZE for h in deal.hands):
             raise InvalidMoveError(f"{self.GAME} deals {self.HAND_SIZE} tiles to each seat")
         self.options = options
@@ -232,7 +232,7 @@ class Hand(Generic[OptionsT]):
         """Read a move, resolving short forms against the legal moves here (see
         :func:`dominolab.core.moves.resolve_move`)."""
         if self.result is not None:
-            raise GameOverError(f"{text!r}: the hand is over")
+            raise GameOverError(f"{shown(text)}: the hand is over")
         return resolve_move(text, self.legal_moves(), self.describe(), self.hands[self.to_move])
 
 

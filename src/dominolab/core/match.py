@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dominolab.core.errors import GameOverError, OptionError
+from dominolab.core.errors import GameOverError, OptionError, shown
 from dominolab.core.games import GameSpec, get_game
 from dominolab.core.hand import Deal, Hand, HandResult, Points, Step, WidelecHand
 from dominolab.core.moves import Move
@@ -52,7 +52,7 @@ class Match:
         if seed is None and deals is None:
             raise OptionError("a match needs a seed or its deals")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise OptionError(f"the seed must be a whole number, not {seed!r}")
+            raise OptionError(f"the seed must be a whole number, not {shown(seed)}")
         self.seed = seed
         self._deals = tuple(deals) if deals is not None else None
         if first_opener is None:
@@ -60,7 +60,7 @@ class Match:
                 raise OptionError("without a seed, say who opens the first hand")
             first_opener = first_opener_by_lot(seed)
         if first_opener not in (0, 1):
-            raise OptionError(f"first opener must be seat 0 or 1, not {first_opener!r}")
+            raise OptionError(f"first opener must be seat 0 or 1, not {shown(first_opener)}")
         self.first_opener = first_opener
         self.hands: list[Hand[Any]] = []
         #: the steps of every hand made through the checked :meth:`apply`
@@ -122,7 +122,7 @@ class Match:
 
     def parse_move(self, text: str) -> Move:
         if self.result is not None:
-            raise GameOverError(f"{text!r}: the match is over")
+            raise GameOverError(f"{shown(text)}: the match is over")
         return self.hands[-1].parse_move(text)
 
     def apply(self, move: Move) -> Step:

@@ -22,10 +22,15 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
-from dominolab.core.errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError
-from dominolab.core.tiles import Tile, parse_tile
+from dominolab.core.errors import (
+    AmbiguousMoveError,
+    IllegalMoveError,
+    InvalidMoveError,
+    shown,
+)
+from dominolab.core.tiles import DIGITS, Tile, non_ascii, parse_tile
 
 Side = Literal["w", "e", "n", "s"]
 SIDES: Final[tuple[Side, ...]] = ("w", "e", "n", "s")
@@ -92,10 +97,11 @@ class Port:
 
     @staticmethod
     def parse(text: str) -> Port:
-        port = _BY_TEXT.get(text.strip())
+        port = _BY_TEXT.get(text.strip()) if isinstance(text, str) else None
         if port is None:
             raise InvalidMoveError(
-                f"{text!r} is not a port (line ends are L and R; tree ports look like 1e, 3n)"
+                f"{shown(text)} is not a port (line ends are L and R; tree ports look like "
+                f"1e, 3n)"
             )
         return port
 
@@ -140,6 +146,10 @@ class Play:
     def __repr__(self) -> str:
         return f"parse_move({str(self)!r})"
 
+    def __reduce__(self) -> tuple[Any, tuple[Tile, int, Port | None, bool]]:
+        # unpickled as the shared value (:func:`play`): the search keys its tree by identity
+        return (play, (self.tile, self.inner, self.port, self.luzak))
+
 
 @dataclass(frozen=True, slots=True)
 class Draw:
@@ -150,6 +160,9 @@ class Draw:
 
     def __repr__(self) -> str:
         return "DRAW"
+
+    def __reduce__(self) -> str:
+        return "DRAW"  # unpickled as the shared value
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +175,9 @@ class Pass:
     def __repr__(self) -> str:
         return "PASS"
 
+    def __reduce__(self) -> str:
+        return "PASS"  # unpickled as the shared value
+
 
 @dataclass(frozen=True, slots=True)
 class Keep:
@@ -172,6 +188,9 @@ class Keep:
 
     def __repr__(self) -> str:
         return "KEEP"
+
+    def __reduce__(self) -> str:
+        return "KEEP"  # unpickled as the shared value
 
 
 Move = Play | Draw | Pass | Keep
@@ -199,7 +218,15 @@ def play(tile: Tile, inner: int, port: Port | None, luzak: bool = False) -> Play
 
 
 def parse_move(text: str) -> Move:
-    """Read the context-free form of a move (see the module docs). Raises InvalidMoveError."""
+    """Read the context-free form of a move (see the module docs). Raises InvalidMoveError.
+
+    Notation is plain ASCII: a digit of another script
+    (superscript, Arabic-Indic, fullwidth) is not a pip."""
+    if not isinstance(text, str):
+        raise InvalidMoveError(f"{shown(text)} is not a move: a move is a text, like 54@1e")
+    why = non_ascii(text)
+    if why is not None:
+        raise InvalidMoveError(f"{shown(text)} is not a move: {why}")
     raw = text.strip()
     word = _WORDS.get(raw.lower())
     if word is not None:
@@ -210,28 +237,30 @@ def parse_move(text: str) -> Move:
         body = body[:-1].rstrip()
     if "@" not in body:
         if luzak:
-            raise InvalidMoveError(f"{text!r}: a luzak needs a port, like 11@2e*")
+            raise InvalidMoveError(f"{shown(text)}: a luzak needs a port, like 11@2e*")
         try:
             return _opening(body)
         except InvalidMoveError:
             raise InvalidMoveError(
-                f"{text!r} is not a move (examples: 65, 54@1e, 11@2e*, 44@R, draw, pass)"
+                f"{shown(text)} is not a move (examples: 65, 54@1e, 11@2e*, 44@R, draw, pass)"
             ) from None
     tile_text, _, port_text = body.partition("@")
     try:
         tile = parse_tile(tile_text)
         port = Port.parse(port_text)
     except InvalidMoveError as exc:
-        raise InvalidMoveError(f"{text!r} is not a move: {exc}") from None
-    digits = [c for c in tile_text if c.isdigit()]
-    return play(tile, int(digits[0]), port, luzak)
+        raise InvalidMoveError(f"{shown(text)} is not a move: {exc}") from None
+    return play(tile, _first_digit(tile_text), port, luzak)
+
+
+def _first_digit(tile_text: str) -> int:
+    """The first pip written in a tile's text (which :func:`parse_tile` has read)."""
+    return int(next(c for c in tile_text if c in DIGITS))
 
 
 def _opening(body: str) -> Play:
     tile = parse_tile(body)
     return play(tile, tile.hi, None)
-
-
 
 
 def resolve_move(text: str, legal: Sequence[Move], position: str,
@@ -244,6 +273,12 @@ def resolve_move(text: str, legal: Sequence[Move], position: str,
     InvalidMoveError (not a move), IllegalMoveError (not legal here) or AmbiguousMoveError
     (with ``choices``); the messages quote the input and ``position``.
     """
+    if not isinstance(text, str):
+        raise InvalidMoveError(f"{shown(text)} is not a move: a move is a text, like 54@1e. "
+                               f"Position: {position}")
+    why = non_ascii(text)
+    if why is not None:
+        raise InvalidMoveError(f"{shown(text)} is not a move: {why}. Position: {position}")
     raw = text.strip()
     exact = None
     with suppress(InvalidMoveError):
@@ -252,7 +287,8 @@ def resolve_move(text: str, legal: Sequence[Move], position: str,
         return exact
     listed = ", ".join(map(str, legal[:16])) + (" ..." if len(legal) > 16 else "")
     if exact is not None and not isinstance(exact, Play):
-        raise IllegalMoveError(f"{raw!r} is not legal here (legal: {listed}). Position: {position}")
+        raise IllegalMoveError(
+            f"{shown(raw)} is not legal here (legal: {listed}). Position: {position}")
     body, star = (raw[:-1].rstrip(), True) if raw.endswith("*") else (raw, False)
     tile_text, at, port_text = body.partition("@")
     try:
@@ -260,12 +296,12 @@ def resolve_move(text: str, legal: Sequence[Move], position: str,
         port = Port.parse(port_text) if at else None
     except InvalidMoveError:
         raise InvalidMoveError(
-            f"{raw!r} is not a move (examples: 65, 54@1e, 11@2e*, 44@R, draw, pass). "
+            f"{shown(raw)} is not a move (examples: 65, 54@1e, 11@2e*, 44@R, draw, pass). "
             f"Position: {position}") from None
     choices = [m for m in legal if isinstance(m, Play) and m.tile is tile
                and (port is None or m.port is port) and (not star or m.luzak)]
     if len(choices) > 1:
-        first = int(next(c for c in tile_text if c.isdigit()))
+        first = _first_digit(tile_text)
         oriented = [m for m in choices if m.inner == first]
         if 0 < len(oriented) < len(choices):
             choices = oriented
@@ -273,7 +309,9 @@ def resolve_move(text: str, legal: Sequence[Move], position: str,
         return choices[0]
     if not choices:
         if holding is not None and tile not in holding:
-            raise IllegalMoveError(f"{raw!r}: {tile} is not in the hand. Position: {position}")
-        raise IllegalMoveError(f"{raw!r} is not legal here (legal: {listed}). Position: {position}")
+            raise IllegalMoveError(
+                f"{shown(raw)}: {tile} is not in the hand. Position: {position}")
+        raise IllegalMoveError(
+            f"{shown(raw)} is not legal here (legal: {listed}). Position: {position}")
     raise AmbiguousMoveError(
-        f"{raw!r} is ambiguous here; say one of: {', '.join(map(str, choices))}", choices)
+        f"{shown(raw)} is ambiguous here; say one of: {', '.join(map(str, choices))}", choices)

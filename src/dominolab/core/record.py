@@ -2,14 +2,17 @@
 
 A record holds the game, rules version, options, seed, first opener, each hand's deal,
 every move with where it went and what it gave, and the hand and match results. It is a
-plain ``dict`` ready for ``json.dump``; reading and writing files is the caller's business.
+plain ``dict`` ready for ``json.dump``; reading and writing files is the caller's business,
+but :func:`load_record` turns a file's bytes into a record with every limit checked.
 """
 
 from __future__ import annotations
 
+import json
+import math
 from typing import Any, Final
 
-from dominolab.core.errors import DominoError, RecordError
+from dominolab.core.errors import DominoError, RecordError, shown
 from dominolab.core.games import RULES_VERSION, get_game
 from dominolab.core.hand import Deal, HandResult, Step
 from dominolab.core.match import Match, MatchResult, first_opener_by_lot
@@ -17,6 +20,13 @@ from dominolab.core.moves import parse_move
 
 FORMAT: Final = "dominolab-record"
 FORMAT_VERSION: Final = 1
+
+#: The largest record read: a match to the highest target (10,000 points, several hundred
+#: hands) is a few MiB as ``dominolab play`` writes it, so 32 MiB leaves room and still
+#: refuses a file that is plainly not a record before it is read whole.
+MAX_RECORD_BYTES: Final = 32 * 1024 * 1024
+#: No figure in a record (a seed, a count, points) has more digits than this.
+MAX_NUMBER_DIGITS: Final = 30
 
 
 def step_to_json(step: Step) -> dict[str, Any]:
@@ -90,6 +100,64 @@ def _with_steps(match: Match) -> Match:
     return again
 
 
+def load_record(data: bytes | str) -> Any:
+    """The JSON value of a record file's contents (``bytes`` as read, UTF-8), for
+    :func:`replay`. Raises RecordError, saying what is wrong, for what is too big, not UTF-8
+    text, empty, not JSON, nested deeper than the parser goes, or holding a number longer
+    than :data:`MAX_NUMBER_DIGITS` digits, one beyond a float's range, NaN or Infinity."""
+    if len(data) > MAX_RECORD_BYTES:
+        raise RecordError(f"{_size(len(data))} is too big for a record (the most read is "
+                          f"{_size(MAX_RECORD_BYTES)})")
+    if isinstance(data, bytes | bytearray):
+        try:
+            text = bytes(data).decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise RecordError(f"not a record: not UTF-8 text (byte {data[exc.start]:#04x} at "
+                              f"offset {exc.start})") from None
+    elif isinstance(data, str):
+        text = data
+    else:
+        raise RecordError(f"a record is read from bytes or a text, not {type(data).__name__}")
+    if not text.strip():
+        raise RecordError("not a record: the file is empty")
+    try:
+        return json.loads(text, parse_int=_whole, parse_float=_finite,
+                          parse_constant=_no_constant)
+    except RecordError:
+        raise
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"not a JSON record: {exc.msg} at line {exc.lineno} column "
+                          f"{exc.colno}") from None
+    except RecursionError:
+        raise RecordError("not a record: its JSON is nested far deeper than a record's "
+                          "(a record nests five levels)") from None
+    except ValueError as exc:
+        raise RecordError(f"not a JSON record: {shown(str(exc))}") from None
+
+
+def _size(n: int) -> str:
+    return f"{n / 1024 / 1024:.1f} MiB" if n >= 1024 * 1024 else f"{n} bytes"
+
+
+def _whole(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise RecordError(f"not a record: it holds a number of {len(digits.lstrip('-'))} "
+                          f"digits ({shown(digits)}); no figure in a record has more than "
+                          f"{MAX_NUMBER_DIGITS}")
+    return int(digits)
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise RecordError(f"not a record: the number {shown(text)} is too big")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise RecordError(f"not a record: {name} is not a number in JSON")
+
+
 def replay(record: Any) -> Match:
     """Re-apply a record's moves and check every stored figure; return the match.
 
@@ -101,8 +169,18 @@ def replay(record: Any) -> Match:
         raise
     except DominoError as exc:
         raise RecordError(str(exc)) from None
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-        raise RecordError(f"malformed record: {type(exc).__name__}: {exc}") from None
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError,
+            RecursionError) as exc:
+        raise RecordError(f"malformed record: {_what(exc)}") from None
+
+
+def _what(exc: Exception) -> str:
+    """A person's reading of the error a malformed record gave."""
+    if isinstance(exc, KeyError):
+        return f"no {shown(exc.args[0] if exc.args else None)} field where one is needed"
+    if isinstance(exc, RecursionError):
+        return "nested too deep"
+    return f"{type(exc).__name__}: {shown(str(exc))[1:-1]}"
 
 
 def _expect(where: str, what: str, stored: Any, actual: Any) -> None:
@@ -111,26 +189,43 @@ def _expect(where: str, what: str, stored: Any, actual: Any) -> None:
     if isinstance(stored, dict) and isinstance(actual, dict):
         for key in [*actual, *(k for k in stored if k not in actual)]:
             if stored.get(key) != actual.get(key):
-                raise RecordError(f"{where}: stored {key} {stored.get(key)!r}, "
-                                  f"replay gives {actual.get(key)!r}")
-    raise RecordError(f"{where}: stored {what} {stored!r}, replay gives {actual!r}")
+                raise RecordError(f"{where}: stored {_key(key)} "
+                                  f"{shown(stored.get(key))}, replay gives "
+                                  f"{shown(actual.get(key))}")
+    raise RecordError(f"{where}: stored {what} {shown(stored)}, replay gives {shown(actual)}")
+
+
+def _need(where: str, value: object, kind: type, what: str) -> None:
+    if not isinstance(value, kind):
+        raise RecordError(f"malformed record: {where} must be {what}, not {shown(value)}")
+
+
+def _key(key: object) -> str:
+    return key if isinstance(key, str) and key.isprintable() and len(key) <= 40 else shown(key)
 
 
 def _replay(record: Any) -> Match:
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise RecordError(f"not a {FORMAT} (no \"format\": \"{FORMAT}\" field)")
     if record.get("format_version") != FORMAT_VERSION:
-        raise RecordError(f"record format version {record.get('format_version')!r} is not "
-                          f"{FORMAT_VERSION}, the one this dominolab reads")
+        raise RecordError(f"record format version {shown(record.get('format_version'))} is "
+                          f"not {FORMAT_VERSION}, the one this dominolab reads")
     if record.get("rules_version") != RULES_VERSION:
-        raise RecordError(f"record made under rules version {record.get('rules_version')!r}; "
-                          f"this dominolab plays version {RULES_VERSION}")
+        raise RecordError(f"record made under rules version "
+                          f"{shown(record.get('rules_version'))}; this dominolab plays "
+                          f"version {RULES_VERSION}")
     spec = get_game(record["game"])
     options = spec.options_class.from_dict(record["options"])
     seed = record.get("seed")
     hands = record["hands"]
     if not isinstance(hands, list) or not hands:
         raise RecordError("the record has no hands")
+    for number, stored_hand in enumerate(hands, start=1):
+        _need(f"hand {number}", stored_hand, dict, "an object")
+        _need(f"hand {number}: its deal", stored_hand["deal"], dict, "an object")
+        _need(f"hand {number}: its moves", stored_hand["moves"], list, "a list")
+        for i, stored in enumerate(stored_hand["moves"], start=1):
+            _need(f"hand {number}, move {i}", stored, dict, "an object")
     deals = [Deal.from_json(h["deal"]) for h in hands]
     first = record["first_opener"]
     if seed is not None:
@@ -146,7 +241,7 @@ def _replay(record: Any) -> Match:
             raise RecordError(f"{where}: the match {state} before it")
         _expect(where, "opener", stored_hand["opener"], match.hand.opener)
         for i, stored in enumerate(stored_hand["moves"], start=1):
-            at = f"{where}, move {i} ({stored.get('move')!r})"
+            at = f"{where}, move {i} ({shown(stored.get('move'))})"
             if match.is_over or match.hand_number != number:
                 raise RecordError(f"{at}: the hand is already over")
             _expect(at, "seat", stored["seat"], match.to_move)

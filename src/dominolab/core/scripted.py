@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from dominolab.core.errors import IllegalMoveError, InvalidMoveError
+from dominolab.core.errors import IllegalMoveError, InvalidMoveError, shown
 from dominolab.core.games import GameSpec, get_game
 from dominolab.core.hand import Step
 from dominolab.core.moves import Move, Play, resolve_move
@@ -78,17 +78,17 @@ def _explain(text: str, table: TreeTable | LineTable, used: set[object], widelec
     except InvalidMoveError:
         return
     if not isinstance(move, Play):
-        raise IllegalMoveError(f"{text!r}: a scripted position holds only tiles laid. "
+        raise IllegalMoveError(f"{shown(text)}: a scripted position holds only tiles laid. "
                                f"Position: {position}")
     if move.tile in used:
-        raise IllegalMoveError(f"{text!r}: {move.tile} is on the table already. "
+        raise IllegalMoveError(f"{shown(text)}: {move.tile} is on the table already. "
                                f"Position: {position}")
     if widelec and move.luzak:
-        raise IllegalMoveError(f"{text!r}: Widelec has no luzak. Position: {position}")
+        raise IllegalMoveError(f"{shown(text)}: Widelec has no luzak. Position: {position}")
     try:
         table.check(move)
     except IllegalMoveError as exc:
         raise IllegalMoveError(f"{exc}. Position: {position}") from None
     if move.luzak and table.fits(move.tile):
-        raise IllegalMoveError(f"{text!r}: {move.tile} fits an open port, so it cannot be a "
+        raise IllegalMoveError(f"{shown(text)}: {move.tile} fits an open port, so it cannot be a "
                                f"luzak. Position: {position}")

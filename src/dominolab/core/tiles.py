@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from dominolab.core.errors import InvalidMoveError
+from dominolab.core.errors import InvalidMoveError, shown
 
 MAX_PIP: Final = 6
 
@@ -94,8 +94,31 @@ TILES: Final[tuple[Tile, ...]] = tuple(t for row in _BY_HALVES for t in row)
 assert [t.index for t in TILES] == list(range(28))
 
 
+#: the digits of notation: ASCII only (``str.isdigit`` and ``int`` also take other scripts' digits)
+DIGITS: Final = "0123456789"
+
+
+def non_ascii(text: str) -> str | None:
+    """Why ``text`` cannot be notation, if it holds a character beyond ASCII (None if not):
+    the first such character and where it is, e.g. ``'²' (character 2) is not one of the
+    plain digits 0-9 that notation uses``."""
+    if text.isascii():
+        return None
+    at, char = next((i, c) for i, c in enumerate(text) if not c.isascii())
+    what = "not one of the plain digits 0-9 that notation uses" if char.isdigit() \
+        else "not part of the notation, which is plain ASCII"
+    return f"{char!r} (character {at + 1}) is {what}"
+
+
 def parse_tile(text: str) -> Tile:
-    """Read a tile: ``[6|5]``, ``6|5``, ``6-5``, ``65`` (either half first)."""
+    """Read a tile: ``[6|5]``, ``6|5``, ``6-5``, ``65`` (either half first).
+
+    Only the ASCII digits are pips. Raises InvalidMoveError quoting the input."""
+    if not isinstance(text, str):
+        raise InvalidMoveError(f"{shown(text)} is not a tile (write it like [6|5] or 65)")
+    why = non_ascii(text)
+    if why is not None:
+        raise InvalidMoveError(f"{shown(text)} is not a tile: {why}")
     raw = text.strip()
     core = raw[1:-1] if raw.startswith("[") and raw.endswith("]") else raw
     for sep in ("|", "-", ":", ","):
@@ -104,6 +127,6 @@ def parse_tile(text: str) -> Tile:
             break
     else:
         parts = list(core)
-    if len(parts) != 2 or not all(p.isdigit() and len(p) == 1 for p in parts):
-        raise InvalidMoveError(f"{text!r} is not a tile (write it like [6|5] or 65)")
+    if len(parts) != 2 or not all(len(p) == 1 and p in DIGITS for p in parts):
+        raise InvalidMoveError(f"{shown(text)} is not a tile (write it like [6|5] or 65)")
     return Tile(int(parts[0]), int(parts[1]))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from dominolab.core.errors import shown
 from dominolab.core.hand import Hand, HandResult, Points, WidelecHand
 from dominolab.core.moves import Move, Play
 from dominolab.core.options import LuzakOptions, Options
@@ -83,7 +84,7 @@ def view_of(hand: Hand[Options], seat: int, *, hand_number: int = 1,
             match_result: MatchResult | None = None) -> View:
     """Build ``seat``'s view of ``hand`` (``totals`` default to the hand's points)."""
     if seat not in (0, 1):
-        raise ValueError(f"seat must be 0 or 1, not {seat!r}")
+        raise ValueError(f"seat must be 0 or 1, not {shown(seat)}")
     over = hand.result is not None
     boneyard = len(hand.boneyard) if isinstance(hand, WidelecHand) else None
     count = None if isinstance(hand, WidelecHand) else hand.table.count  # type: ignore[attr-defined]

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Final
 
 from dominolab.core import OptionError
+from dominolab.core.errors import shown
 from dominolab.players.base import Budget, Player, SeeingPlayer
 from dominolab.players.greedy import GreedyPlayer
 from dominolab.players.search import ExpertPlayer, OmniscientPlayer, PimcPlayer
@@ -48,7 +49,7 @@ def make_player(name: str, seed: int) -> Player:
         key = LEVELS[key][0]
     factory = PLAYERS.get(key)
     if factory is None:
-        raise OptionError(f"no player {name!r}; the players are: {', '.join(PLAYERS)} "
+        raise OptionError(f"no player {shown(name)}; the players are: {', '.join(PLAYERS)} "
                           f"(levels: {', '.join(LEVELS)})")
     return factory(seed)
 
@@ -58,7 +59,7 @@ def parse_player_spec(text: str) -> tuple[str, Budget | None]:
     name, _, budget_text = text.strip().partition(":")
     key = name.strip().lower()
     if key not in PLAYERS and key not in LEVELS:
-        raise OptionError(f"no player {name!r}; the players are: {', '.join(PLAYERS)} "
+        raise OptionError(f"no player {shown(name)}; the players are: {', '.join(PLAYERS)} "
                           f"(levels: {', '.join(LEVELS)})")
     budget = Budget.parse(budget_text) if budget_text.strip() else None
     if key in LEVELS and budget is None:

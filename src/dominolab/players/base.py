@@ -14,9 +14,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Final, Protocol, runtime_checkable
 
 from dominolab.core import Hand, Move, OptionError, View
+from dominolab.core.errors import shown
+
+#: the longest a budget may let a player think over one move: an hour
+MAX_SECONDS: Final = 3600.0
+#: the most worlds (search iterations) a budget may give one move
+MAX_WORLDS: Final = 10_000_000
+#: one part of a budget's text; ASCII digits only (``\d`` would take other scripts' digits)
+_BUDGET_PART: Final = re.compile(r"([0-9]{1,9}(?:\.[0-9]{0,6})?|\.[0-9]{1,6})\s*(s|ms|w)",
+                                 re.ASCII)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,20 +41,24 @@ class Budget:
     worlds: int | None = None
 
     def __post_init__(self) -> None:
-        if self.seconds is not None and not self.seconds > 0:
-            raise OptionError(f"a budget's seconds must be positive, not {self.seconds}")
-        if self.worlds is not None and self.worlds < 1:
-            raise OptionError(f"a budget's worlds must be at least 1, not {self.worlds}")
+        if self.seconds is not None and not 0 < self.seconds <= MAX_SECONDS:
+            raise OptionError(f"a budget's seconds must be above 0 and at most "
+                              f"{MAX_SECONDS:g}, not {shown(self.seconds)}")
+        if self.worlds is not None and not 1 <= self.worlds <= MAX_WORLDS:
+            raise OptionError(f"a budget's worlds must be from 1 to {MAX_WORLDS}, not "
+                              f"{shown(self.worlds)}")
 
     @staticmethod
     def parse(text: str) -> Budget:
+        """``0.5s``, ``300ms``, ``200w`` or ``200w,1s``: plain digits 0-9 only, and within
+        :data:`MAX_SECONDS` and :data:`MAX_WORLDS`; :class:`OptionError` otherwise."""
         seconds: float | None = None
         worlds: int | None = None
         for part in (p.strip().lower() for p in text.split(",") if p.strip()):
-            m = re.fullmatch(r"(\d+(?:\.\d*)?|\.\d+)\s*(s|ms|w)", part)
+            m = _BUDGET_PART.fullmatch(part)
             if m is None:
-                raise OptionError(f"{text!r} is not a budget (examples: 0.5s, 300ms, 200w, "
-                                  f"200w,1s)")
+                raise OptionError(f"{shown(text)} is not a budget (examples: 0.5s, 300ms, "
+                                  f"200w, 200w,1s)")
             value, unit = float(m.group(1)), m.group(2)
             if unit == "w":
                 worlds = int(value)
