@@ -5,9 +5,9 @@ replayed."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -46,9 +46,15 @@ def create(client: TestClient, **body: Any) -> dict[str, Any]:
 
 
 def friend_game(client: TestClient, game: str = "luzak") -> tuple[str, str, str]:
+    """A friend game with both seats taken: (id, seat 0's token, seat 1's token)."""
     made = create(client, game=game, opponent="friend")
-    assert made["invite"].startswith(f"/game/{made['id']}#t=")
-    return made["id"], made["token"], made["invite"].split("#t=", 1)[1]
+    assert made["invite"].startswith(f"/game/{made['id']}#i=")
+    invite = made["invite"].split("#i=", 1)[1]
+    r = client.post(f"/api/games/{made['id']}/join", json={"invite": invite})
+    assert r.status_code == 200, r.text
+    joined = r.json()
+    assert joined["seat"] == 1 and joined["state"]["seat"] == 1
+    return made["id"], made["token"], joined["token"]
 
 
 def state(client: TestClient, gid: str, token: str) -> dict[str, Any]:
@@ -60,15 +66,22 @@ def state(client: TestClient, gid: str, token: str) -> dict[str, Any]:
 
 def wait_for_turn(client: TestClient, gid: str, token: str, timeout: float = 30
                   ) -> dict[str, Any]:
-    """Poll until it is this seat's turn or the match is over (the computer plays in the
-    server's event loop)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        st = state(client, gid, token)
-        if st["match_result"] is not None or st["to_move"] == st["seat"]:
-            return st
-        assert time.monotonic() < deadline, "the computer never moved"
-        time.sleep(0.01)
+    """The state once it is this seat's turn or the match is over: the computer plays
+    while it is to move, so this waits for its task to end (with a deadline)."""
+    st = state(client, gid, token)
+    if st["match_result"] is not None or st["to_move"] == st["seat"]:
+        return st
+    service = client.app.state.service  # type: ignore[attr-defined]
+
+    async def computer_done() -> None:
+        task = service.games[gid].computer
+        if task is not None:
+            await asyncio.wait_for(asyncio.shield(task), timeout)
+
+    client.portal.call(computer_done)  # type: ignore[union-attr]
+    st = state(client, gid, token)
+    assert st["match_result"] is not None or st["to_move"] == st["seat"], st
+    return st
 
 
 def move(client: TestClient, gid: str, token: str, text: Any, version: Any) -> Any:
@@ -83,8 +96,10 @@ def test_meta_lists_games_options_and_levels(client: TestClient) -> None:
     assert [g["name"] for g in meta["games"]] == list(GAMES)
     assert meta["levels"] == ["easy", "medium", "hard"]
     luzak = meta["games"][0]["options"]
-    assert {"name": "target", "type": "int", "default": 61,
-            "help": "points that end the match"} in luzak
+    target = next(o for o in luzak if o["name"] == "target")
+    assert target["type"] == "int" and target["default"] == 61
+    assert (target["min"], target["max"]) == (1, 10_000)
+    assert target["help"].startswith("points that end the match")
     assert any(o["name"] == "short_ends_any_time" and o["type"] == "bool" for o in luzak)
 
 

@@ -95,7 +95,7 @@ class Recorder:
 def check(client: TestClient, gid: str, rec: Recorder) -> int:
     """Replay the stored moves and search every kept payload; returns payloads checked."""
     service = client.app.state.service  # type: ignore[attr-defined]
-    loaded = service.store.load_game(gid)
+    loaded = service.store.sync.load_game(gid)
     assert loaded is not None
     row, moves = loaded
     spec = get_game(row.game)
@@ -145,8 +145,11 @@ def test_friend_match_payloads_never_show_hidden_tiles(client: TestClient, game:
     rec = Recorder()
     made = client.post("/api/games", json={"game": game, "opponent": "friend",
                                            "options": {"target": 40}}).json()
-    gid, tokens = made["id"], (made["token"], made["invite"].split("#t=")[1])
+    joined = client.post(f"/api/games/{made['id']}/join",
+                         json={"invite": made["invite"].split("#i=")[1]}).json()
+    gid, tokens = made["id"], (made["token"], joined["token"])
     rec.state(0, made["state"])
+    rec.state(1, joined["state"])
     with client.websocket_connect(f"/ws/games/{gid}") as ws0, \
             client.websocket_connect(f"/ws/games/{gid}") as ws1:
         sockets = (ws0, ws1)

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 import sqlite3
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -24,15 +24,35 @@ from dominolab.web.process import ServerProcess, free_port
 from dominolab.web.store import MIGRATIONS, SCHEMA_VERSION, Store, StoreError
 
 
-def my_turn(srv: ServerProcess, gid: str, token: str) -> dict[str, Any]:
-    """Wait until it is this seat's turn (the computer may be thinking) or the match ends."""
-    deadline = time.monotonic() + 30
-    while True:
-        st: dict[str, Any] = srv.request("GET", f"/api/games/{gid}", token=token)
-        if st["to_move"] in (st["seat"], None) or st["match_result"]:
-            return st
-        assert time.monotonic() < deadline, "the computer never moved"
-        time.sleep(0.02)
+def my_turn(srv: ServerProcess, gid: str, token: str, timeout: float = 30) -> dict[str, Any]:
+    """The state once it is this seat's turn or the match is over: read from the game's
+    WebSocket, which is sent every change (the computer may be thinking)."""
+    from websockets.asyncio.client import connect
+
+    async def wait() -> dict[str, Any]:
+        url = srv.base.replace("http", "ws") + f"/ws/games/{gid}"
+        async with asyncio.timeout(timeout), connect(url) as ws:
+            await ws.send(json.dumps({"type": "hello", "token": token}))
+            while True:
+                message = json.loads(await ws.recv())
+                st: dict[str, Any] = message["state"]
+                if st["to_move"] in (st["seat"], None) or st["match_result"]:
+                    return st
+
+    # a thread of its own: the browser tests' Playwright keeps an event loop in this one
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, wait()).result()
+    # as an HTTP client sees it (the socket that waited has gone again)
+    st: dict[str, Any] = srv.request("GET", f"/api/games/{gid}", token=token)
+    return st
+
+
+def claim(srv: ServerProcess, made: dict[str, Any]) -> str:
+    """Seat 1's token of a friend game, from its invitation."""
+    invite = made["invite"].split("#i=", 1)[1]
+    joined: dict[str, Any] = srv.request("POST", f"/api/games/{made['id']}/join",
+                                         {"invite": invite})
+    return str(joined["token"])
 
 
 @pytest.fixture
@@ -54,7 +74,7 @@ def test_killed_server_continues_every_game(server: ServerProcess) -> None:
                                                   "first": "me"})
     friend = server.request("POST", "/api/games", {"game": "widelec", "opponent": "friend"})
     cid, ctok = computer["id"], computer["token"]
-    fid, ftoks = friend["id"], (friend["token"], friend["invite"].split("#t=")[1])
+    fid, ftoks = friend["id"], (friend["token"], claim(server, friend))
     for _ in range(3):
         play_first(server, cid, ctok)
     for _ in range(5):
@@ -86,7 +106,7 @@ def test_websocket_rejoins_after_a_restart(server: ServerProcess) -> None:
 
     made = server.request("POST", "/api/games", {"game": "luzak-line", "opponent": "friend",
                                               "first": "me"})
-    gid, tokens = made["id"], (made["token"], made["invite"].split("#t=")[1])
+    gid, tokens = made["id"], (made["token"], claim(server, made))
     play_first(server, gid, tokens[0])
 
     async def hello(seat: int) -> dict[str, Any]:
@@ -155,3 +175,54 @@ def test_serve_explains_a_bad_database_and_a_busy_port(tmp_path: Path) -> None:
                               str(tmp_path / "ok.sqlite3"), "--port", str(port)],
                              capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and "already in use" in run.stderr
+
+
+def serve_once(db: Path, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "dominolab", "serve", "--db", str(db),
+                           "--port", str(free_port())], capture_output=True, text=True,
+                          timeout=60, **kwargs)
+
+
+def refused_in_one_line(run: subprocess.CompletedProcess[str], words: str) -> None:
+    assert run.returncode == 2, run.stderr
+    assert "Traceback" not in run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0], run.stderr
+
+
+def test_serve_refuses_a_damaged_database(tmp_path: Path) -> None:
+    """A database whose pages were overwritten fails PRAGMA quick_check: refused at start,
+    not answered with 500 to every request later."""
+    db = tmp_path / "games.sqlite3"
+    Store(db).close()
+    raw = sqlite3.connect(db)
+    raw.execute("CREATE TABLE filler (x TEXT)")
+    raw.executemany("INSERT INTO filler VALUES (?)", [("x" * 200,) for _ in range(2000)])
+    raw.execute("CREATE INDEX filler_x ON filler(x)")
+    raw.commit()
+    raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    raw.close()
+    data = bytearray(db.read_bytes())
+    page = 4096
+    for offset in range(6 * page, len(data) - page, 7 * page):
+        data[offset + 100: offset + 400] = b"\xff" * 300
+    db.write_bytes(bytes(data))
+    run = serve_once(db)
+    refused_in_one_line(run, str(db))
+    assert "damaged" in run.stderr or "malformed" in run.stderr or "not a usable" in run.stderr
+
+
+def test_serve_refuses_a_database_it_cannot_write(tmp_path: Path) -> None:
+    db = tmp_path / "games.sqlite3"
+    Store(db).close()
+    if os.geteuid() == 0:
+        # root writes any file whatever its mode, but not an immutable one
+        subprocess.run(["chattr", "+i", str(db)], check=True)
+    else:
+        db.chmod(0o444)
+    try:
+        run = serve_once(db)
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["chattr", "-i", str(db)], check=True)
+    refused_in_one_line(run, "cannot write")

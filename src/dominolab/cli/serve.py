@@ -6,11 +6,14 @@ import argparse
 import errno
 import functools
 import gc
+import math
 import os
 import random
 import socket
 import sys
 from pathlib import Path
+
+from dominolab.web.limits import DAY, Limits
 
 
 def default_db() -> Path:
@@ -20,6 +23,23 @@ def default_db() -> Path:
         return Path(given)
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(Path.home(), ".local", "share")
     return Path(base) / "dominolab" / "games.sqlite3"
+
+
+def limits_of(args: argparse.Namespace) -> Limits:
+    """The server's limits from its flags; ValueError naming a flag that is out of range."""
+    given: dict[str, float] = {}
+    for flag, name, scale in (("games_per_minute", "games_per_minute", 1.0),
+                              ("hints_per_minute", "hints_per_minute", 1.0),
+                              ("abandoned_after", "abandoned_after", DAY),
+                              ("finished_kept", "finished_kept", DAY)):
+        value = getattr(args, flag)
+        if value is None:
+            continue
+        if not (math.isfinite(value) and 0 < value <= 100_000):
+            raise ValueError(f"--{flag.replace('_', '-')} must be a number above 0 and at "
+                             f"most 100000, not {value:g}")
+        given[name] = value * scale
+    return Limits(**given)  # type: ignore[arg-type]
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -42,10 +62,24 @@ def run_serve(args: argparse.Namespace) -> int:
         return 2
     db = Path(args.db) if args.db else default_db()
     try:
+        limits = limits_of(args)
+    except ValueError as exc:
+        print(f"dominolab serve: {exc}", file=sys.stderr)
+        return 2
+    if args.workers is not None and not 1 <= args.workers <= 64:
+        print(f"dominolab serve: --workers must be 1..64, not {args.workers}", file=sys.stderr)
+        return 2
+    for origin in args.allow_origin:
+        if not origin.startswith(("http://", "https://")) or origin.count("/") > 3:
+            print(f"dominolab serve: --allow-origin takes an origin like "
+                  f"https://play.example.org, not {origin!r}", file=sys.stderr)
+            return 2
+    try:
         seeds = None
         if args.game_seeds is not None:
             seeds = functools.partial(random.Random(args.game_seeds).getrandbits, 53)
-        app = create_app(db, computer_delay=args.computer_delay, seeds=seeds)
+        app = create_app(db, computer_delay=args.computer_delay, seeds=seeds, limits=limits,
+                         workers=args.workers, allow_origins=tuple(args.allow_origin))
     except StoreError as exc:
         print(f"dominolab serve: {exc}", file=sys.stderr)
         return 2
@@ -57,7 +91,9 @@ def run_serve(args: argparse.Namespace) -> int:
     # showed as 50-100 ms stalls at the tail of move latency (`dominolab bench serve`).
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
+    # on Ctrl-C, requests still waiting (a hint in the queue) get 3 s, then are cancelled
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
-                            ws_max_size=MAX_BODY * 4, lifespan="on")
+                            ws_max_size=MAX_BODY * 4, lifespan="on",
+                            timeout_graceful_shutdown=3)
     uvicorn.Server(config).run()
     return 0

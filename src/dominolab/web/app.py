@@ -1,7 +1,8 @@
 """The web app's routes (docs/web.md): the page, the JSON API and the WebSocket.
 
 ``create_app(db_path)`` builds a Starlette application; ``dominolab serve`` runs it under
-uvicorn. Every refusal is JSON ``{"error", "status"}`` with a 4xx status and changes nothing.
+uvicorn. Every refusal is JSON ``{"error", "status"}`` with a 4xx status and changes nothing;
+a 503 (the database failed) changes nothing either.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import asyncio
 import html
 import json
 import logging
+import math
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import cache
@@ -19,17 +22,20 @@ from typing import Any, Final
 from markdown_it import MarkdownIt
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from dominolab import __version__
 from dominolab.core import GAMES
 from dominolab.players import LEVELS
+from dominolab.web.limits import Limits
 from dominolab.web.service import ApiError, Connection, GameService, LiveGame
-from dominolab.web.store import Store
+from dominolab.web.store import BUSY_TIMEOUT, Store
 
 log = logging.getLogger("dominolab.web")
 
@@ -44,8 +50,16 @@ HELLO_TIMEOUT: Final = 10.0
 
 # -- helpers ---------------------------------------------------------------------------------
 
-def error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message, "status": status}, status_code=status)
+def error(status: int, message: str, retry_after: float | None = None) -> JSONResponse:
+    headers = None if retry_after is None else {"Retry-After": str(math.ceil(retry_after))}
+    return JSONResponse({"error": message, "status": status}, status_code=status,
+                        headers=headers)
+
+
+def client_of(request: Request | WebSocket) -> str:
+    """Who is asking, for the limits: the peer's address (uvicorn puts the address from
+    X-Forwarded-For there when it trusts the proxy, ``--forwarded-allow-ips``)."""
+    return request.client.host if request.client is not None else "unknown"
 
 
 async def read_json(request: Request) -> dict[str, Any]:
@@ -54,20 +68,30 @@ async def read_json(request: Request) -> dict[str, Any]:
     if ctype != "application/json":
         raise ApiError(415, "send the request body as JSON (Content-Type: application/json)")
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+    if declared is not None and not (declared.isascii() and declared.isdigit()):
+        raise ApiError(400, "the Content-Length header is not a number")
+    if declared is not None and (len(declared) > 10 or int(declared) > MAX_BODY):
         raise ApiError(413, f"the request body is larger than {MAX_BODY} bytes")
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
         if len(body) > MAX_BODY:
             raise ApiError(413, f"the request body is larger than {MAX_BODY} bytes")
-    try:
-        data = json.loads(body or b"{}")
-    except (ValueError, UnicodeDecodeError):
+    data = parse_json(bytes(body) or b"{}")
+    if data is None:
         raise ApiError(400, "the request body is not valid JSON") from None
     if not isinstance(data, dict):
         raise ApiError(400, "the request body must be a JSON object")
     return data
+
+
+def parse_json(text: str | bytes) -> Any:
+    """JSON text as Python values, or None if it is not JSON (or is nested too deeply for
+    the parser, or holds a number too long to read: never an exception)."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
 
 
 def bearer(request: Request) -> str | None:
@@ -83,9 +107,9 @@ def service_of(request: Request | WebSocket) -> GameService:
     return service
 
 
-def seat_for(request: Request) -> tuple[GameService, LiveGame, int]:
+async def seat_for(request: Request) -> tuple[GameService, LiveGame, int]:
     service = service_of(request)
-    live = service.get(request.path_params["game_id"])
+    live = await service.get(request.path_params["game_id"])
     return service, live, service.seat_of(live, bearer(request))
 
 
@@ -155,12 +179,16 @@ async def page(request: Request) -> Response:
 async def meta(request: Request) -> Response:
     games = []
     for spec in GAMES.values():
-        options = []
+        options: list[dict[str, Any]] = []
+        ranges = spec.options_class.ranges()
         for name, _shown, help_text in spec.options_class.describe():
             key = name.replace("-", "_")
             value = getattr(spec.options_class(), key)
-            options.append({"name": key, "type": "bool" if isinstance(value, bool) else "int",
-                            "default": value, "help": help_text})
+            option = {"name": key, "type": "bool" if isinstance(value, bool) else "int",
+                      "default": value, "help": help_text}
+            if key in ranges:
+                option["min"], option["max"] = ranges[key]
+            options.append(option)
         games.append({"name": spec.name, "title": spec.title, "hand_size": spec.hand_size,
                       "options": options})
     return JSONResponse({"version": __version__, "levels": list(LEVELS), "games": games})
@@ -174,12 +202,23 @@ async def create_game(request: Request) -> Response:
         raise ApiError(400, "game must be a text: luzak, luzak-line or widelec")
     opponent = data.get("opponent", "medium")
     first = data.get("first", "lot")
-    live, token0, token1 = service.create(game, data.get("options", {}), str(opponent),
-                                          str(first))
-    invite = f"/game/{live.id}#t={token1}" if live.row.mode == "friend" else None
+    live, token, invite = await service.create(game, data.get("options", {}),
+                                               str(opponent), str(first), client_of(request))
+    link = None if invite is None else f"/game/{live.id}#i={invite}"
     width = service.width_of(data.get("layout"))
-    return JSONResponse({"id": live.id, "seat": 0, "token": token0, "invite": invite,
+    return JSONResponse({"id": live.id, "seat": 0, "token": token, "invite": link,
                          "state": live.state(0, width)}, status_code=201)
+
+
+async def join_game(request: Request) -> Response:
+    """Claim a friend game's invitation: seat 1 and its new token, once only."""
+    data = await read_json(request)
+    service = service_of(request)
+    live = await service.get(request.path_params["game_id"])
+    token = await service.join(live, data.get("invite"), client_of(request))
+    width = service.width_of(data.get("layout"))
+    return JSONResponse({"id": live.id, "seat": 1, "token": token,
+                         "state": live.state(1, width)})
 
 
 def state_response(live: LiveGame, seat: int, width: str) -> Response:
@@ -187,25 +226,25 @@ def state_response(live: LiveGame, seat: int, width: str) -> Response:
 
 
 async def game_state(request: Request) -> Response:
-    service, live, seat = seat_for(request)
+    service, live, seat = await seat_for(request)
     return state_response(live, seat, service.width_of(request.query_params.get("layout")))
 
 
 async def make_move(request: Request) -> Response:
-    service, live, seat = seat_for(request)
+    service, live, seat = await seat_for(request)
     data = await read_json(request)
-    await service.act(live, seat, data.get("move"), data.get("version"))
+    await service.act(live, seat, data.get("move"), data.get("version"), client_of(request))
     return state_response(live, seat, service.width_of(data.get("layout")))
 
 
 async def hint(request: Request) -> Response:
-    service, live, seat = seat_for(request)
+    service, live, seat = await seat_for(request)
     await read_json(request)
-    return JSONResponse(await service.hint(live, seat))
+    return JSONResponse(await service.hint(live, seat, client_of(request)))
 
 
 async def record(request: Request) -> Response:
-    service, live, _seat = seat_for(request)
+    service, live, _seat = await seat_for(request)
     body = service.record(live)
     return JSONResponse(body, headers={
         "Content-Disposition": f'attachment; filename="dominolab-{live.row.game}-{live.id}.json"'
@@ -213,7 +252,7 @@ async def record(request: Request) -> Response:
 
 
 async def replay(request: Request) -> Response:
-    service, live, _seat = seat_for(request)
+    service, live, _seat = await seat_for(request)
     return JSONResponse(service.replay(live, service.width_of(
         request.query_params.get("layout"))))
 
@@ -227,48 +266,85 @@ async def rules(request: Request) -> Response:
 
 # -- the WebSocket ---------------------------------------------------------------------------
 
+def origin_allowed(ws: WebSocket) -> bool:
+    """A browser's socket must come from a page of this server (or of an origin given with
+    ``--allow-origin``): another site's page could otherwise act for a player. Clients
+    that are not browsers send no Origin, and have no cookies or ambient rights to abuse."""
+    origin = ws.headers.get("origin")
+    if origin is None:
+        return True
+    allowed: frozenset[str] = ws.app.state.allow_origins
+    if origin in allowed:
+        return True
+    scheme = "https" if ws.url.scheme == "wss" else "http"
+    host = ws.headers.get("host")
+    return host is not None and origin == f"{scheme}://{host}"
+
+
 async def game_socket(ws: WebSocket) -> None:
     """Live updates of one seat (docs/web.md, "WebSocket")."""
+    if not origin_allowed(ws):
+        # refused before the handshake: the browser sees HTTP 403
+        await ws.close(code=4403, reason="this page's origin may not connect")
+        return
     await ws.accept()
     service = service_of(ws)
     try:
-        hello = json.loads(await asyncio.wait_for(ws.receive_text(), HELLO_TIMEOUT))
+        hello = parse_json(await asyncio.wait_for(ws.receive_text(), HELLO_TIMEOUT))
         if not isinstance(hello, dict) or hello.get("type") != "hello":
             raise ValueError
     except (ValueError, TypeError, KeyError, TimeoutError, WebSocketDisconnect):
         await _close(ws, 4400, "say hello first: {\"type\": \"hello\", \"token\": ...}")
         return
     try:
-        live = service.get(ws.path_params["game_id"])
+        live = await service.get(ws.path_params["game_id"])
         token = hello.get("token")
         seat = service.seat_of(live, token if isinstance(token, str) else None)
     except ApiError as exc:
-        await _close(ws, 4404 if exc.status == 404 else 4401, exc.message)
+        code = {404: 4404, 503: 1013}.get(exc.status, 4401)
+        await _close(ws, code, exc.message)
         return
-    conn = Connection(seat, service.width_of(hello.get("layout")), ws.send_text)
+
+    async def close(code: int, reason: str) -> None:
+        await _close(ws, code, reason)
+
+    conn = Connection(seat, service.width_of(hello.get("layout")), ws.send_text, close)
     await service.attach(live, conn)
+    async def reply(text: str) -> None:
+        async with conn.lock:  # in order with the updates the service sends
+            await ws.send_text(text)
+
     try:
         while True:
-            text = await ws.receive_text()
+            received = await ws.receive()
+            if received["type"] == "websocket.disconnect":
+                break
+            text = received.get("text")
+            if text is None:
+                await _close(ws, 1003, "send text messages (JSON), not binary ones")
+                return
             if len(text) > MAX_BODY:
                 await _close(ws, 1009, f"messages are at most {MAX_BODY} bytes")
                 return
+            message = parse_json(text)
+            if isinstance(message, dict) and message.get("type") == "ping":
+                # answered after everything sent before it: a client can use it to know it
+                # has every update so far
+                await reply('{"type":"pong"}')
+                continue
             try:
-                message = json.loads(text)
                 if not isinstance(message, dict) or message.get("type") != "move":
                     raise ApiError(400, "send {\"type\": \"move\", \"move\": ..., "
-                                        "\"version\": ...}")
-                await service.act(live, seat, message.get("move"), message.get("version"))
-            except ValueError:
-                await ws.send_text(json.dumps({"type": "error", "status": 400,
-                                               "error": "that message is not JSON"}))
+                                        "\"version\": ...} as JSON")
+                await service.act(live, seat, message.get("move"), message.get("version"),
+                                  client_of(ws))
             except ApiError as exc:
-                await ws.send_text(json.dumps({"type": "error", "status": exc.status,
-                                               "error": exc.message}))
+                await reply(json.dumps({"type": "error", "status": exc.status,
+                                        "error": exc.message}))
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
-        await service.detach(live, conn)
+        service.detach(live, conn)
 
 
 async def _close(ws: WebSocket, code: int, reason: str) -> None:
@@ -283,7 +359,7 @@ async def _close(ws: WebSocket, code: int, reason: str) -> None:
 
 async def api_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ApiError)
-    return error(exc.status, exc.message)
+    return error(exc.status, exc.message, exc.retry_after)
 
 
 async def http_error(request: Request, exc: Exception) -> Response:
@@ -298,25 +374,61 @@ async def http_error(request: Request, exc: Exception) -> Response:
 
 async def server_error(request: Request, exc: Exception) -> Response:
     log.exception("unexpected error on %s", request.url.path, exc_info=exc)
-    return error(500, "something went wrong on the server; the game is unchanged")
+    return error(500, "something went wrong on the server")
+
+
+#: what every API answer says: it may carry a seat's hand, so no cache keeps it, and its
+#: type is what it says
+API_HEADERS: Final = ((b"cache-control", b"no-store"), (b"x-content-type-options", b"nosniff"))
+
+
+class ApiHeaders:
+    """Adds :data:`API_HEADERS` to every answer under ``/api/`` (errors included)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith("/api/"):
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                names = {name for name, _ in API_HEADERS}
+                kept = [(k, v) for k, v in message.get("headers", []) if k.lower() not in names]
+                message = {**message, "headers": [*kept, *API_HEADERS]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
 
 
 def create_app(db_path: str | Path, *, computer_delay: float | None = None,
-               hint_budget: Any = None, seeds: Callable[[], int] | None = None) -> Starlette:
-    """The web app over the games database at ``db_path`` (created if missing).
+               hint_budget: Any = None, seeds: Callable[[], int] | None = None,
+               limits: Limits | None = None, workers: int | None = None,
+               allow_origins: tuple[str, ...] = (), busy_timeout: float = BUSY_TIMEOUT,
+               clock: Callable[[], float] | None = None) -> Starlette:
+    """The web app over the games database at ``db_path`` (created if missing; a database
+    that cannot be used raises :class:`~dominolab.web.store.StoreError` here).
 
     ``computer_delay``: the least time the computer takes over a move; ``hint_budget``: the
     budget of a hint; ``seeds``: where new games' seeds come from (default: the operating
-    system's randomness)."""
+    system's randomness); ``limits``: rates, queues and expiry (:class:`Limits`);
+    ``workers``: processes for the computer and hints (default: the cores but one);
+    ``allow_origins``: pages of other origins whose WebSockets are accepted;
+    ``busy_timeout``: how long a write waits for another process's lock; ``clock``: the
+    wall clock for game times (tests move it on)."""
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        yield
         service: GameService = app.state.service
-        for live in list(service.games.values()):
-            if live.computer is not None:
-                live.computer.cancel()
-        service.store.close()
+        sweeper = asyncio.get_running_loop().create_task(service.expire_forever(),
+                                                         name="expire games")
+        try:
+            yield
+        finally:
+            sweeper.cancel()
+            await service.close()
 
     app = Starlette(
         routes=[
@@ -327,6 +439,7 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             Route("/api/meta", meta),
             Route("/api/games", create_game, methods=["POST"]),
             Route("/api/games/{game_id}", game_state),
+            Route("/api/games/{game_id}/join", join_game, methods=["POST"]),
             Route("/api/games/{game_id}/moves", make_move, methods=["POST"]),
             Route("/api/games/{game_id}/hint", hint, methods=["POST"]),
             Route("/api/games/{game_id}/record", record),
@@ -337,8 +450,12 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
         ],
         exception_handlers={ApiError: api_error, HTTPException: http_error,
                             Exception: server_error},
+        middleware=[Middleware(ApiHeaders)],
         lifespan=lifespan,
     )
-    app.state.service = GameService(Store(db_path), computer_delay=computer_delay,
-                                    hint_budget=hint_budget, seeds=seeds)
+    clock = clock or time.time
+    app.state.service = GameService(Store(db_path, busy_timeout=busy_timeout, clock=clock),
+                                    computer_delay=computer_delay, hint_budget=hint_budget,
+                                    seeds=seeds, limits=limits, workers=workers, clock=clock)
+    app.state.allow_origins = frozenset(o.rstrip("/") for o in allow_origins)
     return app

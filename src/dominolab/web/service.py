@@ -1,9 +1,14 @@
 """The web app's games: creating them, seats and tokens, moves, the computer's turns, and
-telling every connected seat what changed. The server is authoritative: a move is checked
-by the engine, stored, and only then announced.
+telling every connected seat what changed. The server is authoritative, and the database is
+the one source of truth: a move is checked by the engine on a copy of the match, committed
+to the store, and only then installed in memory and announced. A write that fails leaves
+memory as it was, tells every open socket of the game its current state again, and answers
+503; nothing out of turn can ever be stored.
 
-Everything here runs on the server's event loop; only the computer's thinking and hints
-run in worker threads, and they see nothing but a seat's :class:`~dominolab.core.View`.
+Everything here runs on the server's event loop. The database works in a thread of its own
+(:class:`~dominolab.web.store.AsyncStore`); the computer's thinking and hints run in a
+bounded pool of worker processes with a fair queue (:mod:`dominolab.web.compute`), and
+they see nothing but a seat's :class:`~dominolab.core.View`.
 """
 
 from __future__ import annotations
@@ -13,12 +18,14 @@ import hashlib
 import hmac
 import json
 import logging
+import math
 import os
 import re
 import secrets
+import sqlite3
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from dominolab.core import (
@@ -28,15 +35,18 @@ from dominolab.core import (
     IllegalMoveError,
     InvalidMoveError,
     Match,
+    Move,
     OptionError,
     first_opener_by_lot,
     get_game,
     match_record,
 )
-from dominolab.players import LEVELS, make_player
-from dominolab.players.hints import HINT_BUDGET, analyse, immediate_points
+from dominolab.players import LEVELS
+from dominolab.players.hints import HINT_BUDGET, immediate_points
 from dominolab.players.search import MoveValue
+from dominolab.web.compute import ComputePool, PoolBusy, analyse_hint, choose_move
 from dominolab.web.layout import TableLayout
+from dominolab.web.limits import Limits, RateLimited, RateLimiter
 from dominolab.web.payload import (
     WIDTHS,
     previous_hand_json,
@@ -44,7 +54,7 @@ from dominolab.web.payload import (
     seat_state,
     step_json,
 )
-from dominolab.web.store import GameRow, Store
+from dominolab.web.store import AsyncStore, GameRow, MoveConflict, Store
 
 log = logging.getLogger("dominolab.web")
 
@@ -57,10 +67,17 @@ FIRST: Final = ("me", "opponent", "lot")
 class ApiError(Exception):
     """A refused request: an HTTP status and a sentence for a person."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, *, retry_after: float | None = None
+                 ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        #: seconds, sent as ``Retry-After`` (429, 503)
+        self.retry_after = retry_after
+
+
+class NotStored(ApiError):
+    """A move that could not be stored, and so was not made."""
 
 
 def token_hash(token: str) -> str:
@@ -69,6 +86,12 @@ def token_hash(token: str) -> str:
 
 #: sends one JSON text to one connection; raises if the connection is gone
 Sender = Callable[[str], Awaitable[None]]
+#: closes one connection with a code and a reason
+Closer = Callable[[int, str], Coroutine[Any, Any, None]]
+
+
+async def _no_close(code: int, reason: str) -> None:
+    return None
 
 
 @dataclass(eq=False)
@@ -78,6 +101,9 @@ class Connection:
     seat: int
     width: str
     send: Sender
+    close: Closer = _no_close
+    #: one send at a time, so updates arrive in order
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 @dataclass(eq=False)
@@ -97,6 +123,8 @@ class LiveGame:
     histories: dict[tuple[int, int], list[dict[str, Any]]] = field(default_factory=dict)
     #: the previous hand, encoded, by (hand number, seat, width)
     previous_texts: dict[tuple[int, int, str], str] = field(default_factory=dict)
+    #: state messages by (version, connected, seat, width)
+    messages: dict[tuple[int, tuple[bool, bool], int, str], str] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -126,6 +154,18 @@ class LiveGame:
         for mv in placements[len(found.tiles):]:
             found.place(mv)
         return found
+
+    def message(self, seat: int, width: str) -> str:
+        """The WebSocket message with ``seat``'s state now, built once per version, who is
+        connected, seat and width (a move's update goes to every connection)."""
+        key = (self.version, self.connected(), seat, width)
+        text = self.messages.get(key)
+        if text is None:
+            if len(self.messages) > 8:
+                self.messages.clear()
+            text = self.messages[key] = \
+                f'{{"type":"state","state":{self.state_text(seat, width)}}}'
+        return text
 
     def state(self, seat: int, width: str = "wide") -> dict[str, Any]:
         """What ``seat`` sees now (docs/web.md, STATE)."""
@@ -165,8 +205,10 @@ class GameService:
 
     def __init__(self, store: Store, *, computer_delay: float | None = None,
                  hint_budget: Any = None, seeds: Callable[[], int] | None = None,
-                 max_live: int = 2000) -> None:
-        self.store = store
+                 max_live: int = 2000, limits: Limits | None = None,
+                 workers: int | None = None, clock: Callable[[], float] | None = None
+                 ) -> None:
+        self.store = AsyncStore(store)
         #: games kept in memory; beyond this the least recently used idle ones are dropped
         #: (they are rebuilt from the database when asked for again)
         self.max_live = max_live
@@ -177,12 +219,52 @@ class GameService:
         #: the least time the computer takes over a move, so that a person sees it happen
         self.computer_delay = computer_delay
         self.hint_budget = hint_budget or HINT_BUDGET
+        self.limits = limits or Limits()
+        #: the wall clock, for when games were made and last moved (tests move it on)
+        self.clock = clock or time.time
         self.games: dict[str, LiveGame] = {}
+        self._game_limit = RateLimiter(self.limits.games_per_minute, self.limits.games_burst)
+        self._hint_limit = RateLimiter(self.limits.hints_per_minute, self.limits.hints_burst)
+        if workers is None:
+            # at least two: one client's long searches then hold one worker at most
+            # (ComputePool.max_running_per_client), and a quick move finds the other; the
+            # workers run at a lower priority than this process, so the event loop comes
+            # first even when every core is searching
+            workers = max(2, os.cpu_count() or 2)
+        self.pool = ComputePool(workers, max_queued_per_client=self.limits.queued_per_client)
+        #: tasks that must outlive the request or connection that started them
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def close(self) -> None:
+        for live in list(self.games.values()):
+            if live.computer is not None:
+                live.computer.cancel()
+        for task in list(self._tasks):
+            task.cancel()
+        await self.pool.close()
+        self.store.close()
+
+    def _spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
+        """Run ``coro`` as a task of the service's own, not of the caller's: a connection's
+        handler may be cancelled as it ends, and what it started must still happen."""
+        task = asyncio.get_running_loop().create_task(coro, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- limits ------------------------------------------------------------------------------
+    def _take(self, limiter: RateLimiter, client: str, what: str) -> None:
+        try:
+            limiter.take(client)
+        except RateLimited as exc:
+            wait = max(1, math.ceil(exc.retry_after))
+            raise ApiError(429, f"too many {what} from your address; try again in {wait} s",
+                           retry_after=wait) from None
 
     # -- creating and finding games ----------------------------------------------------------
-    def create(self, game: str, options: Any, opponent: str, first: str
-               ) -> tuple[LiveGame, str, str]:
-        """A new game; returns it with seat 0's and seat 1's tokens."""
+    async def create(self, game: str, options: Any, opponent: str, first: str,
+                     client: str = "local") -> tuple[LiveGame, str, str | None]:
+        """A new game; returns it with seat 0's token and, against a friend, the one-time
+        invitation for seat 1 (seat 1's token is minted when the invitation is claimed)."""
         try:
             spec = get_game(game)
             if isinstance(options, dict):
@@ -193,12 +275,13 @@ class GameService:
                 opts = spec.options(None)
             else:
                 raise ApiError(400, "options must be an object like {\"target\": 61}")
-        except (OptionError, TypeError) as exc:
+        except (OptionError, TypeError, ValueError) as exc:
             raise ApiError(422, str(exc)) from None
         if opponent not in OPPONENTS:
             raise ApiError(422, f"no opponent {opponent!r}; choose one of {', '.join(OPPONENTS)}")
         if first not in FIRST:
             raise ApiError(422, f"first must be one of {', '.join(FIRST)}, not {first!r}")
+        self._take(self._game_limit, client, "new games")
         # the seed also draws the first opener by lot (records check it), so a chosen
         # opener is had by drawing seeds until the lot agrees (two tries on average)
         seed = self.seeds()
@@ -207,21 +290,55 @@ class GameService:
             seed = self.seeds()
         first_opener = first_opener_by_lot(seed)
         match = Match(spec, opts, seed=seed, first_opener=first_opener)
-        tokens = (secrets.token_urlsafe(24), secrets.token_urlsafe(24))
+        token = secrets.token_urlsafe(24)
+        friend = opponent == "friend"
+        invite = secrets.token_urlsafe(24) if friend else None
         row = GameRow(
             id=secrets.token_urlsafe(9), game=spec.name, options=opts.to_dict(), seed=seed,
-            first_opener=first_opener, mode="friend" if opponent == "friend" else "computer",
-            opponent=None if opponent == "friend" else opponent,
-            token_hashes=(token_hash(tokens[0]), token_hash(tokens[1])),
-            rules_version=RULES_VERSION, created=time.time(), finished=False,
+            first_opener=first_opener, mode="friend" if friend else "computer",
+            opponent=None if friend else opponent,
+            # the computer's seat and an unclaimed seat have no token: '' matches none
+            token_hashes=(token_hash(token), ""),
+            rules_version=RULES_VERSION, created=self.clock(), finished=False,
+            invite=None if invite is None else token_hash(invite),
         )
-        self.store.create_game(row)
+        try:
+            await self.store.create_game(row)
+        except sqlite3.Error as exc:
+            log.error("could not store a new game: %s", exc)
+            raise ApiError(503, "the new game could not be saved just now; try again in a "
+                                "moment", retry_after=2) from None
         live = LiveGame(row, match, 0)
         self._keep(live)
-        self._computer_if_due(live)
-        return live, tokens[0], tokens[1]
+        self._computer_if_due(live, client)
+        return live, token, invite
 
-    def get(self, game_id: str) -> LiveGame:
+    async def join(self, live: LiveGame, invite: Any, client: str = "local") -> str:
+        """Claim a friend game's invitation: seat 1's token, minted now, once only."""
+        if not isinstance(invite, str) or not _ID_RE.match(invite):
+            raise ApiError(400, "send the invitation from the link: {\"invite\": \"...\"}")
+        if live.row.mode != "friend":
+            raise ApiError(403, "this game is against the computer; it has no invitation")
+        if live.row.invite is None:
+            raise ApiError(409, "this invitation has already been used; ask your friend for "
+                                "a new game")
+        if not hmac.compare_digest(token_hash(invite), live.row.invite):
+            raise ApiError(403, "this invitation is not this game's")
+        self._take(self._game_limit, client, "new games and invitations")
+        token = secrets.token_urlsafe(24)
+        try:
+            claimed = await self.store.claim_invite(live.id, live.row.invite, token_hash(token))
+        except sqlite3.Error as exc:
+            log.error("could not store a claimed invitation in game %s: %s", live.id, exc)
+            raise ApiError(503, "the invitation could not be saved just now; try again in a "
+                                "moment", retry_after=2) from None
+        if not claimed:
+            raise ApiError(409, "this invitation has already been used")
+        live.row = replace(live.row, token_hashes=(live.row.token_hashes[0], token_hash(token)),
+                           invite=None)
+        return token
+
+    async def get(self, game_id: str) -> LiveGame:
         """The game, from memory or rebuilt from the database; 404 if there is none."""
         live = self.games.pop(game_id, None)
         if live is not None:
@@ -229,21 +346,30 @@ class GameService:
             return live
         if not _ID_RE.match(game_id):
             raise ApiError(404, "there is no such game")
-        loaded = self.store.load_game(game_id)
+        try:
+            loaded = await self.store.load_game(game_id)
+        except sqlite3.Error as exc:
+            log.error("could not load game %s: %s", game_id, exc)
+            raise ApiError(503, "the game could not be read just now; try again in a moment",
+                           retry_after=2) from None
         if loaded is None:
-            raise ApiError(404, "there is no such game (it may have been created on another "
-                                "server or its database was removed)")
+            raise ApiError(404, "there is no such game (it may have expired, been created on "
+                                "another server, or its database was removed)")
+        live = self.games.get(game_id)  # loaded meanwhile by another request
+        if live is not None:
+            return live
         row, moves = loaded
         spec = get_game(row.game)
         match = Match(spec, spec.options_class.from_dict(row.options), seed=row.seed,
                       first_opener=row.first_opener)
         for ply, (seat, text) in enumerate(moves):
             if match.to_move != seat:
+                log.error("stored game %s is damaged at move %d", game_id, ply + 1)
                 raise ApiError(500, f"stored game {game_id} is damaged at move {ply + 1}")
             match.apply(match.parse_move(text))
         live = LiveGame(row, match, len(moves))
         self._keep(live)
-        self._computer_if_due(live)
+        self._computer_if_due(live, f"game {game_id}")
         return live
 
     def _keep(self, live: LiveGame) -> None:
@@ -253,10 +379,14 @@ class GameService:
         for old in list(self.games.values()):
             if len(self.games) <= self.max_live:
                 break
-            idle = (not old.connections and not old.lock.locked() and not old.hint_lock.locked()
-                    and (old.computer is None or old.computer.done()))
-            if idle and old is not live:
+            if old is not live and self._idle(old):
                 del self.games[old.id]
+
+    @staticmethod
+    def _idle(live: LiveGame) -> bool:
+        return (not live.connections and not live.lock.locked()
+                and not live.hint_lock.locked()
+                and (live.computer is None or live.computer.done()))
 
     def seat_of(self, live: LiveGame, token: str | None) -> int:
         """The seat this token belongs to: 401 without one, 403 if it is not this game's."""
@@ -270,9 +400,38 @@ class GameService:
                 return seat
         raise ApiError(403, "this token is not a seat of this game")
 
+    # -- expiry ------------------------------------------------------------------------------
+    async def expire(self, now: float | None = None) -> int:
+        """Delete abandoned unfinished games and long-finished ones; returns how many."""
+        now = self.clock() if now is None else now
+        ids = await self.store.expire(now - self.limits.abandoned_after,
+                                      now - self.limits.finished_kept)
+        for game_id in ids:
+            live = self.games.pop(game_id, None)
+            if live is not None:
+                if live.computer is not None:
+                    live.computer.cancel()
+                for conn in list(live.connections):
+                    live.connections.remove(conn)
+                    self._spawn(conn.close(4410, "this game has expired"), "close expired")
+        if ids:
+            log.info("expired %d games", len(ids))
+        return len(ids)
+
+    async def expire_forever(self) -> None:
+        """Run :meth:`expire` now and every ``limits.sweep_every`` seconds."""
+        while True:
+            try:
+                await self.expire()
+            except sqlite3.Error as exc:
+                log.warning("could not expire old games this time: %s", exc)
+            await asyncio.sleep(self.limits.sweep_every)
+
     # -- moves -------------------------------------------------------------------------------
-    async def act(self, live: LiveGame, seat: int, text: Any, version: Any) -> None:
-        """Check and make ``seat``'s move, store it, tell everyone; 409/422 otherwise."""
+    async def act(self, live: LiveGame, seat: int, text: Any, version: Any,
+                  client: str = "local") -> None:
+        """Check ``seat``'s move, store it, then make it and tell everyone; 409/422 when it
+        is refused, 503 when it cannot be stored (then nothing changed)."""
         if not isinstance(text, str) or not text.strip() or len(text) > 32:
             raise ApiError(400, "the move must be a short text in the game's notation, "
                                 "like \"54@1e\" or \"draw\"")
@@ -289,27 +448,47 @@ class GameService:
             if match.to_move != seat:
                 raise ApiError(409, f"it is not your turn (seat {seat}); wait for your "
                                     f"opponent's move")
+            after = match.copy()
             try:
-                move = match.parse_move(text)
-                match.apply(move)
+                move = after.parse_move(text)
+                after.apply(move)
             except (InvalidMoveError, AmbiguousMoveError, IllegalMoveError) as exc:
                 raise ApiError(422, str(exc)) from None
             except DominoError as exc:
                 raise ApiError(409, str(exc)) from None
-            self._commit(live, seat, str(move))
+            failed: NotStored | None = None
+            try:
+                await self._commit(live, seat, move, after)
+            except NotStored as exc:
+                failed = exc
+        # after a failed write too: every open socket gets the state as it is (a page may
+        # be showing the move as under way)
         await self.broadcast(live)
-        self._computer_if_due(live)
+        if failed is not None:
+            raise failed
+        self._computer_if_due(live, client)
 
-    def _commit(self, live: LiveGame, seat: int, move: str) -> None:
+    async def _commit(self, live: LiveGame, seat: int, move: Move, after: Match) -> None:
+        """Store ``move`` at ply ``live.version``; then, and only then, make ``after`` the
+        game. Call with ``live.lock`` held. A failed write leaves the game as it was and
+        raises :class:`NotStored` (503; 409 if the database holds another move there, when
+        this server's idea of the game is stale and it is reloaded)."""
         try:
-            self.store.add_moves(live.id, live.version, [(seat, move)], live.match.is_over)
-        except Exception:
-            # memory is ahead of the database: forget it and rebuild from what is stored
+            await self.store.add_moves(live.id, live.version, [(seat, str(move))],
+                                       after.is_over)
+        except MoveConflict as exc:
+            log.error("game %s: %s; it is reloaded from the database", live.id, exc)
             self.games.pop(live.id, None)
-            raise
+            raise NotStored(409, "the game has moved on; reload it") from None
+        except sqlite3.Error as exc:
+            log.error("game %s: move %s at version %d was not stored: %s", live.id, move,
+                      live.version, exc)
+            raise NotStored(503, "the move could not be saved just now, so it was not made; "
+                                 "try again in a moment", retry_after=1) from None
+        live.match = after
         live.version += 1
 
-    def _computer_if_due(self, live: LiveGame) -> None:
+    def _computer_if_due(self, live: LiveGame, client: str) -> None:
         seat = live.computer_seat
         if seat is None or live.match.to_move != seat:
             return
@@ -319,42 +498,66 @@ class GameService:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return  # no loop yet: the first request for this game starts the computer
-        live.computer = loop.create_task(self._computer_moves(live), name=f"computer {live.id}")
+        live.computer = loop.create_task(self._computer_moves(live, client),
+                                         name=f"computer {live.id}")
 
-    async def _computer_moves(self, live: LiveGame) -> None:
+    async def _computer_moves(self, live: LiveGame, client: str) -> None:
+        """The computer plays while it is to move. Its move is thought out in the pool,
+        from its own view, and stored like a person's; a failure is retried with a growing
+        pause, so a passing fault never leaves the game waiting for ever."""
         seat = live.computer_seat
         assert seat is not None and live.row.opponent is not None
         name, budget = LEVELS[live.row.opponent]
-        player = make_player(name, live.row.seed)
-        try:
-            while live.match.to_move == seat and self.games.get(live.id) is live:
-                started = time.monotonic()
-                version = live.version
-                view = live.match.view(seat)
-                move = await asyncio.to_thread(player.choose, view, budget)
+        pause = 0.5
+        while live.match.to_move == seat and self.games.get(live.id) is live:
+            started = time.monotonic()
+            version = live.version
+            view = live.match.view(seat)
+            try:
+                # one seed per position: the same position gets the same move, also after
+                # a restart
+                move = await self.pool.run(client, choose_move, name,
+                                           (live.row.seed * 1_000_003 + version) % 2**63,
+                                           view, budget)
                 wait = self.computer_delay - (time.monotonic() - started)
                 if wait > 0:
                     await asyncio.sleep(wait)
                 async with live.lock:
                     if live.version != version:
                         continue
-                    live.match.apply(move)
-                    self._commit(live, seat, str(move))
+                    after = live.match.copy()
+                    after.apply(move)
+                    await self._commit(live, seat, move, after)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("game %s: the computer's move failed (%s); trying again in "
+                            "%.1f s", live.id, exc, pause)
                 await self.broadcast(live)
-        except Exception:
-            log.exception("the computer failed to move in game %s", live.id)
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 30.0)
+                continue
+            pause = 0.5
+            await self.broadcast(live)
 
     # -- hints, records, replays -------------------------------------------------------------
-    async def hint(self, live: LiveGame, seat: int) -> dict[str, Any]:
+    async def hint(self, live: LiveGame, seat: int, client: str = "local") -> dict[str, Any]:
         match = live.match
         if match.is_over or match.to_move != seat:
             raise ApiError(409, "a hint is for your turn, and it is not your turn now")
         if live.hint_lock.locked():
             raise ApiError(409, "a hint is already being worked out; wait for it")
+        self._take(self._hint_limit, client, "hints")
         async with live.hint_lock:
             version = live.version
             view = match.view(seat)
-            values = await asyncio.to_thread(analyse, view, self.hint_budget, version)
+            try:
+                values = await self.pool.run(client, analyse_hint, view, self.hint_budget,
+                                             version)
+            except PoolBusy as exc:
+                raise ApiError(429, "too much is being worked out for your address; try "
+                                    "again in a moment", retry_after=exc.retry_after) from None
+
         def win(v: MoveValue) -> float:
             return v.win_chance if v.win_chance is not None else v.value
 
@@ -386,39 +589,38 @@ class GameService:
         connected."""
         before = live.connected()
         live.connections.append(conn)
-        await conn.send(self.state_message(live, conn.seat, conn.width))
+        await self.push(live, conn)
         if live.connected() != before:
             await self.broadcast(live, skip=conn)
 
-    async def detach(self, live: LiveGame, conn: Connection) -> None:
+    def detach(self, live: LiveGame, conn: Connection) -> None:
+        """A seat's connection ended. Who is connected changes now, and the others are told
+        by a task of the service's: the ending connection's handler may be cancelled."""
         if conn in live.connections:
             before = live.connected()
             live.connections.remove(conn)
             if live.connected() != before:
-                await self.broadcast(live)
+                self._spawn(self.broadcast(live), f"presence {live.id}")
 
-    @staticmethod
-    def state_message(live: LiveGame, seat: int, width: str) -> str:
-        return f'{{"type":"state","state":{live.state_text(seat, width)}}}'
+    async def push(self, live: LiveGame, conn: Connection) -> None:
+        """Send ``conn`` its seat's state as it is when the send begins. One send at a time
+        per connection, each built afresh, so a connection never gets an older state after
+        a newer one. A connection that fails is dropped."""
+        try:
+            async with conn.lock:
+                await conn.send(live.message(conn.seat, conn.width))
+        except Exception:
+            self.detach(live, conn)
 
     async def broadcast(self, live: LiveGame, skip: Connection | None = None) -> None:
         """Send every connection (but ``skip``) its seat's state."""
         conns = [c for c in live.connections if c is not skip]
-        if not conns:
-            return
-        texts: dict[tuple[int, str], str] = {}
-        sends = []
-        for conn in conns:
-            key = (conn.seat, conn.width)
-            if key not in texts:
-                texts[key] = self.state_message(live, *key)
-            sends.append(conn.send(texts[key]))
-        results = await asyncio.gather(*sends, return_exceptions=True)
-        for conn, result in zip(conns, results, strict=True):
-            if isinstance(result, Exception) and conn in live.connections:
-                live.connections.remove(conn)
+        if conns:
+            await asyncio.gather(*(self.push(live, c) for c in conns))
+
+    async def _push_all(self, live: LiveGame) -> None:
+        await self.broadcast(live)
 
     @staticmethod
     def width_of(value: Any) -> str:
         return value if value in WIDTHS else "wide"
-

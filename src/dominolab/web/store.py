@@ -12,14 +12,18 @@ never edit a released one.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
+
+T = TypeVar("T")
 
 #: schema version N is reached by running MIGRATIONS[N - 1]
 MIGRATIONS: Final[tuple[str, ...]] = (
@@ -49,12 +53,27 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         PRIMARY KEY (game_id, ply)
     ) WITHOUT ROWID;
     """,
+    # 2: one-time invitations (the friend's seat token is minted when the invitation is
+    # claimed; until then token1 is '' and matches no token), and an index for expiry
+    """
+    ALTER TABLE games ADD COLUMN invite TEXT;   -- SHA-256 of the invitation, NULL once claimed
+    CREATE INDEX games_by_age ON games(finished, updated);
+    """,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 
 
+#: how long a write waits for another process's lock before it fails
+BUSY_TIMEOUT: Final = 5.0
+
+
 class StoreError(Exception):
-    """The database cannot be used (newer schema, not a dominolab database...)."""
+    """The database cannot be used (newer schema, not a dominolab database, read-only,
+    damaged...)."""
+
+
+class MoveConflict(Exception):
+    """A move was stored for that ply already: the caller's idea of the game is stale."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,26 +91,56 @@ class GameRow:
     rules_version: int
     created: float
     finished: bool
+    #: SHA-256 of a friend game's unclaimed invitation, else None
+    invite: str | None = None
 
 
 class Store:
-    """The games database. Safe to share between threads (one connection, one lock)."""
+    """The games database. Safe to share between threads (one connection, one lock).
 
-    def __init__(self, path: str | Path) -> None:
+    Opening it checks it: a file that is not a database, fails ``PRAGMA quick_check``, has
+    a newer schema or cannot be written raises :class:`StoreError`, so a server never starts
+    on a database it would answer 500 from."""
+
+    def __init__(self, path: str | Path, *, busy_timeout: float = BUSY_TIMEOUT,
+                 clock: Callable[[], float] = time.time) -> None:
         self.path = str(path)
+        #: the wall clock for when games last changed (tests move it on)
+        self.clock = clock
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            try:
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"{self.path}: cannot create its folder ({exc.strerror})"
+                                 ) from None
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False,
-                                       isolation_level=None)
+                                       isolation_level=None, timeout=busy_timeout)
             self._db.execute("PRAGMA journal_mode=WAL")
             # NORMAL in WAL mode: a commit survives the process being killed (not a power cut)
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
+            checked = self._db.execute("PRAGMA quick_check").fetchall()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a usable SQLite database ({exc})") from None
+        if checked != [("ok",)]:
+            found = " ".join(" ".join(str(r[0]) for r in checked[:3]).split())
+            raise StoreError(f"{self.path}: the database is damaged (quick_check: "
+                             f"{found[:160]})")
         self._lock = threading.Lock()
         self.migrate()
+        self._check_writable()
+
+    def _check_writable(self) -> None:
+        """Write the schema version back inside a transaction that is rolled back."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute(f"PRAGMA user_version = {self.version}")
+            self._db.execute("ROLLBACK")
+        except sqlite3.DatabaseError as exc:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise StoreError(f"{self.path}: cannot write to the database ({exc})") from None
 
     # -- schema ------------------------------------------------------------------------------
     @property
@@ -129,12 +178,12 @@ class Store:
         with self._lock:
             self._db.execute(
                 "INSERT INTO games (id, game, options, seed, first_opener, mode, opponent, "
-                "token0, token1, rules_version, created, updated, finished) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "token0, token1, rules_version, created, updated, finished, invite) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (row.id, row.game, json.dumps(row.options, sort_keys=True), row.seed,
                  row.first_opener, row.mode, row.opponent, row.token_hashes[0],
                  row.token_hashes[1], row.rules_version, row.created, row.created,
-                 int(row.finished)),
+                 int(row.finished), row.invite),
             )
 
     def load_game(self, game_id: str) -> tuple[GameRow, list[tuple[int, str]]] | None:
@@ -142,7 +191,7 @@ class Store:
         with self._lock:
             found = self._db.execute(
                 "SELECT id, game, options, seed, first_opener, mode, opponent, token0, token1, "
-                "rules_version, created, finished FROM games WHERE id = ?", (game_id,)
+                "rules_version, created, finished, invite FROM games WHERE id = ?", (game_id,)
             ).fetchone()
             if found is None:
                 return None
@@ -150,16 +199,24 @@ class Store:
                 "SELECT seat, move FROM moves WHERE game_id = ? ORDER BY ply", (game_id,)
             ).fetchall()
         row = GameRow(found[0], found[1], json.loads(found[2]), found[3], found[4], found[5],
-                      found[6], (found[7], found[8]), found[9], found[10], bool(found[11]))
+                      found[6], (found[7], found[8]), found[9], found[10], bool(found[11]),
+                      found[12])
         return row, [(int(s), str(m)) for s, m in moves]
 
     def add_moves(self, game_id: str, first_ply: int, moves: Sequence[tuple[int, str]],
                   finished: bool) -> None:
-        """Append moves ``first_ply``, ``first_ply + 1``, ... in one transaction."""
-        now = time.time()
+        """Append moves ``first_ply``, ``first_ply + 1``, ... in one transaction, or nothing:
+        :class:`MoveConflict` if a move is stored at one of those plies already (or the
+        game is gone), ``sqlite3.Error`` if the database fails (locked, full...)."""
+        now = self.clock()
         with self._lock:
-            self._db.execute("BEGIN")
+            self._db.execute("BEGIN IMMEDIATE")
             try:
+                stored = self._db.execute(
+                    "SELECT COUNT(*) FROM moves WHERE game_id = ?", (game_id,)).fetchone()[0]
+                if stored != first_ply:
+                    raise MoveConflict(f"game {game_id} has {stored} moves stored, not "
+                                       f"{first_ply}")
                 self._db.executemany(
                     "INSERT INTO moves (game_id, ply, seat, move, at) VALUES (?, ?, ?, ?, ?)",
                     [(game_id, first_ply + i, seat, move, now)
@@ -169,12 +226,75 @@ class Store:
                                  (now, int(finished), game_id))
                 self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
                 raise
+
+    def claim_invite(self, game_id: str, invite_hash: str, token_hash: str) -> bool:
+        """Give seat 1 the token ``token_hash`` if ``invite_hash`` is the game's unclaimed
+        invitation; False if it is not (wrong, or claimed already). Claimed once only."""
+        with self._lock:
+            changed = self._db.execute(
+                "UPDATE games SET token1 = ?, invite = NULL, updated = ? "
+                "WHERE id = ? AND invite = ?",
+                (token_hash, self.clock(), game_id, invite_hash)).rowcount
+        return bool(changed == 1)
+
+    def expire(self, unfinished_before: float, finished_before: float) -> list[str]:
+        """Delete the unfinished games last changed before ``unfinished_before`` and the
+        finished ones before ``finished_before``; returns their ids."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                ids = [r[0] for r in self._db.execute(
+                    "SELECT id FROM games WHERE (finished = 0 AND updated < ?) "
+                    "OR (finished = 1 AND updated < ?)", (unfinished_before, finished_before))]
+                self._db.executemany("DELETE FROM moves WHERE game_id = ?",
+                                     [(i,) for i in ids])
+                self._db.executemany("DELETE FROM games WHERE id = ?", [(i,) for i in ids])
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+        return ids
 
     def count_games(self) -> int:
         with self._lock:
             return int(self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+
+
+class AsyncStore:
+    """The :class:`Store` for the event loop: every call runs in one thread of its own, so
+    a write waiting on a lock (or a slow disk) never holds up the loop, and calls keep
+    their order."""
+
+    def __init__(self, store: Store) -> None:
+        self.sync = store
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="dominolab-db")
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._thread, fn, *args)
+
+    async def create_game(self, row: GameRow) -> None:
+        await self._run(self.sync.create_game, row)
+
+    async def load_game(self, game_id: str) -> tuple[GameRow, list[tuple[int, str]]] | None:
+        return await self._run(self.sync.load_game, game_id)
+
+    async def add_moves(self, game_id: str, first_ply: int, moves: Sequence[tuple[int, str]],
+                        finished: bool) -> None:
+        await self._run(self.sync.add_moves, game_id, first_ply, moves, finished)
+
+    async def claim_invite(self, game_id: str, invite_hash: str, token_hash: str) -> bool:
+        return await self._run(self.sync.claim_invite, game_id, invite_hash, token_hash)
+
+    async def expire(self, unfinished_before: float, finished_before: float) -> list[str]:
+        return await self._run(self.sync.expire, unfinished_before, finished_before)
+
+    def close(self) -> None:
+        self._thread.shutdown(wait=True)
+        self.sync.close()
 
 
 def _statements(script: str) -> list[str]:

@@ -1,0 +1,86 @@
+"""How much one client may ask of the server, and how long games are kept.
+
+A client is an address (the TCP peer; behind a reverse proxy, the address uvicorn takes
+from ``X-Forwarded-For`` when ``--forwarded-allow-ips`` trusts the proxy). Creating games,
+claiming invitations and hints each draw from the client's bucket for that kind of request;
+an empty bucket is a 429 with ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+DAY: Final = 86_400.0
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The server's limits (``dominolab serve --help`` names the flags that set them)."""
+
+    #: new games (and invitations claimed) a client may make per minute, on average
+    games_per_minute: float = 20.0
+    #: ... and at once, after a quiet while
+    games_burst: int = 10
+    #: hints a client may ask for per minute, on average, and at once
+    hints_per_minute: float = 30.0
+    hints_burst: int = 10
+    #: jobs (computer moves and hints) one client may have waiting for a worker
+    queued_per_client: int = 200
+    #: an unfinished game nobody has moved in for this long is deleted
+    abandoned_after: float = 7 * DAY
+    #: a finished game is kept this long after its last move (its record and replay)
+    finished_kept: float = 30 * DAY
+    #: how often expired games are looked for
+    sweep_every: float = 600.0
+
+    def __post_init__(self) -> None:
+        for name in ("games_per_minute", "hints_per_minute", "abandoned_after",
+                     "finished_kept", "sweep_every"):
+            value = getattr(self, name)
+            if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be a positive number, not {value!r}")
+        for name in ("games_burst", "hints_burst", "queued_per_client"):
+            value = getattr(self, name)
+            if not (isinstance(value, int) and value >= 1):
+                raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
+
+
+class RateLimited(Exception):
+    """Too many requests of one kind from one client; try again after ``retry_after`` s."""
+
+    def __init__(self, retry_after: float) -> None:
+        super().__init__(f"try again in {retry_after:.1f} s")
+        self.retry_after = retry_after
+
+
+class RateLimiter:
+    """A token bucket per client: ``burst`` requests at once, refilled at ``per_minute``.
+
+    At most ``max_clients`` buckets are kept; the least recently seen go first (a client
+    forgotten that way starts again with a full bucket, which only ever errs towards
+    letting a request through)."""
+
+    def __init__(self, per_minute: float, burst: int, *, max_clients: int = 100_000,
+                 clock: Callable[[], float] | None = None) -> None:
+        self.rate = per_minute / 60.0
+        self.burst = float(burst)
+        self.max_clients = max_clients
+        self.clock = clock or time.monotonic
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+
+    def take(self, client: str) -> None:
+        """Spend one request of ``client``'s; :class:`RateLimited` if it has none left."""
+        now = self.clock()
+        tokens, then = self._buckets.pop(client, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - then) * self.rate)
+        if tokens < 1.0:
+            self._buckets[client] = (tokens, now)
+            raise RateLimited((1.0 - tokens) / self.rate)
+        self._buckets[client] = (tokens - 1.0, now)
+        while len(self._buckets) > self.max_clients:
+            self._buckets.popitem(last=False)
