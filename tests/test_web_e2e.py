@@ -24,10 +24,12 @@ from playwright.sync_api import (
     Browser,
     BrowserContext,
     ConsoleMessage,
+    Locator,
     Page,
     Playwright,
     Request,
     Response,
+    Route,
     WebSocket,
     expect,
     sync_playwright,
@@ -58,9 +60,26 @@ JS_STATUS = ("() => { " + _JS_VISIBLE + """
   if (shown('match-over')) return 'match-over';
   if (shown('hand-over')) return 'hand-over';
   const g = document.querySelector('[data-testid="game"]');
-  if (g && g.dataset.version && g.dataset.turn === 'me') return 'me';
+  const c = document.querySelector('[data-testid="connection"]');
+  if (g && g.dataset.version && g.dataset.turn === 'me' && c && c.dataset.state === 'open')
+    return 'me';
   return '';
 }""")
+
+JS_IS_MY_TURN = "() => (" + JS_STATUS + ")() === 'me'"
+
+# Whose turn a page shows once it shows a position: 'me' or 'opponent' ('' before that).
+JS_TURN_KNOWN = """() => {
+  const g = document.querySelector('[data-testid="game"]');
+  const c = document.querySelector('[data-testid="connection"]');
+  if (!g || !g.dataset.version || !c || c.dataset.state !== 'open') return '';
+  return g.dataset.turn === 'me' || g.dataset.turn === 'opponent' ? g.dataset.turn : '';
+}"""
+
+# The seats this browser keeps in localStorage: {game id: {token, seat, invite}}.
+JS_STORED_SEATS = """() => Object.fromEntries(Object.keys(localStorage)
+  .filter(k => k.startsWith('dominolab/game/'))
+  .map(k => [k.slice('dominolab/game/'.length), JSON.parse(localStorage.getItem(k))]))"""
 
 JS_VERSION_CHANGED = """old => {
   const g = document.querySelector('[data-testid="game"]');
@@ -106,10 +125,21 @@ JS_GAME_ATTRS = """() => {
 
 # -- the server and the browser --------------------------------------------------------------
 
+#: every server of these tests deals its games from this seed, so each run plays the same deals
+GAME_SEEDS = 20251201
+#: the tests make many games from one address: the server's rate limits must not refuse them
+UNLIMITED = ("--games-per-minute", "100000", "--hints-per-minute", "100000")
+
+
+def make_server(db: Path) -> ServerProcess:
+    """A real server for these tests: fixed seeds, no computer delay, no rate limits."""
+    return ServerProcess(db, computer_delay=0.0, game_seeds=GAME_SEEDS, extra=UNLIMITED)
+
+
 @pytest.fixture(scope="session")
 def server_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """The real server on a free port, for the whole session."""
-    with ServerProcess(tmp_path_factory.mktemp("e2e-server") / "e2e.sqlite3") as proc:
+    with make_server(tmp_path_factory.mktemp("e2e-server") / "e2e.sqlite3") as proc:
         yield proc
 
 
@@ -326,33 +356,67 @@ def play_moves(page: Page, count: int, deadline: float) -> None:
         make_move(page, deadline)
 
 
-def wait_turn_of(pages: list[Page], deadline: float) -> Page:
-    """The page whose seat is to move."""
-    while True:
-        for page in pages:
-            if page.evaluate(JS_STATUS) == "me":
-                return page
-        if time.monotonic() > deadline:
-            raise AssertionError("no page got data-turn=me")
-        pages[0].wait_for_timeout(50)
+def wait_turn_of(pages: tuple[Page, Page], deadline: float) -> Page:
+    """Of two pages of one game that show the same position, the one whose seat is to move:
+    the first page says whose turn it is, and that page is waited for."""
+    first, second = pages
+    try:
+        turn = cast(str, first.wait_for_function(JS_TURN_KNOWN,
+                                                 timeout=left_ms(deadline)).json_value())
+        mover = first if turn == "me" else second
+        mover.wait_for_function(JS_IS_MY_TURN, timeout=left_ms(deadline))
+    except Exception as exc:
+        raise AssertionError("no page got data-turn=me") from exc
+    return mover
+
+
+def stored_seats(page: Page) -> dict[str, Any]:
+    """The seats this page's browser keeps: {game id: {token, seat, invite}}."""
+    return cast(dict[str, Any], page.evaluate(JS_STORED_SEATS))
+
+
+def invitation_of(page: Page) -> str:
+    """The invitation link the creator's page shows (a full URL with #i=CODE)."""
+    link = page.get_by_test_id("invite-link")
+    expect(link).to_be_visible()
+    url = link.input_value()
+    assert re.search(r"/game/[^/#]+#i=[^&]+$", url), (
+        f"invite-link value {url!r} is not an invitation link /game/ID#i=CODE")
+    assert url.startswith("http"), f"invite-link value {url!r} is not the full URL"
+    return url
 
 
 def start_friend_game(ui: Ui) -> tuple[Page, Page]:
-    """A creates a Luzak game against a friend; B opens the invitation link."""
+    """A creates a Luzak game against a friend; B opens the invitation link and claims
+    seat 1 with it."""
+    a, b, _url = start_friend_game_with_link(ui)
+    return a, b
+
+
+def start_friend_game_with_link(ui: Ui) -> tuple[Page, Page, str]:
+    """start_friend_game, and the invitation link B opened."""
     a = ui.new_page("A")
     new_game(a, "luzak", opponent="friend", first="me")
-    link = a.get_by_test_id("invite-link")
-    expect(link).to_be_visible()
-    url = link.input_value()
-    assert re.search(r"/game/[^/#]+#t=.+", url), f"invite-link value {url!r} is not a link"
-    assert url.startswith("http"), f"invite-link value {url!r} is not the full URL"
+    gid = game_id_of(a)
+    a_token = stored_seats(a)[gid]["token"]
+    url = invitation_of(a)
     b = ui.new_page("B")
     b.goto(url)
     b.wait_for_function(JS_HAS_VERSION)
     a_seat, b_seat = game_attr(a, "seat"), game_attr(b, "seat")
     assert {a_seat, b_seat} == {"0", "1"}, f"seats A={a_seat!r} B={b_seat!r}"
     assert a_seat == "0", "the creator should have seat 0"
-    return a, b
+    assert "#" not in b.url, f"the invitation code stays in B's address bar: {b.url}"
+    b_stored = stored_seats(b)
+    assert set(b_stored) == {gid}, f"B keeps seats {sorted(b_stored)}, expected only {gid}"
+    assert b_stored[gid]["token"] != a_token, "B got the creator's token"
+    return a, b, url
+
+
+def game_id_of(page: Page) -> str:
+    match = re.search(r"/game/([^/#?]+)", page.url)
+    assert match, f"{page.url} is not a game page"
+    return match.group(1)
 
 
 def assert_hands_disjoint(a: Page, b: Page) -> None:
@@ -441,7 +505,7 @@ def test_friend_game_two_browsers(ui: Ui) -> None:
             expect(page.get_by_test_id("connection")).to_have_attribute("data-state", "open")
         deadline = time.monotonic() + 60
         for _ in range(6):
-            mover = wait_turn_of([a, b], deadline)
+            mover = wait_turn_of((a, b), deadline)
             other = b if mover is a else a
             before = table_count(mover)
             assert make_move(mover, deadline) == "play"
@@ -511,7 +575,7 @@ def test_server_killed_mid_game_the_page_reconnects_and_play_goes_on(
     """Nothing lost, seen from the browser: the server is killed mid-game; the page says the
     connection is gone, and once the server is back on the same database it rejoins the
     same seat and game by itself, and play continues."""
-    srv = ServerProcess(tmp_path / "restart.sqlite3")
+    srv = make_server(tmp_path / "restart.sqlite3")
     ui = Ui(chromium, srv.start(), tmp_path)
     try:
         page = ui.new_page("restart")
@@ -525,8 +589,19 @@ def test_server_killed_mid_game_the_page_reconnects_and_play_goes_on(
             expect(connection).to_have_attribute("data-state", "open")
             srv.kill()
             expect(connection).not_to_have_attribute("data-state", "open")
+            # while the connection is down the page does not claim it is my turn, and
+            # offers no move (what it shows may be out of date)
+            status = page.get_by_test_id("status")
+            expect(status).to_contain_text("Connection to the server lost")
+            expect(status).not_to_contain_text("Your turn")
+            expect(page.get_by_test_id("turn")).not_to_have_text("Your turn")
+            expect(page.locator(PLAYABLE)).to_have_count(0)
+            expect(page.get_by_test_id("hint")).to_be_disabled()
+            page.locator('[data-testid="hand-tile"]').first.click(force=True)
+            expect(page.locator('[data-testid="spot"]')).to_have_count(0)
             srv.start()
             expect(connection).to_have_attribute("data-state", "open", timeout=30_000)
+            expect(status).to_contain_text("Your turn")
             assert game_attr(page, "version") == version
             assert sorted(hand_tiles(page)) == sorted(hand)
             play_moves(page, 1, deadline)
@@ -535,10 +610,35 @@ def test_server_killed_mid_game_the_page_reconnects_and_play_goes_on(
         srv.stop()
 
 
-def friend_game_via_api(base: str, game: str) -> tuple[str, tuple[str, str]]:
+def friend_game_via_api(base: str, game: str, options: dict[str, Any] | None = None
+                        ) -> tuple[str, tuple[str, str]]:
+    """A friend game made and joined over HTTP: its id and both seats' tokens."""
     made = request_json(base, "POST", "/api/games",
-                        {"game": game, "opponent": "friend", "first": "me"})
-    return made["id"], (made["token"], made["invite"].split("#t=", 1)[1])
+                        {"game": game, "opponent": "friend", "first": "me",
+                         "options": options or {}})
+    gid, invite = made["id"], made["invite"]
+    assert "#i=" in invite, f"the invitation {invite!r} carries no #i=CODE"
+    joined = request_json(base, "POST", f"/api/games/{gid}/join",
+                          {"invite": invite.split("#i=", 1)[1]})
+    assert joined["seat"] == 1, joined
+    return gid, (made["token"], joined["token"])
+
+
+def play_via_api(base: str, gid: str, tokens: tuple[str, str], rng: random.Random,
+                 until: str, limit: int = 600) -> dict[str, Any]:
+    """Random legal moves of both seats over HTTP until the first hand is over (`until`
+    "hand") or the match is (`until` "match"); seat 0's state then."""
+    for _ in range(limit):
+        state = request_json(base, "GET", f"/api/games/{gid}", token=tokens[0])
+        if state["match_result"] is not None or (until == "hand" and state["hand_number"] > 1):
+            return cast(dict[str, Any], state)
+        mover = state["to_move"]
+        if mover != 0:
+            state = request_json(base, "GET", f"/api/games/{gid}", token=tokens[mover])
+        move = rng.choice(state["legal"])["move"]
+        request_json(base, "POST", f"/api/games/{gid}/moves",
+                     {"move": move, "version": state["version"]}, tokens[mover])
+    raise AssertionError(f"game {gid}: not over after {limit} moves")
 
 
 def moves_to_a_luzak_choice(server: ServerProcess, gid: str) -> list[str] | None:
@@ -752,3 +852,259 @@ def test_finished_match_replay_and_download(ui: Ui) -> None:
             index += 1
         page.get_by_test_id("replay-prev").click()
         expect(frame).to_have_attribute("data-index", str(index - 1))
+
+
+# -- seats belong to the people who hold them ------------------------------------------------
+
+def test_creator_opening_own_invitation_keeps_seat_0(ui: Ui) -> None:
+    """The creator opening their own invitation does not claim it: the page keeps seat 0,
+    says what the link is for, and the friend can still claim seat 1 with it."""
+    with ui.guard():
+        a = ui.new_page("creator")
+        new_game(a, "luzak", opponent="friend", first="me")
+        gid = game_id_of(a)
+        token = stored_seats(a)[gid]["token"]
+        url = invitation_of(a)
+        a.goto(url)
+        notice = a.get_by_test_id("invite-notice")
+        expect(notice).to_be_visible()
+        expect(notice).to_contain_text("This is your invitation link")
+        expect(notice.get_by_test_id("copy-notice-invite")).to_be_visible()
+        a.wait_for_function(JS_HAS_VERSION)
+        assert game_attr(a, "seat") == "0", "the creator's page left seat 0"
+        assert stored_seats(a)[gid]["token"] == token, "the creator's token was replaced"
+
+        b = ui.new_page("friend")
+        b.goto(url)
+        b.wait_for_function(JS_HAS_VERSION)
+        assert game_attr(b, "seat") == "1", "the invitation no longer gives seat 1"
+        expect(b.get_by_test_id("invite-notice")).to_have_count(0)
+        # once the friend is in, the creator's page stops offering the used link
+        expect(a.get_by_test_id("invite-link")).to_have_count(0)
+
+
+def test_invitation_works_once(ui: Ui) -> None:
+    """A third browser opening an invitation already claimed is told so and keeps nothing."""
+    with ui.guard():
+        _a, b, url = start_friend_game_with_link(ui)
+        # the friend opening the link again keeps the seat it gave
+        b.goto(url)
+        expect(b.get_by_test_id("joined-notice")).to_be_visible()
+        expect(b.locator(GAME)).to_have_attribute("data-seat", "1")
+        c = ui.new_page("third")
+        c.goto(url)
+        error = c.get_by_test_id("link-error")
+        expect(error).to_be_visible()
+        expect(error).to_have_attribute("data-reason", "used")
+        expect(error).to_contain_text("already been used")
+        expect(c.locator(GAME)).to_have_count(0)
+        assert stored_seats(c) == {}, f"the refused claim stored {stored_seats(c)}"
+
+
+def test_a_seat_token_link_never_replaces_the_stored_seat_silently(ui: Ui, server: str) -> None:
+    """This browser holds seat 0 of a game. A link with a wrong token for that game keeps
+    seat 0 and offers to switch; switching to a refused token changes nothing; switching to
+    the other seat's real token (accepted by the server) does switch."""
+    gid, tokens = friend_game_via_api(server, "luzak")
+    page = ui.new_page("token-links")
+    with ui.guard():
+        page.goto(f"/game/{gid}#t={tokens[0]}")
+        page.wait_for_function(JS_HAS_VERSION)
+        assert game_attr(page, "seat") == "0"
+        assert stored_seats(page)[gid]["token"] == tokens[0]
+
+        page.goto(f"/game/{gid}#t=not-a-token-of-this-game")
+        notice = page.get_by_test_id("switch-notice")
+        expect(notice).to_be_visible()
+        page.wait_for_function(JS_HAS_VERSION)
+        assert game_attr(page, "seat") == "0", "a crafted link took this browser off its seat"
+        assert "#" not in page.url, f"the token stays in the address bar: {page.url}"
+        assert stored_seats(page)[gid]["token"] == tokens[0], "a crafted link replaced the token"
+        notice.get_by_test_id("switch-seat").click()
+        expect(notice).to_contain_text("did not accept")
+        assert game_attr(page, "seat") == "0"
+        assert stored_seats(page)[gid]["token"] == tokens[0], "a refused token was stored"
+
+        page.goto(f"/game/{gid}#t={tokens[1]}")
+        notice = page.get_by_test_id("switch-notice")
+        expect(notice).to_be_visible()
+        assert stored_seats(page)[gid]["token"] == tokens[0]
+        notice.get_by_test_id("switch-seat").click()
+        expect(page.locator(GAME)).to_have_attribute("data-seat", "1")
+        expect(page.get_by_test_id("switch-notice")).to_have_count(0)
+        assert stored_seats(page)[gid]["token"] == tokens[1]
+
+
+def test_links_the_server_refuses_are_not_kept(ui: Ui, server: str) -> None:
+    """Links to no game (a token or an invitation) and a refused token say why, and none of
+    them lands in "Your games on this device"."""
+    gid, _tokens = friend_game_via_api(server, "luzak")
+    page = ui.new_page("refused-links")
+    with ui.guard():
+        for path, reason in ((f"/game/NoSuchGame0123456789#t={'x' * 32}", "gone"),
+                             (f"/game/NoSuchGame0123456789#i={'y' * 32}", "gone"),
+                             (f"/game/{gid}#t={'z' * 32}", "refused")):
+            page.goto(path)
+            error = page.get_by_test_id("link-error")
+            expect(error, f"{path} shows no link-error").to_be_visible()
+            expect(error).to_have_attribute("data-reason", reason)
+            expect(page.locator(GAME)).to_have_count(0)
+            assert stored_seats(page) == {}, f"{path} stored {stored_seats(page)}"
+        page.goto("/")
+        expect(page.get_by_test_id("new-game")).to_be_visible()
+        expect(page.locator(".saved-games")).to_have_count(0)
+        expect(page.locator("body")).not_to_contain_text("NoSuchGame")
+
+
+# -- what the page says ----------------------------------------------------------------------
+
+def test_a_failed_creation_says_so_in_its_own_words(ui: Ui) -> None:
+    """The server's generic 500 sentence ("... the game is unchanged") is not shown for a
+    creation; a 429 tells when to try again (its Retry-After)."""
+    page = ui.new_page("create-fails")
+    answers = [
+        (500, {}, {"error": "something went wrong on the server; the game is unchanged",
+                   "status": 500}),
+        (429, {"Retry-After": "17"}, {"error": "too many new games", "status": 429}),
+    ]
+
+    def refuse(route: Route) -> None:
+        if route.request.method != "POST":
+            route.continue_()
+            return
+        status, headers, body = answers[0]
+        route.fulfill(status=status, headers={"Content-Type": "application/json", **headers},
+                      body=json.dumps(body))
+
+    with ui.guard():
+        page.route("**/api/games", refuse)
+        page.goto("/")
+        page.get_by_test_id("lang-en").click()
+        form = page.get_by_test_id("new-game")
+        expect(form).to_be_visible()
+        form.get_by_test_id("start").click()
+        error = page.get_by_test_id("start-error")
+        expect(error).to_contain_text("Could not start the game")
+        expect(error).not_to_contain_text("unchanged")
+        assert "/game/" not in page.url
+
+        answers.pop(0)
+        form.get_by_test_id("start").click()
+        expect(error).to_contain_text("Too many new games from here; try again in 17 s")
+        page.get_by_test_id("lang-pl").click()
+        expect(error).to_contain_text("17 s")
+        expect(error).to_contain_text("Zbyt wiele nowych gier")
+        page.get_by_test_id("lang-en").click()
+
+
+def test_widelec_end_of_hand_says_who_went_out_and_who_scored_more(ui: Ui, server: str) -> None:
+    """In Widelec the hand's `winner` is who went out (or had fewer pips in a block), not who
+    scored more. For the player who went out yet scored fewer points, the end-of-hand screen
+    must not say "You won the hand"."""
+    found = None
+    for attempt in range(25):
+        gid, tokens = friend_game_via_api(server, "widelec", {"target": 500})
+        state = play_via_api(server, gid, tokens, random.Random(attempt), until="hand")
+        result = (state["previous_hand"] or {}).get("result") or {}
+        winner = result.get("winner")
+        if winner is not None and result["points"][winner] < result["points"][1 - winner]:
+            found = gid, tokens[winner], result
+            break
+    assert found is not None, "no Widelec hand in 25 where who went out scored fewer points"
+    gid, token, result = found
+    winner = result["winner"]
+    mine, theirs = result["points"][winner], result["points"][1 - winner]
+    page = ui.new_page("widelec-hand-over")
+    with ui.guard():
+        page.goto("/")
+        page.get_by_test_id("lang-en").click()
+        page.goto(f"/game/{gid}#t={token}")
+        over = page.get_by_test_id("hand-over")
+        expect(over).to_be_visible()
+        expect(over).not_to_contain_text("You won")
+        went_out = ("You went out" if result["end"] == "domino"
+                    else "You have fewer pips left")
+        expect(page.get_by_test_id("result-end")).to_contain_text(went_out)
+        expect(page.get_by_test_id("result-verdict")).to_have_text(
+            f"Friend scored more in this hand: {theirs} to {mine}.")
+        # the same screen in Polish (the language buttons are behind the screen: reload)
+        page.evaluate("() => localStorage.setItem('dominolab/lang', 'pl')")
+        page.reload()
+        expect(page.get_by_test_id("result-verdict")).to_contain_text(
+            f"więcej punktów zdobywa: Znajomy, {theirs} do {mine}")
+        expect(over).not_to_contain_text("Wygrywasz")
+
+
+def test_replay_counts_moves_not_tiles(ui: Ui, server: str) -> None:
+    """The replay's "move N" is the move's number in its hand: a draw is a move too, though
+    it lays no tile (the frame's `n` counts tiles)."""
+    found = None
+    for attempt in range(25):
+        gid, tokens = friend_game_via_api(server, "widelec", {"target": 15})
+        play_via_api(server, gid, tokens, random.Random(100 + attempt), until="match")
+        frames = request_json(server, "GET", f"/api/games/{gid}/replay",
+                              token=tokens[0])["frames"]
+        deal = max(i for i, f in enumerate(frames) if f["step"] is None)
+        moves = len(frames) - 1 - deal
+        if frames[-1]["n"] != moves:
+            found = gid, tokens[0], len(frames), moves
+            break
+    assert found is not None, "no Widelec match in 25 whose last hand had a draw"
+    gid, token, count, moves = found
+    page = ui.new_page("replay-moves")
+    with ui.guard():
+        page.goto("/")
+        page.get_by_test_id("lang-en").click()
+        page.goto(f"/game/{gid}#t={token}")
+        expect(page.get_by_test_id("match-over")).to_be_visible()
+        page.get_by_test_id("replay").click()
+        frame = page.get_by_test_id("replay-frame")
+        expect(frame).to_be_visible()
+        page.keyboard.press("End")
+        expect(frame).to_have_attribute("data-index", str(count - 1))
+        expect(page.get_by_test_id("replay-position")).to_contain_text(f"move {moves} ·")
+
+
+def test_phone_end_of_hand_and_header(ui: Ui, server: str) -> None:
+    """At 390x844 the header keeps "New game" in view, and the end-of-hand screen's "Next
+    hand" button covers none of the screen's content."""
+    gid, tokens = friend_game_via_api(server, "widelec", {"target": 500})
+    play_via_api(server, gid, tokens, random.Random(7), until="hand")
+    page = ui.new_page("phone-hand-over", width=390, height=844)
+    with ui.guard():
+        page.goto(f"/game/{gid}#t={tokens[0]}")
+        expect(page.get_by_test_id("hand-over")).to_be_visible()
+        nav = page.locator("header a[data-link]", has_text=re.compile("New game|Nowa gra"))
+        expect(nav).to_be_visible()
+        box = _box(nav)
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 390, f"'New game' at {box}"
+        for other in (page.get_by_test_id("rules-link"), page.locator(".lang-switch"),
+                      page.locator(".brand")):
+            assert not _overlap(box, _box(other)), f"'New game' {box} overlaps {_box(other)}"
+
+        button = page.get_by_test_id("next-hand")
+        expect(button).to_be_in_viewport(ratio=1)
+        body = page.get_by_test_id("hand-over-body")
+        assert not _overlap(_box(button), _box(body)), (
+            f"next-hand {_box(button)} overlaps the screen's content {_box(body)}")
+        # the content scrolls above the button: its last line can be read in full
+        totals = page.get_by_test_id("hand-over-totals")
+        totals.scroll_into_view_if_needed()
+        expect(totals).to_be_in_viewport(ratio=1)
+        assert not _overlap(_box(button), _box(totals)), (
+            f"next-hand {_box(button)} covers the totals {_box(totals)}")
+        page.screenshot(path=str(ui.shots / "phone-hand-over.png"))
+        button.click()
+        expect(page.get_by_test_id("hand-over")).to_be_hidden()
+
+
+def _box(locator: Locator) -> dict[str, float]:
+    box = locator.bounding_box()
+    assert box is not None, f"{locator} has no box (not shown)"
+    return cast(dict[str, float], box)
+
+
+def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    """Do two boxes share area (touching edges do not count)?"""
+    return (min(a["x"] + a["width"], b["x"] + b["width"]) - max(a["x"], b["x"]) > 0.5
+            and min(a["y"] + a["height"], b["y"] + b["height"]) - max(a["y"], b["y"]) > 0.5)

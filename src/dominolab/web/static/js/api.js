@@ -5,9 +5,10 @@ import { t } from "./i18n.js";
 
 /** An error the page can show: the server's sentence (or a network problem) and a status. */
 export class ApiError extends Error {
-  constructor(message, status = 0) {
+  constructor(message, status = 0, retryAfter = null) {
     super(message);
     this.status = status;
+    this.retryAfter = retryAfter;   // seconds from a Retry-After header, or null
   }
 
   /** The sentence for a person, in the current language around the server's words. */
@@ -16,6 +17,16 @@ export class ApiError extends Error {
     if (this.message) return t("err.status", { msg: this.message, status: this.status });
     return t("err.generic", { status: this.status });
   }
+}
+
+/** Seconds from a Retry-After header (a number of seconds or an HTTP date), or null. */
+function retryAfterSeconds(value) {
+  if (!value) return null;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  const when = Date.parse(text);
+  if (Number.isNaN(when)) return null;
+  return Math.max(0, Math.ceil((when - Date.now()) / 1000));
 }
 
 async function request(method, path, { token = null, body = undefined } = {}) {
@@ -39,7 +50,7 @@ async function request(method, path, { token = null, body = undefined } = {}) {
   }
   if (!response.ok) {
     const msg = data && typeof data.error === "string" ? data.error : "";
-    throw new ApiError(msg, response.status);
+    throw new ApiError(msg, response.status, retryAfterSeconds(response.headers.get("Retry-After")));
   }
   if (data === null) throw new ApiError("not JSON", response.status);
   return data;
@@ -48,6 +59,9 @@ async function request(method, path, { token = null, body = undefined } = {}) {
 export const api = {
   meta: () => request("GET", "/api/meta"),
   createGame: (body) => request("POST", "/api/games", { body }),
+  // claim seat 1 of a friend game with the one-time invitation code: {id, seat, token, state}
+  join: (id, invite) =>
+    request("POST", `/api/games/${encodeURIComponent(id)}/join`, { body: { invite } }),
   state: (id, token, layout) =>
     request("GET", `/api/games/${encodeURIComponent(id)}?layout=${layout}`, { token }),
   move: (id, token, move, version, layout) =>

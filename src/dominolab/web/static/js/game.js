@@ -2,14 +2,14 @@
 // sends (WebSocket) or returns (HTTP), lets the player pick a tile and one of its places,
 // asks for hints, and shows the end-of-hand and end-of-match screens.
 
-import { api, ApiError, loadSeat, saveSeat, loadAck, saveAck, saveInfo } from "./api.js";
+import { api, ApiError, loadSeat, saveSeat, loadAck, saveAck, saveInfo, forgetGame } from "./api.js";
 import { t, getLang, onLangChange, formatNumber } from "./i18n.js";
 import { GameSocket } from "./socket.js";
 import { TableView, groupSpots } from "./table.js";
 import { tileSVG, digits } from "./tiles.js";
 import { el, toast, spinner, downloadText, layoutMode } from "./ui.js";
 import {
-  seatName, opponentName, moveText, reasonText, pointsText, endText, winnerText, parseMove,
+  seatName, opponentName, moveText, reasonText, pointsText, endText, winnerText, bonusText, parseMove,
 } from "./words.js";
 
 const PLACE_KINDS = new Set(["play", "luzak", "lead"]);
@@ -17,6 +17,25 @@ const PLACE_KINDS = new Set(["play", "luzak", "lead"]);
 /** "23" → "32": tiles in STATE.hand and LEGAL.tile are written high half first. */
 function canonical(tile) {
   return tile[0] >= tile[1] ? tile : tile[1] + tile[0];
+}
+
+/** A button that copies TEXT to the clipboard (or asks the person to copy it). */
+function copyButton(text, testid) {
+  const btn = el("button", {
+    type: "button", class: "button", "data-testid": testid,
+    onclick: async () => {
+      try {
+        await navigator.clipboard.writeText(text);
+        toast(t("invite.copied"));
+      } catch (_) {
+        const input = btn.parentElement && btn.parentElement.querySelector("input");
+        if (input) { input.focus(); input.select(); }
+        try { document.execCommand("copy") ? toast(t("invite.copied")) : toast(t("invite.copyFailed")); }
+        catch (__) { toast(t("invite.copyFailed")); }
+      }
+    },
+  }, [t("btn.copy")]);
+  return btn;
 }
 
 export class GameView {
@@ -41,23 +60,85 @@ export class GameView {
 
   mount(root) {
     this.root = root;
-    // a token in the fragment (#t=...) wins; store it and strip it from the address bar
+    // A link carries a seat token (#t=TOKEN) or a one-time invitation code (#i=CODE) in its
+    // fragment. Nothing from a link is stored before the server has accepted it, and a seat
+    // this device already holds for the game is never replaced without the player's say.
     const frag = new URLSearchParams(location.hash.replace(/^#/, ""));
-    const fromHash = frag.get("t");
+    const linkToken = frag.get("t");
+    const linkInvite = frag.get("i");
+    const linkUrl = location.href;
+    if (linkToken || linkInvite) history.replaceState(history.state, "", location.pathname + location.search);
     const stored = loadSeat(this.id);
-    if (fromHash) {
-      const keep = stored && stored.token === fromHash ? stored : { token: fromHash, seat: null, invite: null };
-      saveSeat(this.id, keep);
-      history.replaceState(history.state, "", location.pathname + location.search);
+    if (linkInvite) {
+      if (stored) {
+        // the creator opening their own invitation (keep seat 0, remind what the link is
+        // for), or the friend opening it again (keep the seat it gave)
+        this.start(stored, stored.seat === 1 ? { kind: "joined" } : { kind: "own-invite", url: linkUrl });
+      } else {
+        this.claim(linkInvite);
+      }
+      return;
     }
-    const seat = loadSeat(this.id);
-    if (!seat) {
+    if (linkToken) {
+      if (stored && stored.token === linkToken) this.start(stored);
+      else if (stored) this.start(stored, { kind: "other-token", token: linkToken });
+      else this.adopt(linkToken);
+      return;
+    }
+    if (!stored) {
       this.renderNoToken();
       return;
     }
+    this.start(stored);
+  }
+
+  /** Claim seat 1 with an invitation code; store the token only once the server gave it. */
+  async claim(code) {
+    this.renderWaiting(t("link.joining"));
+    let res;
+    try {
+      res = await api.join(this.id, code);
+    } catch (err) {
+      if (this.unmounted) return;
+      this.renderLinkError("invite", err, () => this.claim(code));
+      return;
+    }
+    if (this.unmounted) return;
+    if (!res || typeof res.token !== "string") {
+      this.renderLinkError("invite", new ApiError("", 500), () => this.claim(code));
+      return;
+    }
+    const seat = { token: res.token, seat: res.seat ?? 1, invite: null };
+    saveSeat(this.id, seat);
+    this.start(seat, null, res.state || null);
+  }
+
+  /** A seat token from a link, for a game this device holds no seat of: ask the server
+   * first, and keep the token only if it is accepted. */
+  async adopt(token) {
+    this.renderWaiting(t("link.checking"));
+    let st;
+    try {
+      st = await api.state(this.id, token, this.layout);
+    } catch (err) {
+      if (this.unmounted) return;
+      this.renderLinkError("token", err, () => this.adopt(token));
+      return;
+    }
+    if (this.unmounted) return;
+    const seat = { token, seat: st.seat ?? null, invite: null };
+    saveSeat(this.id, seat);
+    this.start(seat, null, st);
+  }
+
+  /** Play with SEAT ({token, seat, invite}); NOTICE about the link that was opened, if any;
+   * FIRST a STATE already fetched. */
+  start(seat, notice = null, first = null) {
     this.token = seat.token;
     this.invite = seat.invite;
+    this.notice = notice;
     this.buildShell();
+    this.renderNotice();
     this.socket = new GameSocket({
       id: this.id,
       token: this.token,
@@ -68,6 +149,7 @@ export class GameView {
       onFatal: (code) => this.renderFatal(code),
     });
     this.socket.connect();
+    if (first) this.receive(first);
 
     const onKey = (ev) => this.onKey(ev);
     document.addEventListener("keydown", onKey);
@@ -89,6 +171,7 @@ export class GameView {
   }
 
   unmount() {
+    this.unmounted = true;
     if (this.socket) this.socket.close();
     for (const d of this.disposers) d();
     this.disposers = [];
@@ -106,7 +189,8 @@ export class GameView {
     this.vsEl = el("span", { class: "game-vs" });
     this.connEl = el("span", { class: "conn", "data-testid": "connection", "data-state": "connecting", role: "status" });
     this.inviteEl = el("section", { class: "invite panel", hidden: true });
-    this.statusEl = el("p", { class: "status-line", "aria-live": "polite" });
+    this.noticeEl = el("section", { class: "link-notice panel", hidden: true, role: "status" });
+    this.statusEl = el("p", { class: "status-line", "data-testid": "status", "aria-live": "polite" });
     this.feltEl = el("div", { class: "felt" }, [this.table.svg]);
     this.lastMoveEl = el("p", { class: "last-move", "aria-live": "polite" });
     this.handTitle = el("h2", { class: "section-title" });
@@ -125,6 +209,7 @@ export class GameView {
     }, [
       el("div", { class: "game-bar" }, [el("div", { class: "game-heading" }, [this.titleEl, this.vsEl]), this.connEl]),
       this.bannerEl,
+      this.noticeEl,
       this.inviteEl,
       el("div", { class: "game-grid" }, [
         el("div", { class: "board-col" }, [
@@ -160,8 +245,124 @@ export class GameView {
     this.disposers.push(onLangChange(() => this.renderNoToken()));
   }
 
+  renderWaiting(text) {
+    this.root.replaceChildren(el("section", { class: "panel notice", "data-testid": "link-waiting" }, [
+      el("p", { class: "muted" }, [spinner(text), " ", text]),
+    ]));
+  }
+
+  /** A link (an invitation, KIND "invite", or a seat token, "token") that the server did
+   * not accept: say why, store nothing; RETRY when trying again may help. */
+  renderLinkError(kind, err, retry) {
+    const status = err instanceof ApiError ? err.status : 0;
+    let reason, title, text;
+    if (status === 404) {
+      reason = "gone"; title = t("gone.title"); text = t("link.noGame");
+    } else if (kind === "invite" && status === 409) {
+      reason = "used"; title = t("link.usedTitle"); text = t("link.usedText");
+    } else if (kind === "invite" && (status === 403 || status === 401 || status === 400 || status === 422)) {
+      reason = "invalid"; title = t("link.invalidTitle"); text = t("link.invalidText");
+    } else if (kind === "token" && (status === 403 || status === 401 || status === 400)) {
+      reason = "refused"; title = t("link.refusedTitle"); text = t("link.refusedText");
+    } else if (status === 429) {
+      reason = "limited"; title = t("link.failedTitle");
+      text = err.retryAfter !== null && err.retryAfter !== undefined
+        ? t("link.rateLimited", { s: err.retryAfter }) : t("link.rateLimitedSoon");
+    } else {
+      reason = "other"; title = t("link.failedTitle");
+      text = err instanceof ApiError ? err.describe() : String(err);
+    }
+    const canRetry = retry && (reason === "limited" || reason === "other");
+    this.root.replaceChildren(el("section", {
+      class: "panel notice", role: "alert", "data-testid": "link-error", "data-reason": reason,
+    }, [
+      el("h1", { text: title }),
+      el("p", { text }),
+      el("p", { class: "notice-actions" }, [
+        canRetry ? el("button", { type: "button", class: "button", onclick: () => retry(), text: t("home.retry") }) : null,
+        el("a", { href: "/", "data-link": "", class: "button primary", text: t("notoken.home") }),
+      ]),
+    ]));
+  }
+
+  /** What the opened link meant when this device already held a seat of the game. */
+  renderNotice() {
+    const n = this.notice;
+    if (!n || !this.noticeEl) return;
+    this.noticeEl.hidden = false;
+    const close = el("button", {
+      type: "button", class: "button subtle small notice-close", "aria-label": t("btn.close"),
+      onclick: () => { this.notice = null; this.noticeEl.hidden = true; this.noticeEl.replaceChildren(); },
+    }, ["×"]);
+    if (n.kind === "own-invite") {
+      this.noticeEl.dataset.testid = "invite-notice";
+      this.noticeEl.replaceChildren(
+        close,
+        el("p", { class: "notice-text", text: t("link.ownInvite") }),
+        el("div", { class: "invite-row" }, [
+          el("input", {
+            class: "invite-input", readonly: true, value: n.url, "aria-label": t("invite.title"),
+            onfocus: (ev) => ev.target.select(),
+          }),
+          copyButton(n.url, "copy-notice-invite"),
+        ]),
+      );
+      return;
+    }
+    if (n.kind === "joined") {
+      this.noticeEl.dataset.testid = "joined-notice";
+      this.noticeEl.replaceChildren(close, el("p", { class: "notice-text", text: t("link.alreadyJoined") }));
+      return;
+    }
+    this.noticeEl.dataset.testid = "switch-notice";
+    const problem = n.problem ? el("p", { class: "notice-problem", role: "alert", text: n.problem }) : null;
+    this.noticeEl.replaceChildren(
+      close,
+      el("p", { class: "notice-text", text: t("link.otherToken") }),
+      problem,
+      el("div", { class: "notice-actions" }, [
+        el("button", {
+          type: "button", class: "button", "data-testid": "switch-seat", disabled: !!n.checking,
+          onclick: () => this.switchTo(n.token),
+        }, [t("link.switch")]),
+      ]),
+    );
+  }
+
+  /** Play with the seat token of the opened link instead of the stored one, once the
+   * server has accepted it. */
+  async switchTo(token) {
+    this.notice = { ...this.notice, checking: true, problem: null };
+    this.renderNotice();
+    let st;
+    try {
+      st = await api.state(this.id, token, this.layout);
+    } catch (err) {
+      if (this.unmounted) return;
+      let problem;
+      if (err instanceof ApiError && (err.status === 401 || err.status === 403)) problem = t("link.refusedText");
+      else if (err instanceof ApiError && err.status === 404) problem = t("link.noGame");
+      else problem = err instanceof ApiError ? err.describe() : String(err);
+      this.notice = { ...this.notice, checking: false, problem };
+      this.renderNotice();
+      return;
+    }
+    if (this.unmounted) return;
+    const seat = { token, seat: st.seat ?? null, invite: null };
+    saveSeat(this.id, seat);
+    this.unmount();
+    this.unmounted = false;
+    Object.assign(this, {
+      state: null, picked: null, focusedSpot: -1, hints: null, hintedMoves: null, overlayKey: null,
+      matchDismissed: false, everOpen: false,
+    });
+    this.start(seat, null, st);
+  }
+
   renderFatal(code) {
     const gone = code === 4404;
+    // the server knows no such game (it expired, say): it leaves "Your games on this device"
+    if (gone) forgetGame(this.id);
     this.root.replaceChildren(el("section", { class: "panel notice", "data-testid": "no-token" }, [
       el("h1", { text: gone ? t("gone.title") : t("notoken.title") }),
       el("p", { text: gone ? t("gone.text") : t("badtoken.text") }),
@@ -170,10 +371,35 @@ export class GameView {
   }
 
   setConn(st) {
+    const changed = st !== this.connStatus;
     this.connStatus = st;
+    if (st === "open") this.everOpen = true;
+    if (changed && st !== "open") {
+      // what is on the screen may be out of date: nothing can be played until it is fresh
+      this.picked = null;
+      this.focusedSpot = -1;
+      this.hintedMoves = null;
+      this.closeChooser();
+    }
+    if (changed && this.state && this.gameEl) this.render();
+    else this.drawConn();
+  }
+
+  drawConn() {
     if (!this.connEl) return;
+    const st = this.connStatus;
     this.connEl.dataset.state = st;
     this.connEl.replaceChildren(el("span", { class: "conn-dot", "aria-hidden": "true" }), t(`conn.${st}`));
+  }
+
+  /** The live updates are flowing: what the page shows is the server's current position. */
+  get live() {
+    return this.connStatus === "open";
+  }
+
+  /** The status line while the live updates are not flowing. */
+  offlineText() {
+    return this.everOpen ? t("conn.lostStatus") : t("conn.connectingStatus");
   }
 
   // ---- state ---------------------------------------------------------------------------
@@ -220,12 +446,18 @@ export class GameView {
     return !!st && st.to_move !== null && st.to_move !== undefined && st.to_move === st.seat;
   }
 
+  /** My turn, and the connection is up (moves are made over HTTP, but while the live
+   * updates are down the position shown may be stale: the page offers no move then). */
+  canMove() {
+    return this.isMyTurn() && this.live;
+  }
+
   // ---- rendering -----------------------------------------------------------------------
 
   render() {
     const st = this.state;
     if (!st || !this.gameEl) {
-      if (this.connEl) this.setConn(this.connStatus);
+      this.drawConn();
       return;
     }
     const ctx = this.ctx;
@@ -233,11 +465,12 @@ export class GameView {
     Object.assign(this.gameEl.dataset, {
       version: String(st.version), hand: String(st.hand_number), turn, seat: String(st.seat), game: st.game,
     });
-    this.gameEl.classList.toggle("is-my-turn", turn === "me");
+    this.gameEl.classList.toggle("is-my-turn", turn === "me" && this.live);
     document.title = `${t(`game.${st.game}`)} · dominolab`;
     this.titleEl.textContent = t(`game.${st.game}`) || st.title;
     this.vsEl.textContent = `${t("who.me")} vs ${opponentName(ctx)}`;
-    this.setConn(this.connStatus);
+    this.drawConn();
+    this.gameEl.classList.toggle("is-offline", !this.live);
 
     this.renderInvite();
     this.renderStatus(turn);
@@ -254,7 +487,13 @@ export class GameView {
   renderInvite() {
     const st = this.state;
     const other = 1 - st.seat;
-    const waiting = st.mode === "friend" && this.invite && !(st.connected && st.connected[other]);
+    if (this.invite && st.connected && st.connected[other]) {
+      // the friend is in: the invitation has done its work (it works only once)
+      this.invite = null;
+      const seat = loadSeat(this.id);
+      if (seat && seat.token === this.token) saveSeat(this.id, { ...seat, invite: null });
+    }
+    const waiting = st.mode === "friend" && this.invite;
     this.inviteEl.hidden = !waiting;
     if (!waiting) { this.inviteEl.replaceChildren(); return; }
     const url = new URL(this.invite, location.origin).href;
@@ -262,20 +501,7 @@ export class GameView {
       class: "invite-input", "data-testid": "invite-link", readonly: true, value: url,
       "aria-label": t("invite.title"), onfocus: (ev) => ev.target.select(),
     });
-    const copy = el("button", {
-      type: "button", class: "button", "data-testid": "copy-invite",
-      onclick: async () => {
-        try {
-          await navigator.clipboard.writeText(url);
-          toast(t("invite.copied"));
-        } catch (_) {
-          input.focus();
-          input.select();
-          try { document.execCommand("copy") ? toast(t("invite.copied")) : toast(t("invite.copyFailed")); }
-          catch (__) { toast(t("invite.copyFailed")); }
-        }
-      },
-    }, [t("btn.copy")]);
+    const copy = copyButton(url, "copy-invite");
     this.inviteEl.replaceChildren(
       el("h2", { class: "section-title", text: t("invite.title") }),
       el("p", { text: t("invite.text") }),
@@ -288,7 +514,12 @@ export class GameView {
     const st = this.state;
     const parts = [];
     let cls = "status-line";
-    if (st.match_result) {
+    if (!this.live && !st.match_result) {
+      cls += " is-offline";
+      const text = this.offlineText();
+      parts.push(spinner(text), " ", el("strong", { class: "status-main", text }));
+      parts.push(el("span", { class: "status-tip", text: t("conn.movesWait") }));
+    } else if (st.match_result) {
       parts.push(el("strong", { text: t("turn.matchOver") }));
     } else if (turn === "me") {
       cls += " is-me";
@@ -357,7 +588,7 @@ export class GameView {
   renderHand() {
     const st = this.state;
     this.handTitle.textContent = `${t("hand.title")} (${(st.hand || []).length})`;
-    const mine = this.isMyTurn();
+    const mine = this.canMove();
     const buttons = (st.hand || []).map((tile, i) => {
       const playable = mine && this.legalFor(tile).length > 0;
       const [a, b] = digits(tile);
@@ -387,7 +618,7 @@ export class GameView {
     const st = this.state;
     const btns = [];
     for (const kind of ["draw", "pass", "keep"]) {
-      if (!this.legalKind(kind)) continue;
+      if (!this.live || !this.legalKind(kind)) continue;
       btns.push(el("button", {
         type: "button", class: "button primary action-" + kind, "data-testid": kind,
         disabled: this.busy, onclick: () => this.play(kind),
@@ -395,7 +626,7 @@ export class GameView {
     }
     const hintBtn = el("button", {
       type: "button", class: "button hint-button", "data-testid": "hint",
-      disabled: !this.isMyTurn() || this.hints === "loading",
+      disabled: !this.canMove() || this.hints === "loading",
       onclick: () => this.askHint(),
     }, [t("btn.hint"), el("kbd", { "aria-hidden": "true", text: "h" })]);
     btns.push(hintBtn);
@@ -476,6 +707,7 @@ export class GameView {
     ]);
     let turnText;
     if (st.match_result) turnText = t("turn.matchOver");
+    else if (!this.live) turnText = this.offlineText();
     else if (turn === "me") turnText = t("turn.me");
     else if (turn === "opponent") turnText = st.mode === "friend" ? t("turn.friend") : t("turn.computer");
     else turnText = t("turn.none");
@@ -495,7 +727,7 @@ export class GameView {
     const dl = el("dl", { class: "facts" }, facts.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", {}, [v])]));
     this.scoresEl.replaceChildren(
       el("h2", { class: "section-title", text: t("scores.title") }),
-      el("p", { class: "turn-now" + (turn === "me" ? " is-me" : ""), "data-testid": "turn", text: turnText }),
+      el("p", { class: "turn-now" + (turn === "me" && this.live ? " is-me" : "") + (this.live ? "" : " is-offline"), "data-testid": "turn", text: turnText }),
       table, bars, dl,
     );
   }
@@ -578,13 +810,15 @@ export class GameView {
         result.pips_left ? el("td", { text: String(result.pips_left[seat]) }) : null,
       ])),
     ];
+    const game = this.state.game;
+    const verdict = winnerText(result, ctx, game);
     const parts = [
-      el("p", { class: "result-end", text: endText(result, ctx) }),
-      winnerText(result, ctx) ? el("p", { class: "result-winner", text: winnerText(result, ctx) }) : null,
+      el("p", { class: "result-end", "data-testid": "result-end", text: endText(result, ctx, game) }),
+      verdict ? el("p", { class: "result-winner", "data-testid": "result-verdict", text: verdict }) : null,
       el("table", { class: "score-table result-table" }, rows),
     ];
     if (result.bonus_quartets && result.bonus_quartets.length) {
-      parts.push(el("p", { class: "bonus-title", text: t("over.bonus", { b: result.bonus ?? 0 }) }));
+      parts.push(el("p", { class: "bonus-title", text: bonusText(result, ctx) }));
       parts.push(el("ul", { class: "bonus-pairs" }, result.bonus_quartets.map((pair) => el("li", { class: "bonus-pair" },
         pair.map((tile) => tileSVG(...digits(tile), { orientation: "vertical", px: 56 }))))));
     }
@@ -599,7 +833,7 @@ export class GameView {
       type: "button", class: "button primary", "data-testid": "next-hand", "data-autofocus": "",
       onclick: () => { saveAck(this.id, this.state.hand_number); this.overlayKey = null; this.overlayEl.replaceChildren(); this.render(); },
     }, [t("over.next")]);
-    const totals = el("p", { class: "totals-line" }, [
+    const totals = el("p", { class: "totals-line", "data-testid": "hand-over-totals" }, [
       `${t("over.totals")}: ${seatName(st.seat, ctx)} ${st.totals[st.seat]} · ${opponentName(ctx)} ${st.totals[1 - st.seat]}`,
     ]);
     return el("div", { class: "overlay", role: "presentation" }, [
@@ -608,14 +842,16 @@ export class GameView {
         "aria-labelledby": "hand-over-title",
       }, [
         el("h2", { id: "hand-over-title", text: t("over.title", { n: prev.number ?? (prev.result && prev.result.number) }) }),
-        ...this.resultBlock(prev.result || {}, prev.table),
-        totals,
-        (prev.history || []).length ? el("details", { class: "prev-history" }, [
-          el("summary", { text: `${t("history.title")} (${(prev.history || []).length})` }),
-          el("ol", { class: "history" }, prev.history.map((step, i) => el("li", {
-            class: "history-item" + (step.seat === st.seat ? " is-me" : " is-opp"),
-          }, [el("span", { class: "history-n", "aria-hidden": "true", text: String(i + 1) }), el("span", { class: "history-text" }, this.stepLine(step))]))),
-        ]) : null,
+        el("div", { class: "modal-body", "data-testid": "hand-over-body" }, [
+          ...this.resultBlock(prev.result || {}, prev.table),
+          totals,
+          (prev.history || []).length ? el("details", { class: "prev-history" }, [
+            el("summary", { text: `${t("history.title")} (${(prev.history || []).length})` }),
+            el("ol", { class: "history" }, prev.history.map((step, i) => el("li", {
+              class: "history-item" + (step.seat === st.seat ? " is-me" : " is-opp"),
+            }, [el("span", { class: "history-n", "aria-hidden": "true", text: String(i + 1) }), el("span", { class: "history-text" }, this.stepLine(step))]))),
+          ]) : null,
+        ]),
         el("div", { class: "modal-actions" }, [next]),
       ]),
     ]);
@@ -681,7 +917,7 @@ export class GameView {
   // ---- picking and playing -------------------------------------------------------------
 
   pick(tile, { focus = false } = {}) {
-    if (!this.isMyTurn() || this.busy) return;
+    if (!this.canMove() || this.busy) return;
     if (!this.legalFor(tile).length) return;
     this.picked = tile;
     this.groups = groupSpots(this.legalFor(tile));
@@ -757,7 +993,7 @@ export class GameView {
   }
 
   async play(move) {
-    if (!this.state || this.busy) return;
+    if (!this.state || this.busy || !this.live) return;
     const version = this.state.version;
     this.busy = true;
     this.gameEl.classList.add("is-busy");
@@ -790,7 +1026,7 @@ export class GameView {
   }
 
   async askHint() {
-    if (!this.isMyTurn() || this.hints === "loading") return;
+    if (!this.canMove() || this.hints === "loading") return;
     this.hints = "loading";
     this.allHints = false;
     this.renderHints();
@@ -843,7 +1079,7 @@ export class GameView {
     }
     // while a dialog or end screen is open, leave the keys to it
     if (this.overlayEl.childElementCount) return;
-    const mine = this.isMyTurn();
+    const mine = this.canMove();
     if (/^[0-9]$/.test(ev.key)) {
       if (!mine) return;
       const idx = ev.key === "0" ? 9 : Number(ev.key) - 1;

@@ -1,9 +1,9 @@
 // The start page: the new-game form built from GET /api/meta, and the games this device
 // holds a token for.
 
-import { api, saveSeat, storedGames, forgetGame } from "./api.js";
+import { api, ApiError, saveSeat, storedGames, forgetGame } from "./api.js";
 import { t, onLangChange, has } from "./i18n.js";
-import { el, toast } from "./ui.js";
+import { el } from "./ui.js";
 import { tileSVG } from "./tiles.js";
 
 let metaCache = null;
@@ -14,6 +14,7 @@ export class HomeView {
     this.values = { game: null, opponent: "medium", first: "lot", options: {} };
     this.disposers = [];
     this.submitting = false;
+    this.createError = null;   // why the last creation failed (an ApiError), shown in the form
   }
 
   mount(root) {
@@ -103,6 +104,9 @@ export class HomeView {
         el("div", { class: "field" }, [el("label", { for: "f-opponent", text: t("form.opponent") }), opponent]),
         el("div", { class: "field" }, [el("label", { for: "f-first", text: t("form.first") }), first]),
       ]),
+      this.createError ? el("p", {
+        class: "form-error", role: "alert", "data-testid": "start-error", text: createErrorText(this.createError),
+      }) : null,
       el("div", { class: "form-actions" }, [start]),
     ]);
 
@@ -147,7 +151,7 @@ export class HomeView {
       return el("div", { class: "check" }, [input, el("label", { for: id }, [label, el("span", { class: "muted small-note", text: ` (${t("form.default", { v: o.default ? t("form.yes") : t("form.no") })})` })])]);
     }
     const input = el("input", {
-      type: "number", name: `opt-${o.name}`, id, value: String(current), min: "1", step: "1", required: true, inputmode: "numeric",
+      type: "number", name: `opt-${o.name}`, id, value: String(current), min: String(o.min ?? 1), max: o.max === undefined ? undefined : String(o.max), step: "1", required: true, inputmode: "numeric",
       onchange: (ev) => { this.values.options[key] = ev.target.value; },
     });
     return el("div", { class: "field number" }, [el("label", { for: id }, [label, el("span", { class: "muted small-note", text: ` (${t("form.default", { v: o.default })})` })]), input]);
@@ -173,6 +177,9 @@ export class HomeView {
       first: form.elements.first.value,
     };
     this.submitting = true;
+    this.createError = null;
+    const old = form.querySelector("[data-testid=start-error]");
+    if (old) old.remove();
     const btn = form.querySelector("[data-testid=start]");
     if (btn) { btn.disabled = true; btn.textContent = t("form.starting"); }
     try {
@@ -182,8 +189,26 @@ export class HomeView {
       this.navigate(`/game/${encodeURIComponent(res.id)}`);
     } catch (err) {
       this.submitting = false;
-      if (btn) { btn.disabled = false; btn.textContent = t("form.start"); }
-      toast(err.describe ? err.describe() : String(err), "error");
+      this.createError = err;
+      this.render();
+      const shown = this.root.querySelector("[data-testid=start-error]");
+      if (shown) shown.scrollIntoView({ block: "nearest" });
     }
   }
+}
+
+/** Why a new game could not be made, in words about making a game (never the server's
+ * generic words about a game that exists, nor "unchanged"). */
+export function createErrorText(err) {
+  if (!(err instanceof ApiError)) return t("create.generic", { status: "?" });
+  if (err.status === 429) {
+    return err.retryAfter !== null && err.retryAfter !== undefined
+      ? t("create.rateLimited", { s: err.retryAfter })
+      : t("create.rateLimitedSoon");
+  }
+  if (err.status === 0) return t("create.network");
+  if (err.status >= 500) return t("create.server");
+  // 4xx: the server's sentence names what was wrong with the request (an option, say)
+  if (err.message) return t("create.refused", { msg: err.message });
+  return t("create.generic", { status: err.status });
 }

@@ -6,7 +6,19 @@ import { t, onLangChange } from "./i18n.js";
 import { TableView } from "./table.js";
 import { tileSVG, digits } from "./tiles.js";
 import { el, layoutMode } from "./ui.js";
-import { seatName, moveText, reasonText, pointsText, endText, winnerText } from "./words.js";
+import { seatName, moveText, reasonText, pointsText, endText, winnerText, bonusText } from "./words.js";
+
+/** For each FRAME, the number of its move within its hand (0 for a hand's deal). */
+export function moveNumbers(frames) {
+  const out = [];
+  let hand = null, k = 0;
+  for (const f of frames) {
+    if (f.hand !== hand || !f.step) { hand = f.hand; k = 0; }
+    if (f.step) k += 1;
+    out.push(k);
+  }
+  return out;
+}
 
 export class ReplayView {
   constructor(id, navigate) {
@@ -55,6 +67,7 @@ export class ReplayView {
       ]);
       this.state = state;
       this.frames = replay.frames || [];
+      this.moveNumbers = moveNumbers(this.frames);
       this.index = 0;
       this.build();
       this.render();
@@ -80,7 +93,7 @@ export class ReplayView {
       class: "replay-slider", "data-testid": "replay-slider",
       oninput: (ev) => this.go(Number(ev.target.value)),
     });
-    this.posEl = el("p", { class: "replay-pos", "aria-live": "polite" });
+    this.posEl = el("p", { class: "replay-pos", "data-testid": "replay-position", "aria-live": "polite" });
     this.frameEl = el("div", { class: "replay-frame", "data-testid": "replay-frame", "data-index": "0" });
     this.keysEl = el("p", { class: "key-hint" });
     this.root.replaceChildren(el("section", { class: "replay", "data-testid": "replay-view" }, [
@@ -132,7 +145,8 @@ export class ReplayView {
       return;
     }
     const f = this.frames[this.index];
-    const where = f.step ? t("replay.frame", { h: f.hand, n: f.n }) : t("replay.deal", { h: f.hand });
+    // the move's number in its hand: draws and passes are moves too (f.n counts tiles)
+    const where = f.step ? t("replay.frame", { h: f.hand, n: this.moveNumbers[this.index] }) : t("replay.deal", { h: f.hand });
     this.posEl.textContent = `${where} · ${t("replay.of", { i: this.index + 1, total })}`;
     this.frameEl.dataset.index = String(this.index);
 
@@ -178,10 +192,10 @@ export class ReplayView {
       const r = f.result;
       resultEl = el("section", { class: "panel replay-result" }, [
         el("h2", { class: "section-title", text: t("over.title", { n: r.number ?? f.hand }) }),
-        el("p", { text: endText(r, ctx) }),
-        winnerText(r, ctx) ? el("p", { class: "result-winner", text: winnerText(r, ctx) }) : null,
+        el("p", { text: endText(r, ctx, st.game) }),
+        winnerText(r, ctx, st.game) ? el("p", { class: "result-winner", text: winnerText(r, ctx, st.game) }) : null,
         el("p", { text: seats.map((seat) => `${seatName(seat, ctx)} +${r.points?.[seat] ?? 0}`).join(" · ") }),
-        r.bonus_quartets && r.bonus_quartets.length ? el("p", { class: "bonus-title", text: t("over.bonus", { b: r.bonus ?? 0 }) }) : null,
+        r.bonus_quartets && r.bonus_quartets.length ? el("p", { class: "bonus-title", text: bonusText(r, ctx) }) : null,
         r.bonus_quartets && r.bonus_quartets.length ? el("ul", { class: "bonus-pairs" }, r.bonus_quartets.map((pair) => el("li", { class: "bonus-pair" }, pair.map((tile) => tileSVG(...digits(tile), { orientation: "vertical", px: 48 }))))) : null,
         r.pips_left ? el("p", { class: "muted", text: `${t("over.pipsLeft")}: ${seats.map((seat) => `${seatName(seat, ctx)} ${r.pips_left[seat]}`).join(" · ")}` }) : null,
       ]);

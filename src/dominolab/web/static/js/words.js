@@ -112,23 +112,60 @@ export function pointsText(points, ctx) {
   return out.join(", ");
 }
 
-/** How a hand ended: one sentence. */
-export function endText(result, ctx) {
-  const name = result.winner === null || result.winner === undefined ? "" : seatName(result.winner, ctx);
+/** How a hand ended: one sentence (GAME "luzak" | "luzak-line" | "widelec"). In Widelec the
+ * result's `winner` is who went out (or had fewer pips in a block) and takes the bonus; it
+ * is not necessarily who scored more in the hand. */
+export function endText(result, ctx, game = "") {
+  const w = result.winner;
+  const hasWinner = w !== null && w !== undefined;
+  const name = hasWinner ? seatName(w, ctx) : "";
+  const me = hasWinner && ctx.seat !== null && ctx.seat !== undefined && w === ctx.seat;
   switch (result.end) {
     case "tiles": return t("over.end.tiles");
-    case "domino": return t("over.end.domino", { name });
-    case "block": return t("over.end.block");
+    case "domino":
+      if (game === "widelec" && hasWinner) return me ? t("over.end.outYou") : t("over.end.out", { name });
+      return t("over.end.domino", { name });
+    case "block":
+      if (game === "widelec") {
+        if (!hasWinner) return t("over.end.blockEven");
+        return me ? t("over.end.blockFewerYou") : t("over.end.blockFewer", { name });
+      }
+      return t("over.end.block");
     case "target": return name ? t("over.end.target", { name }) : t("over.end.targetNoName");
     default: return result.end || "";
   }
 }
 
-export function winnerText(result, ctx) {
-  if (result.winner === null || result.winner === undefined) {
-    // a hand cut short by the target has no hand winner to speak of
-    return result.end === "target" ? "" : t("over.noWinner");
+/** Widelec's bonus, naming who took it from whose tiles; "" when there is none. */
+export function bonusText(result, ctx) {
+  const w = result.winner;
+  if (w === null || w === undefined || !result.bonus_quartets || !result.bonus_quartets.length) return "";
+  if (ctx.seat !== null && ctx.seat !== undefined) {
+    return w === ctx.seat
+      ? t("over.bonusYou", { b: result.bonus ?? 0 })
+      : t("over.bonusThem", { name: seatName(w, ctx), b: result.bonus ?? 0 });
   }
-  if (ctx.seat !== null && ctx.seat !== undefined && result.winner === ctx.seat) return t("over.winnerYou");
-  return t("over.winner", { name: seatName(result.winner, ctx) });
+  return t("over.bonusSeat", { name: seatName(w, ctx), b: result.bonus ?? 0 });
+}
+
+/** Who did better in the hand, by the points scored in it (bonus included). */
+export function winnerText(result, ctx, game = "") {
+  // a hand cut short by the target: the match's result says it all
+  if (result.end === "target") return "";
+  const pts = result.points || [0, 0];
+  const seat = ctx.seat ?? 0;
+  const mine = pts[seat] ?? 0, theirs = pts[1 - seat] ?? 0;
+  if (ctx.seat === null || ctx.seat === undefined) {
+    if (mine === theirs) return t("over.noWinner");
+    return t("over.winner", { name: seatName(mine > theirs ? 0 : 1, ctx) });
+  }
+  if (game === "widelec") {
+    // "won" is the rules' word for going out; the points say who did better
+    if (mine > theirs) return t("over.moreYou", { a: mine, b: theirs });
+    if (theirs > mine) return t("over.more", { name: opponentName(ctx), a: theirs, b: mine });
+    return t("over.samePoints", { a: mine });
+  }
+  if (mine > theirs) return t("over.winnerYou");
+  if (theirs > mine) return t("over.winner", { name: opponentName(ctx) });
+  return t("over.noWinner");
 }
