@@ -4,6 +4,7 @@ speed targets live in the benchmarks, never in tests)."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -32,16 +33,69 @@ def test_bench_rejects_a_bad_duration(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_bench_serve_json(capsys: pytest.CaptureFixture[str]) -> None:
-    """A real server, two tiny runs of scripted WebSocket clients; no error, no lost move."""
+    """A real server, two tiny runs of scripted WebSocket clients; no error, no lost move;
+    the game against the easy computer gets its replies."""
     assert main(["bench", "serve", "--games", "2", "--games", "3", "--seconds", "1.5",
-                 "--think", "0.05", "--json"]) == 0
+                 "--think", "0.05", "--computer-games", "1", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
+    assert data["abuse"] is False and data["computer_games"] == 1
     assert [r["games"] for r in data["runs"]] == [2, 3]
     for run in data["runs"]:
         assert run["moves"] > 5 and run["errors"] == 0 and run["lost_moves"] == 0
         assert 0 < run["p50_ms"] <= run["p99_ms"] <= run["max_ms"]
+        assert "abuse" not in run
+        _check_computer_games(run["computer"], 1)
+
+
+def _check_computer_games(computer: dict[str, Any], games: int) -> None:
+    """The shape of a run's games against the easy computer (figures are not asserted)."""
+    assert computer["games"] == games and computer["opponent"] == "easy"
+    assert computer["errors"] == 0 and computer["unanswered"] == 0, \
+        computer["error_examples"]
+    reply = computer["computer_reply"]
+    assert set(reply) == {"count", "p50_ms", "p99_ms", "max_ms"}
+    # each person's first move (the match's first) is sent at once and always answered
+    assert reply["count"] >= games
+    assert computer["moves"] == reply["count"] + computer["no_reply_needed"]
+    assert 0 < reply["p50_ms"] <= reply["p99_ms"] <= reply["max_ms"]
+    assert computer["target_p99_ms"] == 1000
+    assert computer["target_met"] == (reply["p99_ms"] < 1000)
 
 
 def test_bench_serve_rejects_bad_numbers(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "serve", "--games", "0"]) == 2
     assert "--games must be positive" in capsys.readouterr().err
+
+
+def test_bench_serve_abuse_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """A tiny abuse run through the command line: the normal games lose nothing and see no
+    error, the games against the easy computer get their replies, and the abusive client,
+    flooding creations and hints from its own address, is refused (429)."""
+    assert main(["bench", "serve", "--abuse", "--games", "3", "--seconds", "2",
+                 "--think", "0.05", "--computer-games", "2", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["abuse"] is True and data["computer_games"] == 2
+    [run] = data["runs"]
+    assert run["games"] == 3 and run["moves"] > 5
+    assert run["errors"] == 0 and run["lost_moves"] == 0, run["error_examples"]
+    _check_computer_games(run["computer"], 2)
+    abuse = run["abuse"]
+    assert abuse["address"] == "127.0.0.2"
+    assert set(abuse["by_status"]) == {"201", "200", "429", "other"}
+    assert abuse["requests"] == sum(abuse["by_status"].values())
+    assert abuse["games_accepted"] == abuse["by_status"]["201"] >= 1
+    assert abuse["by_status"]["429"] >= 1  # the server's limits per address refused it
+
+
+def test_bench_serve_addresses_never_overlap() -> None:
+    """Every player of a run has a loopback address of its own, never the server's or the
+    abuser's, whatever the number of friend and computer games."""
+    from dominolab.cli.bench_serve import ABUSER, SERVER, computer_player_address, player_address
+
+    for friend_games, computer_games in ((1, 10), (50, 10), (250, 3), (251, 300)):
+        addresses = [player_address(i, seat) for i in range(friend_games) for seat in (0, 1)]
+        addresses += [computer_player_address(i, friend_games) for i in range(computer_games)]
+        assert len(set(addresses)) == len(addresses)
+        assert SERVER not in addresses and ABUSER not in addresses
+        assert all(a.startswith("127.") and not a.endswith(".0") for a in addresses)
+    assert computer_player_address(0, 50) == "127.0.3.1"

@@ -112,12 +112,14 @@ def run_bench(args: argparse.Namespace) -> int:
     if args.what == "serve":
         from dominolab.cli import bench_serve
 
-        if any(n < 1 for n in args.games or []) or args.think < 0:
-            print("dominolab bench: --games must be positive and --think not negative",
-                  file=sys.stderr)
+        if any(n < 1 for n in args.games or []) or args.think < 0 \
+                or args.computer_games < 0:
+            print("dominolab bench: --games must be positive, and --think and "
+                  "--computer-games not negative", file=sys.stderr)
             return 2
         return bench_serve.run(args.games or [50, 200], args.seconds, args.think,
-                   games[0] if args.game else "luzak", args.json)
+                               games[0] if args.game else "luzak", args.json,
+                               abuse=args.abuse, computer_games=args.computer_games)
     if args.what == "players":
         return _bench_players(args, games)
     if args.what == "openspiel":

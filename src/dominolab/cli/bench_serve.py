@@ -8,31 +8,260 @@ from a move sent to the *opponent's* client receiving the state with that move. 
 error messages, refused moves and dropped sockets; a lost move is one the server accepted
 (or never answered) whose update the opponent never received, or a final server version
 that disagrees with the moves the clients made.
+
+Each game is created from a loopback address of its own and its invitation claimed from
+another (``127.0.1.x`` and ``127.0.2.x``: Linux's loopback answers the whole of
+127.0.0.0/8), so that the server's limits per address see each player as a different person.
+With ``--abuse``, one more client, from ``127.0.0.2`` in a process of its own, spends the
+whole run creating "hard, the computer opens" games and asking for hints on them as fast as
+it can over several connections, ignoring every refusal; the normal games' figures show
+what that costs everybody else, and the abuser's answers by status show what it got.
+Every request goes to the server on 127.0.0.1.
+
+Besides the friend games, each run plays K games against the *easy* computer
+(``--computer-games``, default 10), each created from an address of its own (``127.0.3.x``
+with up to 250 friend games) with the person opening; its one seat is a scripted client like
+the others. Measured there: the time from the person's move sent to the person's client
+receiving the state in which the computer has replied (the first state with the person to
+move again, or the match over), the server's computer delay being 0. The easy computer is
+greedy, a few milliseconds of work: the target is a p99 under 1 s also under ``--abuse``,
+i.e. its reply does not wait behind the abuser's hard searches. A move after which the
+computer had nothing to do (it ended a hand and the person opens the next) is counted apart.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import http.client
 import json
+import multiprocessing
 import os
 import random
+import socket
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from dominolab.arena import percentile
-from dominolab.web.process import ServerProcess, request_json
+from dominolab.web.process import ServerProcess
+
+#: the server's address: the only one any request of the bench goes to
+SERVER: Final = "127.0.0.1"
+#: the abusive client's own address
+ABUSER: Final = "127.0.0.2"
+#: the abuser's connections, each sending its next request as soon as it has an answer
+ABUSE_CONNECTIONS: Final = 4
+#: what the abuser creates: the costliest game there is to start
+HARD_OPENS: Final = {"game": "luzak", "opponent": "hard", "first": "opponent"}
+#: the computer's reply to a move in a game against the easy computer: p99 under this
+COMPUTER_REPLY_TARGET_MS: Final = 1000.0
+#: after a run's last move, how long its clients may wait for the answers still due
+DRAIN_SECONDS: Final = 30.0
+
+
+def player_address(index: int, seat: int) -> str:
+    """The loopback address of game ``index``'s player in ``seat``: 127.0.1.x for seat 0,
+    127.0.2.x for seat 1 (then 127.0.3.x, 127.0.4.x past 250 games, and so on)."""
+    block, host = divmod(index, 250)
+    return f"127.0.{1 + 2 * block + seat}.{1 + host}"
+
+
+def computer_player_address(index: int, friend_games: int) -> str:
+    """The loopback address of the person in computer game ``index`` of a run that also
+    has ``friend_games`` friend games: the first block past theirs (127.0.3.x with up to
+    250 friend games)."""
+    used = 2 * -(-friend_games // 250)  # the third bytes the friend games' players use
+    block, host = divmod(index, 250)
+    return f"127.0.{1 + used + block}.{1 + host}"
+
+
+def call(port: int, method: str, path: str, body: Any = None, token: str | None = None,
+         source: str = SERVER, conn: http.client.HTTPConnection | None = None,
+         timeout: float = 30) -> tuple[int, Any]:
+    """One JSON request to the server from loopback address ``source`` (over ``conn``, kept
+    alive, if given): (status, the decoded answer or None)."""
+    own = conn is None
+    if conn is None:
+        conn = http.client.HTTPConnection(SERVER, port, timeout=timeout,
+                                          source_address=(source, 0))
+    try:
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        conn.request(method, path, None if body is None else json.dumps(body), headers)
+        answer = conn.getresponse()
+        data = answer.read()
+        try:
+            decoded = json.loads(data) if data else None
+        except ValueError:
+            decoded = None
+        return answer.status, decoded
+    finally:
+        if own:
+            conn.close()
+
+
+def _expect(port: int, method: str, path: str, body: Any, token: str | None, source: str,
+            want: int) -> Any:
+    status, answer = call(port, method, path, body, token, source)
+    if status != want:
+        raise RuntimeError(f"{method} {path} from {source}: {status} {answer}")
+    return answer
+
+
+def create_friend_game(port: int, game: str, index: int) -> tuple[str, tuple[str, str]]:
+    """Game ``index``: created by its seat-0 player, its invitation claimed by its seat-1
+    player (each from its own address); returns (id, both seats' tokens).
+
+    The invitation is ``/game/ID#i=CODE``, claimed with ``POST /api/games/ID/join``; an
+    older server's ``/game/ID#t=TOKEN`` carries seat 1's token itself."""
+    created = _expect(port, "POST", "/api/games",
+                      {"game": game, "opponent": "friend", "first": "lot"}, None,
+                      player_address(index, 0), 201)
+    game_id, invite = created["id"], created.get("invite") or ""
+    if "#t=" in invite:
+        return game_id, (created["token"], invite.split("#t=", 1)[1])
+    if "#i=" not in invite:
+        raise RuntimeError(f"game {game_id}: no invitation in {invite!r}")
+    joined = _expect(port, "POST", f"/api/games/{game_id}/join",
+                     {"invite": invite.split("#i=", 1)[1]}, None, player_address(index, 1), 200)
+    if joined.get("seat") != 1:
+        raise RuntimeError(f"game {game_id}: claiming the invitation gave {joined}")
+    return game_id, (created["token"], joined["token"])
+
+
+def create_computer_game(port: int, game: str, source: str) -> tuple[str, str]:
+    """A game against the easy computer, the person opening, created from ``source``:
+    (id, the person's token)."""
+    created = _expect(port, "POST", "/api/games",
+                      {"game": game, "opponent": "easy", "first": "me"}, None, source, 201)
+    if created.get("seat") not in (0, None):
+        raise RuntimeError(f"game {created['id']}: created in seat {created.get('seat')}")
+    return created["id"], created["token"]
+
+
+# -- the abuser ------------------------------------------------------------------------------
+
+def _abuse_connection(port: int, stop: Any, games: list[tuple[str, str]],
+                      lock: threading.Lock, counts: dict[str, Any], seed: int,
+                      open_conns: set[http.client.HTTPConnection]) -> None:
+    """One of the abuser's connections: a creation, then a hint on one of its games, and
+    again, until ``stop``; a refusal is never waited out."""
+    rng = random.Random(seed)
+    conn: http.client.HTTPConnection | None = None
+    sent = 0
+    while not stop.is_set():
+        if conn is None:
+            conn = http.client.HTTPConnection(SERVER, port, timeout=30,
+                                              source_address=(ABUSER, 0))
+            with lock:
+                open_conns.add(conn)
+        with lock:
+            target = rng.choice(games) if games and sent % 2 else None
+        try:
+            if target is None:
+                status, answer = call(port, "POST", "/api/games", HARD_OPENS, conn=conn)
+            else:
+                status, answer = call(port, "POST", f"/api/games/{target[0]}/hint", {},
+                                      target[1], conn=conn)
+        except (OSError, http.client.HTTPException):
+            with lock:
+                open_conns.discard(conn)
+                if not stop.is_set():  # else it was cut short at the end of the run
+                    counts["connection_errors"] += 1
+            conn.close()
+            conn = None
+            continue
+        sent += 1
+        with lock:
+            if target is None and status == 201:
+                games.append((answer["id"], answer["token"]))
+            key = str(status) if status in (200, 201, 429) else "other"
+            counts["by_status"][key] += 1
+            if key == "other":
+                counts["other_statuses"][str(status)] = \
+                    counts["other_statuses"].get(str(status), 0) + 1
+    if conn is not None:
+        with lock:
+            open_conns.discard(conn)
+        conn.close()
+
+
+def abuse(port: int, stop: Any, out: Any, connections: int = ABUSE_CONNECTIONS) -> None:
+    """The abusive client (run in a process of its own, so that its own work does not slow
+    the measuring clients' event loop): ``connections`` connections from :data:`ABUSER`
+    until ``stop`` is set; then its counts go to the queue ``out``."""
+    with contextlib.suppress(OSError):
+        os.nice(5)  # its processor time stands for another machine's: the server's comes first
+    counts: dict[str, Any] = {"by_status": {"201": 0, "200": 0, "429": 0, "other": 0},
+                              "other_statuses": {}, "connection_errors": 0}
+    games: list[tuple[str, str]] = []
+    lock = threading.Lock()
+    open_conns: set[http.client.HTTPConnection] = set()
+    started = time.perf_counter()
+    threads = [threading.Thread(target=_abuse_connection,
+                                args=(port, stop, games, lock, counts, i, open_conns),
+                                daemon=True)
+               for i in range(connections)]
+    for thread in threads:
+        thread.start()
+    stop.wait()
+    elapsed = time.perf_counter() - started
+    with lock:  # cut the requests still waiting for an answer short
+        for conn in open_conns:
+            if conn.sock is not None:
+                with contextlib.suppress(OSError):
+                    conn.sock.shutdown(socket.SHUT_RDWR)
+    for thread in threads:
+        thread.join(60)
+    requests = sum(counts["by_status"].values())
+    out.put({"address": ABUSER, "connections": connections, "requests": requests,
+             "requests_per_s": round(requests / elapsed, 1), **counts,
+             "games_accepted": counts["by_status"]["201"]})
+
+
+class Abuser:
+    """:func:`abuse` in a child process, from :meth:`start` to :meth:`stop`."""
+
+    def __init__(self, port: int) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self._stop = ctx.Event()
+        self._out: Any = ctx.Queue()
+        self._proc = ctx.Process(target=abuse, args=(port, self._stop, self._out),
+                                 name="dominolab-bench-abuser", daemon=True)
+
+    def start(self) -> None:
+        self._proc.start()
+
+    def stop(self, timeout: float = 60) -> dict[str, Any]:
+        """Stop it and return its counts (RuntimeError if it does not report in time)."""
+        self._stop.set()
+        try:
+            result: dict[str, Any] = self._out.get(timeout=timeout)
+        except Exception as exc:
+            raise RuntimeError(f"the abusive client did not report within {timeout:g} s "
+                               f"(exit code {self._proc.exitcode})") from exc
+        finally:
+            self._proc.join(timeout)
+            if self._proc.is_alive():
+                self._proc.kill()
+                self._proc.join(5)
+        return result
 
 
 @dataclass
 class GameRun:
-    """The clients' bookkeeping of one game."""
+    """The clients' bookkeeping of one friend game."""
 
     id: str
     tokens: tuple[str, str]
+    #: the game's number in its run: its players' addresses
+    index: int
     #: version a move was chosen at -> when it was sent
     sent: dict[int, float] = field(default_factory=dict)
     received: set[int] = field(default_factory=set)
@@ -42,15 +271,98 @@ class GameRun:
     over: bool = False
 
 
-async def _seat(run: GameRun, seat: int, ws_url: str, think: float, rng: random.Random,
-                ready: list[int], go: asyncio.Event, stop: asyncio.Event) -> None:
-    """One scripted seat: reads every update; on its turn, thinks, then moves."""
+class FriendSeat:
+    """One seat of a friend game, as :func:`_scripted_seat` reports to it: times the
+    opponent's update of each move this seat sent."""
+
+    def __init__(self, run: GameRun, seat: int) -> None:
+        self.run = run
+        self.seat = seat
+        self.token = run.tokens[seat]
+        self.address = player_address(run.index, seat)
+
+    def may_move(self) -> bool:
+        return True
+
+    def sent(self, version: int, when: float) -> None:
+        self.run.sent[version] = when
+
+    def error(self, message: Any) -> None:
+        self.run.errors.append(f"seat {self.seat}: {message}")
+
+    def update(self, state: dict[str, Any], now: float) -> None:
+        run = self.run
+        # the update of the move made at version - 1, if the opponent made it
+        made = state["version"] - 1
+        if made in run.sent and made not in run.received:
+            history = state["history"] or state["previous_hand"]["history"]
+            if history[-1]["seat"] != self.seat:
+                run.received.add(made)
+                run.latencies.append(now - run.sent[made])
+        if state["match_result"] is not None:
+            run.over = True
+
+
+@dataclass
+class ComputerRun:
+    """The person's client's bookkeeping of one game against the easy computer, as
+    :func:`_scripted_seat` reports to it: times the computer's reply to each move."""
+
+    id: str
+    token: str
+    #: the person's own loopback address
+    address: str
+    #: the person's move awaiting the computer's reply: (the version it was chosen at,
+    #: when it was sent)
+    pending: tuple[int, float] | None = None
+    moves: int = 0
+    #: seconds from a move sent to the state with the computer's reply
+    latencies: list[float] = field(default_factory=list)
+    #: moves after which the person was to move again at once (the computer had nothing to
+    #: do: the move ended a hand and the person opens the next)
+    no_reply: int = 0
+    errors: list[str] = field(default_factory=list)
+    last_version: int = 0
+    over: bool = False
+
+    def may_move(self) -> bool:
+        return self.pending is None  # one move at a time, each timed to its reply
+
+    def sent(self, version: int, when: float) -> None:
+        self.pending = (version, when)
+        self.moves += 1
+
+    def error(self, message: Any) -> None:
+        self.errors.append(f"computer game, the person: {message}")
+        self.pending = None  # a refused move is answered by this error
+
+    def update(self, state: dict[str, Any], now: float) -> None:
+        self.last_version = max(self.last_version, state["version"])
+        if state["match_result"] is not None:
+            self.over = True
+        if self.pending is not None:
+            version, sent = self.pending
+            if state["version"] > version and (state["to_move"] in (None, state["seat"])
+                                               or self.over):
+                if state["version"] > version + 1:  # the computer moved
+                    self.latencies.append(now - sent)
+                else:
+                    self.no_reply += 1
+                self.pending = None
+
+
+async def _scripted_seat(seat: FriendSeat | ComputerRun, ws_url: str, think: float,
+                         rng: random.Random, ready: list[int], go: asyncio.Event,
+                         stop: asyncio.Event) -> None:
+    """One scripted seat over a WebSocket of its own, from its own address: reads every
+    update and tells ``seat``; on its turn (when ``seat`` allows), thinks, then sends a
+    random legal move."""
     from websockets.asyncio.client import connect
     from websockets.exceptions import ConnectionClosed
 
-    async with connect(ws_url, max_size=2**22, open_timeout=60) as ws:
-        await ws.send(json.dumps({"type": "hello", "token": run.tokens[seat],
-                                  "layout": "wide"}))
+    async with connect(ws_url, max_size=2**22, open_timeout=60,
+                       local_addr=(seat.address, 0)) as ws:
+        await ws.send(json.dumps({"type": "hello", "token": seat.token, "layout": "wide"}))
         latest: list[dict[str, Any]] = []
         acted = [-1]
 
@@ -59,14 +371,14 @@ async def _seat(run: GameRun, seat: int, ws_url: str, think: float, rng: random.
             if stop.is_set():
                 return
             version = state["version"]
-            run.sent[version] = time.perf_counter()
+            seat.sent(version, time.perf_counter())
             await ws.send(json.dumps({"type": "move", "version": version,
                                       "move": rng.choice(state["legal"])["move"]}))
 
         def maybe_move() -> None:
             state = latest[-1]
-            if (go.is_set() and state["to_move"] == seat and state["version"] > acted[0]
-                    and state["legal"]):
+            if (go.is_set() and seat.may_move() and state["to_move"] == state["seat"]
+                    and state["version"] > acted[0] and state["legal"]):
                 acted[0] = state["version"]
                 asyncio.get_running_loop().create_task(move_later(state))
 
@@ -80,21 +392,13 @@ async def _seat(run: GameRun, seat: int, ws_url: str, think: float, rng: random.
                 now = time.perf_counter()
                 message = json.loads(text)
                 if message.get("type") != "state":
-                    run.errors.append(f"seat {seat}: {message}")
+                    seat.error(message)
                     continue
                 state = message["state"]
                 if not latest:
                     ready[0] += 1
                 latest[:] = [state]
-                # the update of the move made at version - 1, if the opponent made it
-                made = state["version"] - 1
-                if made in run.sent and made not in run.received:
-                    history = state["history"] or state["previous_hand"]["history"]
-                    if history[-1]["seat"] != seat:
-                        run.received.add(made)
-                        run.latencies.append(now - run.sent[made])
-                if state["match_result"] is not None:
-                    run.over = True
+                seat.update(state, now)
                 maybe_move()
         except ConnectionClosed as exc:
             if exc.rcvd is None or exc.rcvd.code != 1000:
@@ -103,33 +407,69 @@ async def _seat(run: GameRun, seat: int, ws_url: str, think: float, rng: random.
             starter.cancel()
 
 
+def _latency_figures(seconds: list[float]) -> dict[str, float | None]:
+    """p50, p99 and max of ``seconds``, in milliseconds (None without any)."""
+    ms = sorted(x * 1000 for x in seconds)
+    return {"p50_ms": round(percentile(ms, 50), 2) if ms else None,
+            "p99_ms": round(percentile(ms, 99), 2) if ms else None,
+            "max_ms": round(ms[-1], 2) if ms else None}
+
+
 async def _run(base: str, games: int, seconds: float, think: float, game: str,
-               seed: int) -> dict[str, Any]:
+               seed: int, abuse: bool = False, computer_games: int = 0) -> dict[str, Any]:
+    port = int(base.rsplit(":", 1)[1])
+    abuser = Abuser(port) if abuse else None
+    if abuser is not None:
+        abuser.start()  # for the whole run, the creation of the normal games included
+    try:
+        result = await _play(base, port, games, seconds, think, game, seed, computer_games)
+    finally:
+        abused = abuser.stop() if abuser is not None else None
+    if abused is not None:
+        result["abuse"] = abused
+    return result
+
+
+async def _play(base: str, port: int, games: int, seconds: float, think: float, game: str,
+                seed: int, computer_games: int = 0) -> dict[str, Any]:
     runs: list[GameRun] = []
-    for _ in range(games):
-        created = await asyncio.to_thread(request_json, base, "POST", "/api/games",
-                                          {"game": game, "opponent": "friend", "first": "lot"})
-        invite = created["invite"]
-        runs.append(GameRun(created["id"], (created["token"], invite.split("#t=", 1)[1])))
+    for index in range(games):
+        game_id, tokens = await asyncio.to_thread(create_friend_game, port, game, index)
+        runs.append(GameRun(game_id, tokens, index))
+    people: list[ComputerRun] = []
+    for index in range(computer_games):
+        address = computer_player_address(index, games)
+        game_id, token = await asyncio.to_thread(create_computer_game, port, game, address)
+        people.append(ComputerRun(game_id, token, address))
     go = asyncio.Event()
     stop = asyncio.Event()
     ready = [0]
+    clients = 2 * games + computer_games
     ws_base = base.replace("http://", "ws://")
     rng = random.Random(seed)
-    tasks = [
-        asyncio.create_task(_seat(run, seat, f"{ws_base}/ws/games/{run.id}", think,
-                                  random.Random(rng.random()), ready, go, stop))
-        for run in runs for seat in (0, 1)
-    ]
+    seats: list[tuple[FriendSeat | ComputerRun, str]] = [
+        (FriendSeat(run, seat), run.id) for run in runs for seat in (0, 1)]
+    seats += [(person, person.id) for person in people]
+    tasks = [asyncio.create_task(_scripted_seat(seat, f"{ws_base}/ws/games/{gid}", think,
+                                                random.Random(rng.random()), ready, go, stop))
+             for seat, gid in seats]
     # every client connected and holding its first state before the first move
     deadline = time.monotonic() + 60
-    while ready[0] < 2 * games and time.monotonic() < deadline:
+    while ready[0] < clients and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     go.set()
     started = time.perf_counter()
     await asyncio.sleep(seconds)
-    stop.set()  # no new moves; let the last ones arrive
-    await asyncio.sleep(min(2.0, think + 1.0))
+    stop.set()  # no new moves; let the answers still due arrive, within a deadline
+
+    def settled() -> bool:
+        answered = (all(run.errors or set(run.sent) <= run.received for run in runs)
+                    and all(p.errors or p.pending is None for p in people))
+        return answered or all(task.done() for task in tasks)
+
+    deadline = time.monotonic() + DRAIN_SECONDS
+    while not settled() and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
     for task in tasks:
         task.cancel()
     results = await asyncio.gather(*tasks, return_exceptions=True)
@@ -137,29 +477,89 @@ async def _run(base: str, games: int, seconds: float, think: float, game: str,
     elapsed = time.perf_counter() - started
     errors = [f"client: {r!r}" for r in results if isinstance(r, BaseException)]
     lost = 0
-    if ready[0] < 2 * games:
-        errors.append(f"only {ready[0]} of {2 * games} clients connected within 60 s")
+    if ready[0] < clients:
+        errors.append(f"only {ready[0]} of {clients} clients connected within 60 s")
     for run in runs:
         errors.extend(run.errors)
         lost += len(set(run.sent) - run.received)
-        final = await asyncio.to_thread(request_json, base, "GET", f"/api/games/{run.id}", None,
-                                        run.tokens[0])
-        if final["version"] != len(run.sent):
+        status, final = await asyncio.to_thread(call, port, "GET", f"/api/games/{run.id}",
+                                                None, run.tokens[0],
+                                                player_address(run.index, 0))
+        if status != 200:
+            errors.append(f"game {run.id}: the final state answered {status} {final}")
+        elif final["version"] != len(run.sent):
             lost += abs(final["version"] - len(run.sent))
-    latencies = sorted(x * 1000 for run in runs for x in run.latencies)
     moves = sum(len(run.sent) for run in runs)
-    return {
+    result: dict[str, Any] = {
         "games": games, "moves": moves, "seconds": round(elapsed, 2),
         "moves_per_s": round(moves / elapsed, 1),
-        "p50_ms": round(percentile(latencies, 50), 2) if latencies else None,
-        "p99_ms": round(percentile(latencies, 99), 2) if latencies else None,
-        "max_ms": round(latencies[-1], 2) if latencies else None,
+        **_latency_figures([x for run in runs for x in run.latencies]),
         "errors": len(errors), "lost_moves": lost, "matches_finished": sum(r.over for r in runs),
         "error_examples": errors[:3],
     }
+    if people:
+        result["computer"] = await _computer_figures(port, people)
+    return result
 
 
-def run(games: list[int], seconds: float, think: float, game: str, as_json: bool) -> int:
+async def _computer_figures(port: int, people: list[ComputerRun]) -> dict[str, Any]:
+    """The games against the easy computer: the computer's reply to a move, and errors."""
+    errors: list[str] = []
+    for person in people:
+        errors.extend(person.errors)
+        status, final = await asyncio.to_thread(call, port, "GET", f"/api/games/{person.id}",
+                                                None, person.token, person.address)
+        if status != 200:
+            errors.append(f"computer game {person.id}: the final state answered {status} "
+                          f"{final}")
+        elif final["version"] < person.last_version:
+            errors.append(f"computer game {person.id}: the final state is at version "
+                          f"{final['version']}, the person saw {person.last_version}")
+    figures = _latency_figures([x for p in people for x in p.latencies])
+    p99 = figures["p99_ms"]
+    return {
+        "games": len(people), "opponent": "easy",
+        "addresses": f"{people[0].address} .. {people[-1].address}",
+        "moves": sum(p.moves for p in people),
+        "computer_reply": {"count": sum(len(p.latencies) for p in people), **figures},
+        "no_reply_needed": sum(p.no_reply for p in people),
+        "unanswered": sum(p.pending is not None and not p.errors for p in people),
+        "errors": len(errors), "error_examples": errors[:3],
+        "matches_finished": sum(p.over for p in people),
+        "target_p99_ms": COMPUTER_REPLY_TARGET_MS,
+        "target_met": None if p99 is None else p99 < COMPUTER_REPLY_TARGET_MS,
+    }
+
+
+def _print_run(result: dict[str, Any]) -> None:
+    print(f"  N={result['games']:<4} friend games: {result['moves']:>6} moves "
+          f"({result['moves_per_s']:,.0f}/s)  move -> opponent's update: p50 "
+          f"{result['p50_ms']} ms, p99 {result['p99_ms']} ms, max {result['max_ms']} ms;  "
+          f"errors {result['errors']}, lost moves {result['lost_moves']}", flush=True)
+    for example in result["error_examples"]:
+        print(f"      e.g. {example}")
+    if "computer" in result:
+        c = result["computer"]
+        reply = c["computer_reply"]
+        verdict = {None: "no reply measured", True: "met", False: "MISSED"}[c["target_met"]]
+        print(f"         vs the easy computer ({c['games']} games): {c['moves']} moves, "
+              f"{reply['count']} replies  move -> computer's reply: p50 {reply['p50_ms']} ms, "
+              f"p99 {reply['p99_ms']} ms, max {reply['max_ms']} ms;  errors {c['errors']}, "
+              f"unanswered {c['unanswered']}  (target p99 < {c['target_p99_ms']:g} ms: "
+              f"{verdict})", flush=True)
+        for example in c["error_examples"]:
+            print(f"      e.g. {example}")
+    if "abuse" in result:
+        a = result["abuse"]
+        by = a["by_status"]
+        print(f"         abuser: {a['requests']} requests ({a['requests_per_s']:,.0f}/s): "
+              f"201 {by['201']}, 200 {by['200']}, 429 {by['429']}, other {by['other']} "
+              f"{a['other_statuses']}, connection errors {a['connection_errors']}; games "
+              f"accepted {a['games_accepted']}", flush=True)
+
+
+def run(games: list[int], seconds: float, think: float, game: str, as_json: bool,
+        abuse: bool = False, computer_games: int = 10) -> int:
     with tempfile.TemporaryDirectory(prefix="dominolab-bench-") as tmp, \
             ServerProcess(Path(tmp) / "bench.sqlite3") as server:
         base = server.base
@@ -169,21 +569,29 @@ def run(games: list[int], seconds: float, think: float, game: str, as_json: bool
                   f"thinking {think:g} s a move on average, {seconds:g} s a run; one "
                   f"server process on loopback ({os.cpu_count()} cores shared with the "
                   f"clients)")
+            if computer_games:
+                print(f"  and {computer_games} games against the easy computer (delay 0), "
+                      f"the person a scripted client like the others, each from an address "
+                      f"of its own: move -> the computer's reply")
+            if abuse:
+                print(f"  and all along, one abusive client from {ABUSER} creating \"hard, "
+                      f"computer opens\" games and asking for hints on them over "
+                      f"{ABUSE_CONNECTIONS} connections as fast as it can")
         for n in games:
             with ThreadPoolExecutor(1) as pool:  # a loop of its own, whatever the caller's
                 result = pool.submit(asyncio.run,
-                                     _run(base, n, seconds, think, game, seed=n)).result()
+                                     _run(base, n, seconds, think, game, seed=n,
+                                          abuse=abuse, computer_games=computer_games)
+                                     ).result()
             results.append(result)
             if not as_json:
-                print(f"  N={n:<4} {result['moves']:>6} moves ({result['moves_per_s']:,.0f}/s)"
-                      f"  move -> opponent's update: p50 {result['p50_ms']} ms, "
-                      f"p99 {result['p99_ms']} ms, max {result['max_ms']} ms;  "
-                      f"errors {result['errors']}, lost moves {result['lost_moves']}",
-                      flush=True)
-                for example in result["error_examples"]:
-                    print(f"      e.g. {example}")
+                _print_run(result)
     if as_json:
         print(json.dumps({"game": game, "think_s": think, "seconds": seconds,
+                          "abuse": abuse, "computer_games": computer_games,
+                          "computer_reply_target_p99_ms": COMPUTER_REPLY_TARGET_MS,
                           "runs": results}, indent=2))
-    bad = any(r["errors"] or r["lost_moves"] for r in results)
+    bad = any(r["errors"] or r["lost_moves"]
+              or ("computer" in r and (r["computer"]["errors"] or r["computer"]["unanswered"]))
+              for r in results)
     return 1 if bad else 0
