@@ -38,7 +38,7 @@ def hand_state(hand: Hand[Any]) -> tuple[Any, ...]:
         extra = (tuple(hand.boneyard), hand.pending, hand.passes,
                  tuple(hand.table.end_tiles), tuple(hand.table.end_values))
     else:
-        extra = (hand.table.count, tuple(map(str, hand.table.free_ports())))  # type: ignore[attr-defined]
+        extra = (hand.table.count, tuple(map(str, hand.table.free_ports())))
     return (tuple(hand.hands[0]), tuple(hand.hands[1]), tuple(hand.points), hand.to_move,
             hand.table_placements, tuple(hand.moves), hand.result, hand.opener, extra)
 
@@ -61,7 +61,7 @@ def check_count(hand: Hand[Any]) -> None:
 
 
 def has_normal_play(hand: Hand[Any]) -> bool:
-    table: Any = hand.table  # type: ignore[attr-defined]
+    table: Any = hand.table
     if table.n == 0:
         return True
     held = hand.hands[hand.to_move]

@@ -84,14 +84,14 @@ def check_shows(view: View, match: Match, seat: int) -> None:
         assert view.count is None
     else:
         assert view.boneyard is None
-        assert view.count == hand.table.count  # type: ignore[attr-defined]
+        assert view.count == hand.table.count
     if view.to_move == seat:
         assert view.legal_moves == tuple(match.legal_moves())
     else:
         assert view.legal_moves == ()
     rebuilt = view.new_table()
     assert rebuilt.placements == list(hand.table_placements)
-    assert rebuilt.free_ports() == hand.table.free_ports()  # type: ignore[attr-defined]
+    assert rebuilt.free_ports() == hand.table.free_ports()
     if view.count is not None:
         assert rebuilt.count == view.count
     assert set(view.unseen()) == set(TILES) - set(view.hand) - {p.tile for p in view.table}
@@ -165,3 +165,87 @@ def test_s1_view_is_a_snapshot() -> None:
     assert (view.hand, view.table, view.history, view.totals) == before
     with pytest.raises(dataclasses.FrozenInstanceError):
         view.seat = 1  # type: ignore[misc]
+
+
+# -- what the front ends used to work out for themselves -------------------------------------
+
+def _old_free_ports(view: View) -> dict[Port, tuple[int, ...]]:
+    """The terminal's old derivation: a table rebuilt by the game's name, its port values
+    made tuples."""
+    from dominolab.core import LineTable, LuzakOptions, TreeTable
+
+    table: TreeTable | LineTable
+    if view.game == "luzak":
+        assert isinstance(view.options, LuzakOptions)
+        table = TreeTable(view.options.short_ends_any_time)
+    else:
+        table = LineTable()
+    for mv in view.table:
+        table.place(mv)
+    return {p: v if isinstance(v, tuple) else (v,) for p, v in table.port_values().items()}
+
+
+def _old_pending_seat(view: View) -> int | None:
+    """The adapters' old derivation: the seat to move made the last move, a draw."""
+    hist = view.history
+    if hist and view.to_move is not None and isinstance(hist[-1][1], Draw) \
+            and hist[-1][0] == view.to_move:
+        return view.to_move
+    return None
+
+
+def _old_pending(view: View) -> Tile | None:
+    """The search's old derivation: this seat drew last and must lay the tile."""
+    hist = view.history
+    if (hist and hist[-1][0] == view.seat and isinstance(hist[-1][1], Draw)
+            and view.to_move == view.seat and isinstance(view.legal_moves[0], Play)):
+        return view.legal_moves[0].tile
+    return None
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_view_free_ports_and_pending_match_the_old_derivations(game: str) -> None:
+    """Seeded walks over full matches under every option set: the view's free ports and
+    pending drawn tile equal what the terminal, the adapters and the search worked out."""
+    rng = random.Random(f"views/derived/{game}")
+    pendings = 0
+    for options in option_sets(game, target=40):
+        for seed in range(3):
+            match = Match(game, options, seed=seed)
+            drawn: Tile | None = None  # the terminal's old way: the last step's drawn tile
+            while True:
+                for seat in (0, 1):
+                    view = match.view(seat)
+                    assert view.port_values == _old_free_ports(view)
+                    assert [p for p, _ in view.free_ports] == sorted(
+                        view.port_values, key=lambda p: p.index)
+                    assert view.pending_seat == _old_pending_seat(view)
+                    assert view.pending == _old_pending(view)
+                    if view.pending is not None:
+                        pendings += 1
+                        assert view.pending == drawn and view.pending in view.hand
+                        assert all(isinstance(m, Keep) or m.tile is view.pending  # type: ignore[union-attr]
+                                   for m in view.legal_moves)
+                    if seat != view.to_move:
+                        assert view.pending is None
+                if match.is_over:
+                    break
+                step = match.apply(rng.choice(match.legal_moves()))
+                drawn = step.drew if step.drew is not None and match.to_move == step.seat \
+                    and not match.is_over else None
+    assert (pendings > 0) == (game == "widelec")
+
+
+def test_view_free_ports_show_both_halves_of_a_luzak_across_a_line() -> None:
+    rng = random.Random("views/luzak-across")
+    for seed in range(50):
+        match = Match("luzak-line", seed=seed)
+        while not match.is_over:
+            step = match.apply(rng.choice(match.legal_moves()))
+            move = step.move
+            if isinstance(move, Play) and move.luzak and match.hand.n == step.n:
+                assert move.port is not None
+                view = match.view(0)
+                assert view.port_values[move.port] == move.tile.halves
+                return
+    raise AssertionError("no luzak laid in 50 seeded matches")

@@ -23,21 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from dominolab.cli.inputs import check_player_text
-from dominolab.cli.render import (
-    Style,
-    describe_move,
-    draw_table,
-    explain_step,
-    line_layout,
-    port_values,
-    table_of,
-)
 from dominolab.core import (
     AmbiguousMoveError,
     DominoError,
     Draw,
     GameSpec,
     HandResult,
+    Keep,
     Match,
     Move,
     OptionError,
@@ -53,6 +45,7 @@ from dominolab.core import (
 )
 from dominolab.core.errors import shown
 from dominolab.players import LEVELS, Budget, Player, hints, make_player, parse_player_spec
+from dominolab.text import Style, describe_move, draw_table, explain_step, line_layout
 
 #: more legal moves than this are listed in columns, without descriptions
 LONG_LIST = 16
@@ -126,12 +119,23 @@ class Thinking:
                 self.stream.flush()
 
 
+def read_line(prompt: str) -> str:
+    """``input(prompt)``, but with the prompt written from Python first. Inside ``input``
+    the prompt and the blocking read come in one C call: a Ctrl-C that lands between them
+    (a player quick on the key, a loaded machine that pauses the game right after the
+    prompt) would wait for Enter. Written here, the pause comes while Python still runs,
+    and the Ctrl-C is acted on at once."""
+    sys.stdout.write(prompt)
+    sys.stdout.flush()
+    return input()
+
+
 class TerminalGame:
     """One match between you (``seat``) and a computer player, on a text terminal."""
 
     def __init__(self, spec: GameSpec, match: Match, seat: int, computer: Player,
                  save_path: Path, color: bool,
-                 read: Callable[[str], str] = input,
+                 read: Callable[[str], str] | None = None,
                  write: Callable[[str], None] = print, *,
                  budget: Budget | None = None, label: str | None = None,
                  review: bool = True, hint_budget: Budget | None = None,
@@ -155,12 +159,11 @@ class TerminalGame:
         self.decisions: list[tuple[View, Move]] = []
         self.save_path = save_path
         self.st = Style(color)
-        self.read = read
+        self.read = read or read_line
         self._write = write
         self.width = min(shutil.get_terminal_size((80, 24)).columns, 100)
         self.players = ("you", f"computer:{computer.name}") if seat == 0 \
             else (f"computer:{computer.name}", "you")
-        self.drawn: Step | None = None  # your last draw, if it left a tile to play
 
     def write(self, text: str = "", style: str | None = None) -> None:
         """Print a line; plain text is wrapped to the terminal, then given ``style``."""
@@ -321,7 +324,8 @@ class TerminalGame:
         try:
             with Thinking(self.st("Thinking about your moves… (Ctrl-C cancels)", "dim"),
                           after=0):
-                values = hints.analyse(view, self.hint_budget, self.match.seed or 0)
+                values = hints.rank(hints.analyse(view, self.hint_budget,
+                                                  self.match.seed or 0))
         except KeyboardInterrupt:
             self.write("Hint cancelled.")
             return
@@ -372,7 +376,7 @@ class TerminalGame:
             w(f"Table ({view.n} tile{'s' if view.n != 1 else ''}{extra}):")
         else:
             w("Table:")
-        for line in draw_table(self.game, options, view.table, color=st.color,
+        for line in draw_table(self.spec, options, view.table, color=st.color,
                                width=self.width - 4):
             w(line)
         if view.count is not None:
@@ -388,20 +392,24 @@ class TerminalGame:
         w("  ".join(facts))
         w("Hand: " + " ".join(st.tile(str(t)) for t in view.hand))
         legal = view.legal_moves
-        if self.drawn is not None and self.drawn.drew is not None:
-            w(st(f"You drew {self.drawn.drew}: it fits, so play it.", "bold"))
+        if view.pending is not None:
+            w(st(f"You drew {view.pending}: it fits, so play it"
+                 + (" (or keep it)." if any(isinstance(m, Keep) for m in legal) else "."),
+                 "bold"))
         if any(isinstance(m, Play) and m.luzak for m in legal):
-            where = "a free port" if self.game == "luzak" else "either end"
-            w(f"No tile of yours fits {where}: you must lay a LUZAK" + (
-                " (any tile on any free port, you choose its outer half; the computer scores "
-                "its pips)." if self.game == "luzak"
-                else " (any tile across either end; if the count is then divisible by N, the "
-                     "computer scores it)."), "yellow")
+            tree = self.spec.table == "tree"
+            where = "a free port" if tree else "either end"
+            laid = ("any tile on any free port, you choose its outer half" if tree
+                    else "any tile across either end")
+            w(f"No tile of yours fits {where}: you must lay a LUZAK (" + laid + (
+                "; the computer scores its pips)." if self.spec.luzak_pips
+                else "; if the count is then divisible by N, the computer scores it)."),
+              "yellow")
         self.list_moves(legal, view)
 
     def list_moves(self, legal: Sequence[Move], view: View) -> None:
         st = self.st
-        ports = port_values(table_of(self.game, self.match.options, view.table))
+        ports = view.port_values
         self.write("Your moves:")
         if len(legal) <= LONG_LIST:
             for i, move in enumerate(legal, 1):
@@ -418,26 +426,35 @@ class TerminalGame:
         w = self.write
         w("")
         w("Answer with the number of a move in the list, or type the move:")
-        if self.game == "luzak":
+        spec = self.spec
+        tree = spec.table == "tree"
+        if tree:
             w("  54@1e   lay [5|4] with its 5 against port 1e (its 4 becomes the open end)")
-            w("  11@2e*  a luzak (the * marks it): the first digit lies against the port")
-            w("  54      just the tile, when it fits only one way")
-            w("Ports are named by tile number and side: e continues the line, w is the")
-            w("opening tile's other end, n and s are a spinner's short ends.")
-            w("After tile N is laid, the table count scores if it is divisible by N.")
-            w("With no normal play you must lay a luzak; the opponent scores its pips.")
-        elif self.game == "luzak-line":
-            w("  54@R    lay [5|4] with its 5 against the right end (L is the left end)")
-            w("  51@L*   a luzak across the left end (the * marks it)")
-            w("  54      just the tile, when it fits only one way")
-            w("After tile N is laid, the count (the two ends) scores if divisible by N;")
-            w("a luzak's count goes to the opponent.")
+            if spec.luzaks:
+                w("  11@2e*  a luzak (the * marks it): the first digit lies against the port")
         else:
             w("  54@R    lay [5|4] with its 5 against the right end (L is the left end)")
-            w("  54      just the tile, when it fits only one way")
+            if spec.luzaks:
+                w("  51@L*   a luzak across the left end (the * marks it)")
+        w("  54      just the tile, when it fits only one way")
+        if spec.has_boneyard:
             w("  draw, pass, keep   when those are the moves")
+        if tree:
+            w("Ports are named by tile number and side: e continues the line, w is the")
+            w("opening tile's other end, n and s are a spinner's short ends.")
+        if spec.scoring == "count":
+            if tree:
+                w("After tile N is laid, the table count scores if it is divisible by N.")
+            else:
+                w("After tile N is laid, the count (the two ends) scores if divisible by N;")
+            if spec.luzaks and spec.luzak_pips:
+                w("With no normal play you must lay a luzak; the opponent scores its pips.")
+            elif spec.luzaks:
+                w("a luzak's count goes to the opponent.")
+        else:
             w("If the two end tiles form a quartet (four consecutive digits of the cycle")
             w("0123456012...; a double counts twice), the layer scores their pips.")
+        if spec.out_bonus:
             w("Going out wins the hand and the quartets in the opponent's tiles.")
         w("A number that could also be a tile (like 54) is read as a list number when the")
         w("list is that long; write the tile as 5-4 to mean the tile.")
@@ -453,21 +470,19 @@ class TerminalGame:
         st = self.st
         mine = step.seat == self.me
         names = ("you", "the computer") if self.me == 0 else ("the computer", "you")
-        reason = explain_step(self.game, step, show_drawn=mine, names=names)
+        reason = explain_step(self.spec, step, show_drawn=mine, names=names)
         if step.points[0] or step.points[1]:
             reason = st(reason, "bold")
         who = st("you     ", "green") if mine else st("computer", "red")
         luzak = isinstance(step.move, Play) and step.move.luzak
         self.write(f"  {who} {st(f'{step.move!s:<9}', 'bold-yellow' if luzak else 'bold')} "
                    f"{reason}")
-        self.drawn = step if mine and isinstance(step.move, Draw) and step.drew is not None \
-            and self.match.to_move == self.me and not self.match.is_over else None
 
     def hand_summary(self, number: int, result: HandResult) -> None:
         st, w = self.st, self.write
         w("")
         if result.end == "tiles":
-            how = "12 tiles are on the table"
+            how = f"{self.spec.tiles_per_hand} tiles are on the table"
         elif result.end == "domino":
             how = f"{self.who(result.winner)} went out (domino!)"
         elif result.end == "block":
@@ -480,7 +495,7 @@ class TerminalGame:
         hand = self.match.hands[number - 1]
         if result.end == "tiles":
             w("The table at the end:")
-            for line in draw_table(self.game, self.match.options, hand.table_placements,
+            for line in draw_table(self.spec, self.match.options, hand.table_placements,
                                    color=st.color, width=self.width - 4):
                 w(line)
         if result.bonus and result.winner is not None:

@@ -125,6 +125,9 @@ class Hand(Generic[OptionsT]):
     points: list[int]
     moves: list[tuple[int, Move]]
     result: HandResult | None
+    table: TreeTable | LineTable
+    #: a drawn tile that fits, which the seat to move must lay now (Widelec; else None)
+    pending: Tile | None = None
 
     def __init__(self, deal: Deal, opener: int, options: OptionsT) -> None:
         if opener not in (0, 1):
@@ -402,12 +405,13 @@ class WidelecHand(Hand[WidelecOptions]):
 
     GAME: ClassVar[str] = "widelec"
     HAND_SIZE: ClassVar[int] = 7
+    table: LineTable
 
     def __init__(self, deal: Deal, opener: int, options: WidelecOptions | None = None) -> None:
         super().__init__(deal, opener, options or _DEFAULT_WidelecOptions)
         self.table = LineTable()
         self.boneyard = list(reversed(deal.rest))  # pop() draws the next tile
-        self.pending: Tile | None = None  # a drawn tile that fits: play it (or keep it)
+        self.pending = None  # a drawn tile that fits: play it (or keep it)
         self.passes = 0
         self._worth = QUARTET_WORTH[self.options.edge_double]
 

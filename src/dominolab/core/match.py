@@ -12,7 +12,7 @@ from dominolab.core.errors import GameOverError, OptionError, shown
 from dominolab.core.games import GameSpec, get_game
 from dominolab.core.hand import Deal, Hand, HandResult, Points, Step, WidelecHand
 from dominolab.core.moves import Move
-from dominolab.core.options import Options, WidelecOptions
+from dominolab.core.options import Options
 from dominolab.core.view import View, view_of
 
 
@@ -67,7 +67,7 @@ class Match:
         self.steps: list[list[Step]] = []
         self._banked = [0, 0]
         self.result: MatchResult | None = None
-        self._win_at_once = isinstance(self.options, WidelecOptions) and self.options.win_at_once
+        self._win_at_once = bool(getattr(self.options, "win_at_once", False))
         self._even = bool(getattr(self.options, "even_hands", False))
         self._start_hand()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dominolab.core.games import GameSpec, get_game
 from dominolab.core.hand import NO_POINTS, Points, Step
 from dominolab.core.moves import Draw, Keep, Pass, Play
 from dominolab.core.tiles import Tile
@@ -33,8 +34,9 @@ class Reason:
     points: Points = NO_POINTS
 
 
-def reason_of(game: str, step: Step) -> Reason:
-    """Why ``step`` (a step of ``game``) scored what it did."""
+def reason_of(game: str | GameSpec, step: Step) -> Reason:
+    """Why ``step`` (a step of ``game``, a name or a spec) scored what it did."""
+    spec = get_game(game) if isinstance(game, str) else game
     move = step.move
     if isinstance(move, Draw):
         return Reason("draw")
@@ -44,12 +46,12 @@ def reason_of(game: str, step: Step) -> Reason:
         return Reason("keep")
     assert isinstance(move, Play)
     n = step.n
-    if game == "widelec":
+    if spec.scoring == "quartets":
         kind = "quartet" if step.quartet else "none"
         return Reason(kind, n, quartet=step.quartet, ends=step.ends, points=step.points)
     count = step.count or 0
     scored = count != 0 and count % n == 0
     if move.luzak:
         return Reason("luzak", n, count, scored, to=1 - step.seat,
-                      pips=move.tile.pips if game == "luzak" else 0, points=step.points)
+                      pips=move.tile.pips if spec.luzak_pips else 0, points=step.points)
     return Reason("count", n, count, scored, points=step.points)

@@ -13,7 +13,7 @@ from dominolab.core.errors import IllegalMoveError, InvalidMoveError, shown
 from dominolab.core.games import GameSpec, get_game
 from dominolab.core.hand import Step
 from dominolab.core.moves import Move, Play, resolve_move
-from dominolab.core.options import LuzakOptions, Options
+from dominolab.core.options import Options
 from dominolab.core.quartets import quartet_text
 from dominolab.core.table import LineTable, TreeTable
 from dominolab.core.tiles import TILES
@@ -33,28 +33,27 @@ def score_moves(game: str | GameSpec, moves: str | Iterable[str],
     texts = split_moves(moves) if isinstance(moves, str) else list(moves)
     if not texts:
         raise InvalidMoveError("no moves given")
-    table: TreeTable | LineTable = (
-        TreeTable(opts.short_ends_any_time) if isinstance(opts, LuzakOptions) else LineTable())
-    widelec = spec.name == "widelec"
+    table = spec.new_table(opts)
+    quartets = spec.scoring == "quartets"
     used: set[object] = set()
     steps: list[Step] = []
     seat = first_seat
     for text in texts:
         unused = [t for t in TILES if t not in used]
         legal: list[Move] = list(table.normal_plays(unused))
-        if not widelec and table.n:
+        if spec.luzaks and table.n:
             legal.extend(table.luzak_plays([t for t in unused if not table.fits(t)]))
         position = (f"{spec.name} scripted, tile {table.n + 1}; table: "
                     + (" ".join(map(str, table.placements)) or "(empty)"))
         try:
             move = resolve_move(text, legal, position)
         except IllegalMoveError:
-            _explain(text, table, used, widelec, position)
+            _explain(text, table, used, spec.luzaks, position)
             raise
         assert isinstance(move, Play)
         points = spec.hand_class.score_placement(table, move, seat, opts)
         used.add(move.tile)
-        if isinstance(table, LineTable) and widelec:
+        if isinstance(table, LineTable) and quartets:
             ends = quartet = None
             if table.n >= 2:
                 left, right = table.end_tiles
@@ -68,7 +67,7 @@ def score_moves(game: str | GameSpec, moves: str | Iterable[str],
     return steps
 
 
-def _explain(text: str, table: TreeTable | LineTable, used: set[object], widelec: bool,
+def _explain(text: str, table: TreeTable | LineTable, used: set[object], luzaks: bool,
              position: str) -> None:
     """Raise a more precise IllegalMoveError for ``text`` if one can be told."""
     from dominolab.core.moves import parse_move
@@ -83,8 +82,8 @@ def _explain(text: str, table: TreeTable | LineTable, used: set[object], widelec
     if move.tile in used:
         raise IllegalMoveError(f"{shown(text)}: {move.tile} is on the table already. "
                                f"Position: {position}")
-    if widelec and move.luzak:
-        raise IllegalMoveError(f"{shown(text)}: Widelec has no luzak. Position: {position}")
+    if not luzaks and move.luzak:
+        raise IllegalMoveError(f"{shown(text)}: this game has no luzak. Position: {position}")
     try:
         table.check(move)
     except IllegalMoveError as exc:

@@ -1,6 +1,10 @@
 """What one seat may see (RULES.md section 1): its own hand, the table, the scores, how many
 tiles the opponent holds, every move made (a draw without the tile drawn) and, in Widelec,
-how many tiles the boneyard holds. Nothing else."""
+how many tiles the boneyard holds. Nothing else.
+
+A view also carries what every front end would otherwise work out for itself from the
+table and the history: the free ports and what each shows, and the drawn tile a seat must
+now lay (Widelec)."""
 
 from __future__ import annotations
 
@@ -8,9 +12,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from dominolab.core.errors import shown
-from dominolab.core.hand import Hand, HandResult, Points, WidelecHand
-from dominolab.core.moves import Move, Play
-from dominolab.core.options import LuzakOptions, Options
+from dominolab.core.games import GameSpec, get_game
+from dominolab.core.hand import Hand, HandResult, Points
+from dominolab.core.moves import Move, Play, Port
+from dominolab.core.options import Options
 from dominolab.core.table import LineTable, TreeTable
 from dominolab.core.tiles import TILES, Tile
 
@@ -48,6 +53,25 @@ class View:
     #: how earlier hands of the match ended
     previous: tuple[HandResult, ...] = ()
     match_result: MatchResult | None = None
+    #: the table's free ports in port order, each with the values a tile may match there
+    #: (one value; two at a line end across a luzak); empty before the lead
+    free_ports: tuple[tuple[Port, tuple[int, ...]], ...] = ()
+    #: Widelec: the tile this seat has just drawn and must now lay (or, with
+    #: ``must-play-drawn`` off, may keep); shown only in the drawing seat's own view
+    pending: Tile | None = None
+    #: Widelec: the seat that has just drawn a tile that fits and must now lay or keep it
+    #: (public: everyone saw the draw and that the drawer moves again); None otherwise
+    pending_seat: int | None = None
+
+    @property
+    def spec(self) -> GameSpec:
+        """The game's spec: ask it, not the game's name, how the game behaves."""
+        return get_game(self.game)
+
+    @property
+    def port_values(self) -> dict[Port, tuple[int, ...]]:
+        """The free ports as a mapping (port -> the values a tile may match there)."""
+        return dict(self.free_ports)
 
     @property
     def n(self) -> int:
@@ -66,10 +90,7 @@ class View:
 
     def new_table_empty(self) -> TreeTable | LineTable:
         """An empty table of this game under this view's options."""
-        if self.game == "luzak":
-            assert isinstance(self.options, LuzakOptions)
-            return TreeTable(self.options.short_ends_any_time)
-        return LineTable()
+        return self.spec.new_table(self.options)
 
     def new_table(self) -> TreeTable | LineTable:
         """A fresh table with this view's tiles laid, for trying moves on."""
@@ -86,9 +107,12 @@ def view_of(hand: Hand[Options], seat: int, *, hand_number: int = 1,
     if seat not in (0, 1):
         raise ValueError(f"seat must be 0 or 1, not {shown(seat)}")
     over = hand.result is not None
-    boneyard = len(hand.boneyard) if isinstance(hand, WidelecHand) else None
-    count = None if isinstance(hand, WidelecHand) else hand.table.count  # type: ignore[attr-defined]
+    spec = get_game(hand.GAME)
+    table = hand.table
+    boneyard = len(hand.boneyard) if spec.has_boneyard else None  # type: ignore[attr-defined]
+    count = table.count if spec.has_count else None
     points = (hand.points[0], hand.points[1])
+    pending_seat = hand.to_move if not over and hand.pending is not None else None
     return View(
         game=hand.GAME,
         options=hand.options,
@@ -108,4 +132,13 @@ def view_of(hand: Hand[Options], seat: int, *, hand_number: int = 1,
         result=hand.result,
         previous=previous,
         match_result=match_result,
+        free_ports=free_ports_of(table),
+        pending=hand.pending if pending_seat == seat else None,
+        pending_seat=pending_seat,
     )
+
+
+def free_ports_of(table: TreeTable | LineTable) -> tuple[tuple[Port, tuple[int, ...]], ...]:
+    """A table's free ports in port order, each with the values a tile may match there."""
+    return tuple((port, value if isinstance(value, tuple) else (value,))
+                 for port, value in table.port_values().items())

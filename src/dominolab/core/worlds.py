@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dominolab.core.errors import InvalidMoveError
+from dominolab.core.games import get_game
 from dominolab.core.hand import Deal, Hand, WidelecHand
 from dominolab.core.moves import Draw, Keep, Pass, Play
 from dominolab.core.table import LineTable, TreeTable
@@ -102,8 +103,6 @@ def hand_from_view(view: View, opponent: Sequence[Tile], rest: Sequence[Tile]) -
     if set(given) != unseen or len(given) != len(unseen):
         raise InvalidMoveError("the opponent's tiles and the rest must be the unseen tiles, "
                                "each once")
-    from dominolab.core.games import get_game
-
     cls: type[Hand[Any]] = get_game(view.game).hand_class
     hand = cls.__new__(cls)
     own = sorted(view.hand, key=_index)
@@ -119,16 +118,12 @@ def hand_from_view(view: View, opponent: Sequence[Tile], rest: Sequence[Tile]) -
     hand.moves = list(view.history)
     hand.result = None
     table = view.new_table()
-    hand.table = table  # type: ignore[attr-defined]
+    hand.table = table
     if isinstance(hand, WidelecHand):
         hand.boneyard = list(reversed(rest))
-        hand.pending = None
-        hist = view.history
-        if (hist and hist[-1][0] == view.seat and isinstance(hist[-1][1], Draw)
-                and view.to_move == view.seat and isinstance(view.legal_moves[0], Play)):
-            hand.pending = view.legal_moves[0].tile  # the drawn tile, which must be laid
+        hand.pending = view.pending  # the drawn tile, which must be laid
         passes = 0
-        for _, move in reversed(hist):
+        for _, move in reversed(view.history):
             if not isinstance(move, Pass):
                 break
             passes += 1

@@ -12,11 +12,11 @@ for a given seed.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from dominolab.core import Draw, Keep, LineTable, Move, Pass, Play, View, get_game, quartet_text
+from dominolab.core import Draw, Keep, LineTable, Move, Pass, Play, View, quartet_text
 from dominolab.players.base import Budget
 from dominolab.players.search import ExpertPlayer, MoveValue
 
@@ -29,8 +29,41 @@ MIN_WIN_LOSS: Final = 0.005
 MIN_POINTS_LOSS: Final = 0.5
 
 
+def win_chance(value: MoveValue) -> float:
+    """The chance to win the match that a hint shows for a move (a player that does not
+    value the match, pimc, gives none: its value, the mean margin, stands in)."""
+    return value.win_chance if value.win_chance is not None else value.value
+
+
+def rank(values: Iterable[MoveValue]) -> list[MoveValue]:
+    """Analysed moves in the order a person is shown them, best first. The terminal's and
+    the web page's hints both use this order, and a review's "better" move is the first.
+
+    1. The win chance: it is the figure a hint leads with and what the match is about, so
+       the list reads from the highest chance down and never puts "58%" above "63%".
+    2. Then the expected margin to the end of the hand: among moves that win equally often
+       (near the end of a match, often all 100% or all 0%) the one that scores more is
+       better; points carry into the next hands.
+    3. Then the better explored estimate (more worlds), then the order of the legal moves,
+       so that equal values always come out in the same order.
+
+    A move the search never tried (no worlds) has no estimate and goes last. This is not
+    the expert's own order (most visited first, the move it would play): that order can
+    list a lower shown chance above a higher one in a near-tie, which reads as a mistake;
+    with a hint's budget the two orders differ only in such near-ties.
+    """
+    items = list(values)
+
+    def key(item: tuple[int, MoveValue]) -> tuple[bool, float, float, int, int]:
+        i, v = item
+        return (v.worlds == 0, -win_chance(v), -v.margin, -v.worlds, i)
+
+    return [v for _, v in sorted(enumerate(items), key=key)]
+
+
 def analyse(view: View, budget: Budget | None = None, seed: int = 0) -> list[MoveValue]:
-    """Every legal move of ``view``'s seat with the expert's values, best first.
+    """Every legal move of ``view``'s seat with the expert's values, in the expert's own
+    order (most searched first); show them to a person in the order of :func:`rank`.
 
     Works from the view alone. Deterministic for a given ``seed`` when ``budget`` sets only
     worlds (a ``seconds`` limit makes the number of worlds depend on the machine).
@@ -50,8 +83,7 @@ def immediate_points(view: View, move: Move) -> tuple[int, int]:
     if not isinstance(move, Play):
         return 0, 0
     table = view.new_table()
-    spec = get_game(view.game)
-    points = spec.hand_class.score_placement(table, move, view.seat, view.options)
+    points = view.spec.hand_class.score_placement(table, move, view.seat, view.options)
     return points[view.seat], points[1 - view.seat]
 
 
@@ -67,10 +99,10 @@ def immediate_reason(view: View, move: Move) -> str:
     assert isinstance(move, Play)
     mine, theirs = immediate_points(view, move)
     table = view.new_table()
-    spec = get_game(view.game)
+    spec = view.spec
     spec.hand_class.score_placement(table, move, view.seat, view.options)
     parts: list[str] = []
-    if view.game == "widelec":
+    if spec.scoring == "quartets":
         if mine:
             assert isinstance(table, LineTable)
             left, right = table.end_tiles
@@ -119,13 +151,13 @@ def explain(value: MoveValue, view: View, best: MoveValue | None = None) -> str:
     ``54@1e  win chance 62% (best), expected margin +4.1 points to the end of the hand;
     scores +10 now (count 20 divisible by 4)``. For a move other than ``best``, it says what
     it loses against the best (``vs the best: -7% win chance, -3.2 points``)."""
-    chance = value.win_chance if value.win_chance is not None else value.value
+    chance = win_chance(value)
     is_best = best is None or best.move == value.move
     text = f"{value.move!s}  win chance {percent(chance)}" + (" (best)" if is_best else "")
     text += f", expected margin {value.margin:+.1f} points to the end of the hand"
     if not is_best:
         assert best is not None
-        best_chance = best.win_chance if best.win_chance is not None else best.value
+        best_chance = win_chance(best)
         text += (f"; vs the best: {percent_change(chance - best_chance)} win chance, "
                  f"{value.margin - best.margin:+.1f} points")
     reason = immediate_reason(view, value.move)
@@ -186,7 +218,7 @@ def review(positions: Sequence[tuple[View, Move]], budget: Budget | None = None,
         if len(view.legal_moves) < 2:
             continue
         values = analyse(view, budget or REVIEW_BUDGET, seed)
-        best = values[0]
+        best = rank(values)[0]
         chosen = next(v for v in values if v.move == move)
         if chosen.move == best.move:
             continue
@@ -198,4 +230,5 @@ def review(positions: Sequence[tuple[View, Move]], budget: Budget | None = None,
 
 
 __all__ = ["HINT_BUDGET", "REVIEW_BUDGET", "MoveValue", "Review", "analyse", "explain",
-           "immediate_points", "immediate_reason", "percent", "percent_change", "review"]
+           "immediate_points", "immediate_reason", "percent", "percent_change", "rank",
+           "review", "win_chance"]

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
 
-from dominolab.core import Hand, Move, View, WidelecHand, WidelecOptions
+from dominolab.core import Hand, Move, View
 from dominolab.core.worlds import Limit, fits_limits, hand_from_view, opponent_limits
 from dominolab.players.base import Budget, legal_moves_of
 
@@ -64,7 +64,7 @@ class MatchValue:
                        view.totals[opp] - view.hand_points[opp])
         self.scale = _HAND_SCALE[view.game]
         self.per_hand = _HAND_POINTS[view.game]
-        self.at_once = isinstance(view.options, WidelecOptions) and view.options.win_at_once
+        self.at_once = bool(getattr(view.options, "win_at_once", False))
         even = bool(getattr(view.options, "even_hands", False))
         #: one more hand follows even when the target is reached
         self.one_more = even and view.hand_number % 2 == 1
@@ -134,7 +134,8 @@ class WorldSampler:
         self.k = view.opponent_tiles
         self.opponent = 1 - view.seat
         self.base = hand_from_view(view, self.unseen[:self.k], self.unseen[self.k:])
-        self.widelec = isinstance(self.base, WidelecHand)
+        #: the rest is a boneyard in draw order, dealt afresh with each sample
+        self.boneyard = view.spec.has_boneyard
 
     def deal(self) -> tuple[list[Any], list[Any]]:
         """(the opponent's tiles, the rest in order)."""
@@ -167,7 +168,7 @@ class WorldSampler:
         chosen, left = self.deal()
         world = self.base.copy()
         world.hands[self.opponent] = sorted(chosen, key=_INDEX)
-        if self.widelec:
+        if self.boneyard:
             world.boneyard = list(reversed(left))  # type: ignore[attr-defined]
         return world
 

@@ -58,7 +58,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from dominolab.core import LEFT, RIGHT, Options, Play, Port, Tile, get_game
+from dominolab.core import LEFT, RIGHT, GameSpec, Options, Play, Port, Tile, get_game
 
 #: the frame's width in units, per page width
 FRAME_WIDTH: Final[dict[str, int]] = {"wide": 24, "narrow": 12}
@@ -224,24 +224,25 @@ def _cells(r: Rect) -> list[int]:
 class TableLayout:
     """The layout of one hand's table, built greedily in play order.
 
-    ``game`` is ``"luzak"``, ``"luzak-line"`` or ``"widelec"`` (or an alias, see
+    ``game`` is a spec or the name of a game (or an alias, see
     :func:`dominolab.core.get_game`); ``width`` is ``"wide"`` or ``"narrow"`` (a phone):
     the frame the arms and lines bend to stay inside (:data:`FRAME_WIDTH`).
     """
 
-    def __init__(self, game: str, options: Options, width: str = "wide") -> None:
+    def __init__(self, game: str | GameSpec, options: Options, width: str = "wide") -> None:
         if width not in FRAME_WIDTH:
             raise ValueError(f"unknown layout width {width!r}; it is 'wide' or 'narrow'")
-        self.game = get_game(game).name
+        spec = get_game(game) if isinstance(game, str) else game
+        self.game = spec.name
         self.options = options
         self.width = width
-        self._tree = self.game == "luzak"
+        self._tree = spec.table == "tree"
         self._xl = FRAME_WIDTH[width]  # half the width in units = half-units to each side
         self._yl = FRAME_HEIGHT[width] if self._tree else 0
         # the room (half-units) a tile wants free ahead of its port, along / across: enough
         # for the next tile to turn; in a tree for one tile more; after a luzak across a line
         # for a tile that must match its far half and then a double (RULES.md section 3)
-        self._room = (4, 4) if self._tree else (2, 6) if self.game == "luzak-line" else (2, 4)
+        self._room = (4, 4) if self._tree else (2, 6) if spec.luzaks else (2, 4)
         self._occ: set[int] = set()
         self._ends: dict[int, _End] = {}
         self._placed: list[Placed] = []
@@ -547,7 +548,7 @@ class TableLayout:
         return _Spot(r, _box(r), hx, hy, inner, link, tuple(ends))
 
 
-def layout_table(game: str, options: Options, placements: Sequence[Play],
+def layout_table(game: str | GameSpec, options: Options, placements: Sequence[Play],
                  width: str = "wide") -> TableLayout:
     """The layout of a table laid with ``placements`` (in play order)."""
     layout = TableLayout(game, options, width)

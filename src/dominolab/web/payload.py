@@ -14,17 +14,15 @@ from typing import Any
 
 from dominolab.core import (
     Draw,
+    GameSpec,
     HandResult,
-    LineTable,
     Match,
     MatchResult,
     Move,
     Pass,
     Play,
     Step,
-    TreeTable,
     View,
-    WidelecHand,
     reason_of,
 )
 from dominolab.web.layout import TableLayout
@@ -32,7 +30,7 @@ from dominolab.web.layout import TableLayout
 WIDTHS = ("wide", "narrow")
 
 
-def reason_json(game: str, step: Step) -> dict[str, Any]:
+def reason_json(game: str | GameSpec, step: Step) -> dict[str, Any]:
     """Why a step scored (:func:`dominolab.core.reason_of`), as the page reads it
     (docs/web.md, REASON)."""
     r = reason_of(game, step)
@@ -51,7 +49,7 @@ def reason_json(game: str, step: Step) -> dict[str, Any]:
     return out
 
 
-def step_json(game: str, step: Step, seat: int | None) -> dict[str, Any]:
+def step_json(game: str | GameSpec, step: Step, seat: int | None) -> dict[str, Any]:
     """A step as ``seat`` may see it (``seat=None``: everything, for a finished match)."""
     drew = step.drew if seat is None or step.seat == seat else None
     return {"seat": step.seat, "move": str(step.move), "n": step.n,
@@ -74,7 +72,8 @@ def match_result_json(result: MatchResult | None) -> dict[str, Any] | None:
             "hands": result.hands}
 
 
-def layout_of(game: str, options: Any, table: Sequence[Play], width: str) -> TableLayout:
+def layout_of(game: str | GameSpec, options: Any, table: Sequence[Play],
+              width: str) -> TableLayout:
     layout = TableLayout(game, options, width)
     for mv in table:
         layout.place(mv)
@@ -87,6 +86,19 @@ def legal_json(view: View, layout: TableLayout) -> list[dict[str, Any]]:
     for move in view.legal_moves:
         out.append(move_json(move, layout))
     return out
+
+
+def rules_json(spec: GameSpec) -> dict[str, Any]:
+    """The facts of the game's rules the page asks instead of its name (docs/web.md,
+    STATE ``rules``; :class:`~dominolab.core.GameSpec`)."""
+    return {"table": spec.table, "boneyard": spec.has_boneyard, "luzaks": spec.luzaks,
+            "luzak_pips": spec.luzak_pips, "scoring": spec.scoring, "count": spec.has_count,
+            "hand_end": spec.hand_end, "out_bonus": spec.out_bonus}
+
+
+def ports_json(view: View) -> list[dict[str, Any]]:
+    """The table's free ports and the values each shows (:attr:`View.free_ports`)."""
+    return [{"port": str(port), "values": list(values)} for port, values in view.free_ports]
 
 
 def move_json(move: Move, layout: TableLayout) -> dict[str, Any]:
@@ -108,7 +120,7 @@ def previous_hand_json(match: Match, seat: int, width: str,
         return None
     last = match.hands[number - 2]
     assert last.result is not None
-    game = match.spec.name
+    game = match.spec
     if layout is None:
         layout = layout_of(game, match.options, last.table_placements, width)
     return {"number": number - 1, "table": layout.to_json(),
@@ -128,7 +140,7 @@ def seat_state(match: Match, seat: int, *, game_id: str, mode: str, opponent: st
     :func:`previous_hand_json`); it is always the last key.
     """
     view = match.view(seat)
-    game = match.spec.name
+    game = match.spec
     if layout is None:
         layout = layout_of(game, match.options, view.table, width)
     if history is None:
@@ -137,8 +149,9 @@ def seat_state(match: Match, seat: int, *, game_id: str, mode: str, opponent: st
                if h.result is not None]
     state: dict[str, Any] = {
         "id": game_id,
-        "game": game,
-        "title": match.spec.title,
+        "game": game.name,
+        "title": game.title,
+        "rules": rules_json(game),
         "options": match.options.to_dict(),
         "mode": mode,
         "opponent": opponent,
@@ -157,6 +170,9 @@ def seat_state(match: Match, seat: int, *, game_id: str, mode: str, opponent: st
         "target": match.options.target,
         "table": layout.to_json(),
         "legal": legal_json(view, layout),
+        "ports": ports_json(view),
+        "pending": None if view.pending is None else view.pending.digits,
+        "pending_seat": view.pending_seat,
         "history": history,
         "results": results,
         "match_result": match_result_json(match.result),
@@ -171,14 +187,14 @@ def replay_frames(match: Match, width: str = "wide") -> list[dict[str, Any]]:
     """Every position of a finished match with everything shown: one frame at each hand's
     start and one after every move. ``match`` must have been played through the checked
     :meth:`Match.apply` (its steps are replayed)."""
-    game = match.spec.name
+    spec = match.spec
     frames: list[dict[str, Any]] = []
     banked = [0, 0]
     for number, steps in enumerate(match.steps, start=1):
         final = match.hands[number - 1]
         hand = match.spec.hand_class(match.deal_for(number), match.opener_of(number),
                                      match.options)
-        layout = TableLayout(game, match.options, width)
+        layout = TableLayout(spec, match.options, width)
         for i in range(len(steps) + 1):
             step = steps[i - 1] if i else None
             if step is not None:
@@ -192,13 +208,13 @@ def replay_frames(match: Match, width: str = "wide") -> list[dict[str, Any]]:
                 "n": len(hand.table_placements),
                 "table": layout.to_json(),
                 "hands": [[t.digits for t in hand.hands[s]] for s in (0, 1)],
-                "boneyard": len(hand.boneyard) if isinstance(hand, WidelecHand) else None,
-                "count": (None if isinstance(hand, WidelecHand)
-                          else TreeTable.recount(hand.table_placements)
-                          if game == "luzak" else LineTable.recount(hand.table_placements)),
+                "boneyard": (len(hand.boneyard)  # type: ignore[attr-defined]
+                             if spec.has_boneyard else None),
+                "count": (type(hand.table).recount(hand.table_placements) if spec.has_count
+                          else None),
                 "hand_points": list(points),
                 "totals": [banked[0] + points[0], banked[1] + points[1]],
-                "step": None if step is None else step_json(game, step, None),
+                "step": None if step is None else step_json(spec, step, None),
                 "result": (result_json(number, final.result)
                            if last and final.result is not None else None),
             })

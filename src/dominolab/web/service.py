@@ -42,8 +42,7 @@ from dominolab.core import (
     match_record,
 )
 from dominolab.players import LEVELS
-from dominolab.players.hints import HINT_BUDGET, immediate_points
-from dominolab.players.search import MoveValue
+from dominolab.players.hints import HINT_BUDGET, immediate_points, rank, win_chance
 from dominolab.web.compute import ComputePool, PoolBusy, analyse_hint, choose_move
 from dominolab.web.layout import TableLayout
 from dominolab.web.limits import Limits, RateLimited, RateLimiter
@@ -558,13 +557,9 @@ class GameService:
                 raise ApiError(429, "too much is being worked out for your address; try "
                                     "again in a moment", retry_after=exc.retry_after) from None
 
-        def win(v: MoveValue) -> float:
-            return v.win_chance if v.win_chance is not None else v.value
-
-        # best first, as a person reads the list: by the chance to win, then the margin
-        ranked = sorted(values, key=lambda v: (-win(v), -v.margin))
-        moves = [{"move": str(v.move), "win": win(v), "margin": round(v.margin, 3),
-                  "points": list(immediate_points(view, v.move))} for v in ranked]
+        # best first, in the one order the terminal's hints use too
+        moves = [{"move": str(v.move), "win": win_chance(v), "margin": round(v.margin, 3),
+                  "points": list(immediate_points(view, v.move))} for v in rank(values)]
         return {"version": version, "moves": moves}
 
     def record(self, live: LiveGame) -> dict[str, Any]:

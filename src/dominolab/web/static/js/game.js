@@ -579,7 +579,7 @@ export class GameView {
     ];
     // a draw, a pass or a keep says it all in its move words
     if (!["draw", "pass", "keep"].includes(step.reason && step.reason.kind)) {
-      out.push(" — ", el("span", { class: "reason" + (scored ? " scored" : ""), text: reasonText(step, this.state.game, ctx) }));
+      out.push(" — ", el("span", { class: "reason" + (scored ? " scored" : ""), text: reasonText(step, this.state.rules, ctx) }));
     }
     if (pts) out.push(el("span", { class: "pts", text: ` (${pts})` }));
     return out;
@@ -716,7 +716,7 @@ export class GameView {
       [t("facts.hand"), el("span", { "data-testid": "hand-number", text: String(st.hand_number) })],
       [t("facts.opener"), el("span", { text: seatName(st.opener, ctx) })],
     ];
-    if (st.game === "widelec") {
+    if (st.rules.boneyard) {
       facts.push([t("scores.boneyard"), el("span", { "data-testid": "boneyard", text: String(st.boneyard ?? 0) })]);
       facts.push([t("scores.oppTilesShort"), el("span", { "data-testid": "opponent-tiles", text: String(st.opponent_tiles ?? 0) })]);
     } else {
@@ -810,10 +810,10 @@ export class GameView {
         result.pips_left ? el("td", { text: String(result.pips_left[seat]) }) : null,
       ])),
     ];
-    const game = this.state.game;
-    const verdict = winnerText(result, ctx, game);
+    const rules = this.state.rules;
+    const verdict = winnerText(result, ctx, rules);
     const parts = [
-      el("p", { class: "result-end", "data-testid": "result-end", text: endText(result, ctx, game) }),
+      el("p", { class: "result-end", "data-testid": "result-end", text: endText(result, ctx, rules) }),
       verdict ? el("p", { class: "result-winner", "data-testid": "result-verdict", text: verdict }) : null,
       el("table", { class: "score-table result-table" }, rows),
     ];

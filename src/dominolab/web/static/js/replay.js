@@ -154,7 +154,7 @@ export class ReplayView {
     const stepEl = f.step ? el("p", { class: "last-move" }, [
       el("strong", { class: f.step.seat === ctx.seat ? "who-me" : "who-opp", text: seatName(f.step.seat, ctx) }),
       " ", moveText(f.step), " — ",
-      el("span", { class: "reason", text: reasonText(f.step, st.game, ctx) }),
+      el("span", { class: "reason", text: reasonText(f.step, st.rules, ctx) }),
       pointsText(f.step.points, ctx) ? el("span", { class: "pts", text: ` (${pointsText(f.step.points, ctx)})` }) : null,
     ]) : el("p", { class: "last-move muted", text: where });
 
@@ -174,7 +174,7 @@ export class ReplayView {
       el("td", { text: String(f.hand_points?.[seat] ?? 0) }),
     ]));
     const facts = [];
-    if (st.game !== "widelec") {
+    if (st.rules.count) {
       facts.push(el("dt", { text: t("scores.count") }), el("dd", { text: String(f.count ?? 0) }));
       facts.push(el("dt", { text: t("scores.n") }), el("dd", { text: String(f.n ?? 0) }));
     }
@@ -192,8 +192,8 @@ export class ReplayView {
       const r = f.result;
       resultEl = el("section", { class: "panel replay-result" }, [
         el("h2", { class: "section-title", text: t("over.title", { n: r.number ?? f.hand }) }),
-        el("p", { text: endText(r, ctx, st.game) }),
-        winnerText(r, ctx, st.game) ? el("p", { class: "result-winner", text: winnerText(r, ctx, st.game) }) : null,
+        el("p", { text: endText(r, ctx, st.rules) }),
+        winnerText(r, ctx, st.rules) ? el("p", { class: "result-winner", text: winnerText(r, ctx, st.rules) }) : null,
         el("p", { text: seats.map((seat) => `${seatName(seat, ctx)} +${r.points?.[seat] ?? 0}`).join(" · ") }),
         r.bonus_quartets && r.bonus_quartets.length ? el("p", { class: "bonus-title", text: bonusText(r, ctx) }) : null,
         r.bonus_quartets && r.bonus_quartets.length ? el("ul", { class: "bonus-pairs" }, r.bonus_quartets.map((pair) => el("li", { class: "bonus-pair" }, pair.map((tile) => tileSVG(...digits(tile), { orientation: "vertical", px: 48 }))))) : null,

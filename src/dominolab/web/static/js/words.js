@@ -68,8 +68,9 @@ function countWords(r) {
   return t(r.scored ? "reason.count.yes" : "reason.count.no", { n: r.n, count: r.count });
 }
 
-/** Why this STEP scored what it scored, in words (game = "luzak" | "luzak-line" | "widelec"). */
-export function reasonText(step, game, ctx) {
+/** Why this STEP scored what it scored, in words. RULES is the state's `rules` (what the
+ * game's rules are, asked instead of its name: docs/web.md, STATE). */
+export function reasonText(step, rules, ctx) {
   const r = step.reason || { kind: "none" };
   const mv = parseMove(step.move);
   switch (r.kind) {
@@ -77,7 +78,7 @@ export function reasonText(step, game, ctx) {
       return countWords(r);
     case "luzak": {
       const who = seatName(r.to, ctx);
-      if (game === "luzak-line") {
+      if (!rules.luzak_pips) {  // the opponent scores the count the luzak makes divisible
         if (r.scored && r.count) {
           return t("reason.luzak.line.yes", { n: r.n, count: r.count, who });
         }
@@ -97,7 +98,7 @@ export function reasonText(step, game, ctx) {
     case "pass": return t("reason.pass");
     case "keep": return t("reason.keep");
     default:
-      if (game === "widelec" && (mv.kind === "play")) return t("reason.noQuartet");
+      if (rules.scoring === "quartets" && mv.kind === "play") return t("reason.noQuartet");
       return t("reason.none");
   }
 }
@@ -112,10 +113,11 @@ export function pointsText(points, ctx) {
   return out.join(", ");
 }
 
-/** How a hand ended: one sentence (GAME "luzak" | "luzak-line" | "widelec"). In Widelec the
+/** How a hand ended: one sentence. In a game whose hands end by going out (Widelec), the
  * result's `winner` is who went out (or had fewer pips in a block) and takes the bonus; it
- * is not necessarily who scored more in the hand. */
-export function endText(result, ctx, game = "") {
+ * is not necessarily who scored more in the hand. RULES: the state's `rules`. */
+export function endText(result, ctx, rules) {
+  const out = rules.hand_end === "out";
   const w = result.winner;
   const hasWinner = w !== null && w !== undefined;
   const name = hasWinner ? seatName(w, ctx) : "";
@@ -123,10 +125,10 @@ export function endText(result, ctx, game = "") {
   switch (result.end) {
     case "tiles": return t("over.end.tiles");
     case "domino":
-      if (game === "widelec" && hasWinner) return me ? t("over.end.outYou") : t("over.end.out", { name });
+      if (out && hasWinner) return me ? t("over.end.outYou") : t("over.end.out", { name });
       return t("over.end.domino", { name });
     case "block":
-      if (game === "widelec") {
+      if (out) {
         if (!hasWinner) return t("over.end.blockEven");
         return me ? t("over.end.blockFewerYou") : t("over.end.blockFewer", { name });
       }
@@ -148,8 +150,9 @@ export function bonusText(result, ctx) {
   return t("over.bonusSeat", { name: seatName(w, ctx), b: result.bonus ?? 0 });
 }
 
-/** Who did better in the hand, by the points scored in it (bonus included). */
-export function winnerText(result, ctx, game = "") {
+/** Who did better in the hand, by the points scored in it (bonus included). RULES: the
+ * state's `rules`. */
+export function winnerText(result, ctx, rules) {
   // a hand cut short by the target: the match's result says it all
   if (result.end === "target") return "";
   const pts = result.points || [0, 0];
@@ -159,7 +162,7 @@ export function winnerText(result, ctx, game = "") {
     if (mine === theirs) return t("over.noWinner");
     return t("over.winner", { name: seatName(mine > theirs ? 0 : 1, ctx) });
   }
-  if (game === "widelec") {
+  if (rules.hand_end === "out") {
     // "won" is the rules' word for going out; the points say who did better
     if (mine > theirs) return t("over.moreYou", { a: mine, b: theirs });
     if (theirs > mine) return t("over.more", { name: opponentName(ctx), a: theirs, b: mine });
