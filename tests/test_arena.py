@@ -11,7 +11,10 @@ import sys
 
 import pytest
 
-from dominolab.arena import (
+from dominolab.cli.arena import ProgressBar, format_result
+from dominolab.cli.main import main
+from dominolab.core import Match, OptionError
+from dominolab.lab import (
     ArenaInterrupted,
     ArenaResult,
     MatchRecord,
@@ -26,9 +29,6 @@ from dominolab.arena import (
     summarise,
     wilson_interval,
 )
-from dominolab.cli.arena import ProgressBar, format_result
-from dominolab.cli.main import main
-from dominolab.core import Match, OptionError
 from dominolab.players import Budget
 
 # -- statistics -------------------------------------------------------------------------------

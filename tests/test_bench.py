@@ -90,7 +90,12 @@ def test_bench_serve_abuse_json(capsys: pytest.CaptureFixture[str]) -> None:
 def test_bench_serve_addresses_never_overlap() -> None:
     """Every player of a run has a loopback address of its own, never the server's or the
     abuser's, whatever the number of friend and computer games."""
-    from dominolab.cli.bench_serve import ABUSER, SERVER, computer_player_address, player_address
+    from dominolab.lab.bench.serve import (
+        ABUSER,
+        SERVER,
+        computer_player_address,
+        player_address,
+    )
 
     for friend_games, computer_games in ((1, 10), (50, 10), (250, 3), (251, 300)):
         addresses = [player_address(i, seat) for i in range(friend_games) for seat in (0, 1)]

@@ -10,9 +10,10 @@ import pytest
 
 pytest.importorskip("pyspiel")
 
-from dominolab import arena
+from dominolab.cli import headtohead as h2h_cli
 from dominolab.core import get_game
-from dominolab.integrations import headtohead as h2h
+from dominolab.lab import headtohead as h2h
+from dominolab.lab import stats
 
 GAMES = ("luzak", "luzak-line", "widelec")
 
@@ -40,7 +41,7 @@ def test_tiny_run_is_sane(game: str, opponent: str) -> None:
         assert r.opener == r.pair % 2
         assert r.margin == r.points[r.our_seat] - r.points[1 - r.our_seat]
         assert len(r.simulations) == len(r.their_seconds)
-    text = h2h.report(result)
+    text = h2h_cli.report(result)
     assert game in text and "win rate" in text
 
 
@@ -77,23 +78,23 @@ def _record(pair: int, seat: int, margin: float) -> h2h.HandRecord:
                           our_seconds=(0.01, 0.02), their_seconds=(0.03,), simulations=(10,))
 
 
-def test_statistics_come_from_the_arena_helpers() -> None:
+def test_statistics_come_from_the_lab_stats() -> None:
     used = vars(h2h)
     for name in ("mean", "mean_interval", "wilson_interval", "percentile", "Timing"):
-        assert used[name] is getattr(arena, name)
+        assert used[name] is getattr(stats, name)
     margins = [(5, -3), (0, 2), (-4, -1), (7, 0)]
     records = [_record(p, s, m) for p, pair in enumerate(margins) for s, m in enumerate(pair)]
     s = h2h.summarise(records)
     scores = [1.0 if m > 0 else 0.5 if m == 0 else 0.0 for pair in margins for m in pair]
-    pair_scores = [arena.mean(scores[2 * i:2 * i + 2]) for i in range(4)]
-    pair_margins = [arena.mean([float(m) for m in pair]) for pair in margins]
+    pair_scores = [stats.mean(scores[2 * i:2 * i + 2]) for i in range(4)]
+    pair_margins = [stats.mean([float(m) for m in pair]) for pair in margins]
     assert (s.wins, s.ties, s.losses) == (3, 2, 3)
-    assert s.win_rate == pytest.approx(arena.mean(scores))
-    assert s.win_rate_ci95 == arena.mean_interval(pair_scores, clip=(0.0, 1.0))
-    assert s.win_rate_wilson95 == arena.wilson_interval(math.fsum(scores), 8)
+    assert s.win_rate == pytest.approx(stats.mean(scores))
+    assert s.win_rate_ci95 == stats.mean_interval(pair_scores, clip=(0.0, 1.0))
+    assert s.win_rate_wilson95 == stats.wilson_interval(math.fsum(scores), 8)
     assert s.margin_per_hand == pytest.approx(6 / 8)
-    assert s.margin_ci95 == arena.mean_interval(pair_margins)
-    assert s.our_timing == arena.Timing.of([0.01, 0.02] * 8)
+    assert s.margin_ci95 == stats.mean_interval(pair_margins)
+    assert s.our_timing == stats.Timing.of([0.01, 0.02] * 8)
     assert s.simulations_per_second == pytest.approx(10 / 0.03)
 
 
@@ -122,7 +123,7 @@ def test_mcts_searches_a_resampled_world_not_the_true_state() -> None:
 
 
 def test_workers_keep_the_order_and_the_json(capsys: pytest.CaptureFixture[str]) -> None:
-    assert h2h.main(["--game", "luzak-line", "--opponent", "mcts", "--hands", "4",
+    assert h2h_cli.main(["--game", "luzak-line", "--opponent", "mcts", "--hands", "4",
                      "--seconds", "0.005", "--workers", "2", "--json", "--hands-json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["hands"] == 4 and out["pairs"] == 2 and out["workers"] == 2

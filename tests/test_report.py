@@ -3,7 +3,7 @@
 The fixture files are written here from real matches (``Match`` with greedy/random players),
 every field computed from the matches' steps as the dominolab-sim format specifies; the
 expected figures are then computed again from those raw records, independently of
-:mod:`dominolab.report`.
+:mod:`dominolab.lab.report`.
 """
 
 from __future__ import annotations
@@ -16,19 +16,19 @@ from typing import Any
 
 import pytest
 
-from dominolab.arena import player_seed
 from dominolab.cli.main import main
 from dominolab.core import Match, Play, get_game
 from dominolab.core.moves import Draw, Pass
-from dominolab.players import make_player
-from dominolab.report import (
+from dominolab.lab import (
     SimFileError,
     expected_plots,
+    player_seed,
     read_sim_file,
     render_html,
     summarise_file,
     summary_text,
 )
+from dominolab.players import make_player
 
 Record = dict[str, Any]
 

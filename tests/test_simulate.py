@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from dominolab import __version__
-from dominolab.arena import play_match as arena_play_match
 from dominolab.cli.main import main
 from dominolab.core import RULES_VERSION, OptionError, RecordError, get_game
 from dominolab.lab import (
@@ -20,8 +19,9 @@ from dominolab.lab import (
     SimSetup,
     is_reproducible,
     make_setup,
-    parse_simulation,
-    read_simulation,
+    parse_sim,
+    play_arena_match,
+    read_sim_file,
     run_simulation,
     simulate_to_file,
     split_players,
@@ -40,6 +40,26 @@ def simulate_bytes(setup: SimSetup, workers: int) -> str:
 
 def lines_of(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines()]
+
+
+def raw_matches(text: str) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """The file's match lines, each with its hand lines, as plain JSON objects; the file
+    is first read and checked by the one reader, whose model gives the same lines back."""
+    sim = parse_sim(io.StringIO(text))
+    out: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+    hands: list[dict[str, Any]] = []
+    for obj in lines_of(text)[1:]:
+        if obj["type"] == "hand":
+            hands.append(obj)
+        else:
+            out.append((obj, hands))
+            hands = []
+    assert len(out) == len(sim.matches)
+    boneyard = get_game(sim.game).has_boneyard
+    for m, (rec, raw) in zip(sim.matches, out, strict=True):
+        assert m.to_json() == rec
+        assert [h.to_json(boneyard) for h in m.hands] == raw
+    return out
 
 
 # -- determinism ------------------------------------------------------------------------------
@@ -109,31 +129,32 @@ OPTION_CASES = [
 def test_figures_agree_with_raw_records_and_an_independent_replay(
         game: str, options: list[str]) -> None:
     setup = make_setup(game, "greedy,random", matches=8, seed=3, options=options)
-    sim = parse_simulation(io.StringIO(simulate_bytes(setup, 1)))
-    assert sim.complete and len(sim.matches) == 8
+    text = simulate_bytes(setup, 1)
+    assert not parse_sim(io.StringIO(text)).interrupted
+    matches = raw_matches(text)
+    assert len(matches) == 8
     opts = get_game(game).options(options)
-    for i, m in enumerate(sim.matches):
-        rec = m.record
+    for i, (rec, hands) in enumerate(matches):
         assert rec["type"] == "match" and rec["match"] == i and rec["seed"] == 3 + i
-        assert rec["hands"] == len(m.hands)
+        assert rec["hands"] == len(hands)
         # each match's totals are the sum of its hands' points
-        assert rec["totals"] == [sum(h["points"][s] for h in m.hands) for s in (0, 1)]
+        assert rec["totals"] == [sum(h["points"][s] for h in hands) for s in (0, 1)]
         t0, t1 = rec["totals"]
         if rec["end"] == "target":
             assert max(t0, t1) >= opts.target
             assert rec["winner"] == (0 if t0 > t1 else 1 if t1 > t0 else None)
         # openers alternate from the first opener
-        for h in m.hands:
+        for h in hands:
             first = rec["first_opener"]
             assert h["opener"] == (first if h["hand"] % 2 == 1 else 1 - first)
-        for h in m.hands:
+        for h in hands:
             check_hand(game, h)
-        # an independent player of the same match: the arena's
-        ind = arena_play_match(game, opts, 3 + i, "greedy", "random", a_seat=0)
+        # the same match played for the arena
+        ind = play_arena_match(game, opts, 3 + i, "greedy", "random", a_seat=0)
         assert [ind.a_points, ind.b_points] == rec["totals"]
-        assert list(ind.hand_margins) == [h["points"][0] - h["points"][1] for h in m.hands]
+        assert list(ind.hand_margins) == [h["points"][0] - h["points"][1] for h in hands]
         assert ind.end == rec["end"] and ind.first_opener == rec["first_opener"]
-        assert ind.moves == sum(h["moves"] for h in m.hands)
+        assert ind.moves == sum(h["moves"] for h in hands)
 
 
 def check_hand(game: str, h: dict[str, Any]) -> None:
@@ -166,9 +187,9 @@ def check_hand(game: str, h: dict[str, Any]) -> None:
 def test_luzak_records_hold_luzaks_somewhere() -> None:
     """The luzak fields are exercised: random play lays luzaks in a few matches."""
     setup = make_setup("luzak", "random,random", matches=10, seed=1)
-    hands = parse_simulation(io.StringIO(simulate_bytes(setup, 1))).hands
-    assert sum(sum(h["luzaks"]) for h in hands) > 0
-    assert any(h["scored_n"] for h in hands)
+    hands = parse_sim(io.StringIO(simulate_bytes(setup, 1))).hand_lines
+    assert sum(sum(h.luzaks) for h in hands) > 0
+    assert any(h.scored_n for h in hands)
 
 
 # -- interruption -------------------------------------------------------------------------------
@@ -191,9 +212,9 @@ def test_interrupted_run_keeps_whole_matches(tmp_path: Path, workers: int) -> No
     assert 1 <= outcome.written <= 12
     text = path.read_text(encoding="utf-8")
     assert full.startswith(text)  # whole matches, in order, as in the full run
-    sim = read_simulation(path)
-    assert not sim.complete
-    assert [m.record["match"] for m in sim.matches] == list(range(outcome.written))
+    sim = read_sim_file(path)
+    assert sim.interrupted
+    assert [m.match for m in sim.matches] == list(range(outcome.written))
     if workers == 1:
         assert outcome.written == 3
 
@@ -202,11 +223,11 @@ def test_a_match_cut_short_is_not_a_valid_file() -> None:
     text = simulate_bytes(make_setup("widelec", "greedy,greedy", matches=2), 1)
     lines = text.splitlines(keepends=True)
     with pytest.raises(RecordError, match="cut short"):
-        parse_simulation(lines[:2])
+        parse_sim(lines[:2])
     with pytest.raises(RecordError, match="no header"):
-        parse_simulation(lines[1:])
+        parse_sim(lines[1:])
     with pytest.raises(RecordError, match="not JSON"):
-        parse_simulation([lines[0], "{oops\n"])
+        parse_sim([lines[0], "{oops\n"])
 
 
 # -- input ------------------------------------------------------------------------------------
@@ -259,7 +280,7 @@ def test_clock_players_get_a_note(tmp_path: Path, capsys: pytest.CaptureFixture[
                  "--out", str(tmp_path / "x.jsonl")]) == 0
     err = capsys.readouterr().err
     assert "seat 1" in err and "not be reproducible" in err and "pimc:500w" in err
-    assert read_simulation(tmp_path / "x.jsonl").header["budgets"] == [None, "1w,0.01s"]
+    assert read_sim_file(tmp_path / "x.jsonl").header["budgets"] == [None, "1w,0.01s"]
 
 
 def test_make_setup_rejects_wrong_options_class() -> None:

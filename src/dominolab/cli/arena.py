@@ -1,7 +1,7 @@
 """``dominolab arena A B --game GAME``: duplicate matches between two computer players.
 
 Every pair of matches is one set of deals played twice with the seats swapped, so the
-deals' luck cancels; pairs run on every core. The figures (see :mod:`dominolab.arena`):
+deals' luck cancels; pairs run on every core. The figures (see :mod:`dominolab.lab.arena`):
 A's match win rate with its 95% interval over pairs (and the Wilson interval over matches),
 A's points margin per hand with its 95% interval, each player's seconds per move (median,
 p95, max), and the counts. A progress bar goes to stderr when it is a terminal; Ctrl-C
@@ -16,9 +16,9 @@ import sys
 import time
 from typing import TextIO
 
-from dominolab.arena import ArenaInterrupted, ArenaResult, Timing, run_arena_matches
 from dominolab.cli.inputs import MAX_MATCHES, MAX_WORKERS, check_player_text
 from dominolab.core import OptionError, get_game
+from dominolab.lab import ArenaInterrupted, ArenaResult, Timing, run_arena_matches
 
 EXIT_INTERRUPTED = 130
 

@@ -1,105 +1,23 @@
-"""``dominolab bench engine|players``: the engine's and the expert's speed, on one core.
+"""``dominolab bench engine|players|openspiel|serve``: the benchmarks of
+:mod:`dominolab.lab.bench`, printed.
 
-``engine``: random full hands per second, per game. ``players``: the expert's decisions and
-search iterations per second at a fixed budget, on fixed positions from greedy self-play.
-
-Each hand is dealt from a seeded generator and played to its end by uniform random choice
-among the legal moves, through the unchecked fast path (``Hand.apply_unchecked``) that
-search code uses; a second figure plays whole hands through the checked ``Hand.apply``.
+``engine``: random full hands per second, per game, on one core. ``players``: the expert's
+decisions and search iterations per second at a fixed budget, on fixed positions from greedy
+self-play. ``openspiel``: random games through the OpenSpiel adapter, the engine and
+OpenSpiel's ``python_block_dominoes`` side by side. ``serve``: many games at once against a
+real server over WebSocket, the time from a move to the opponent's update.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
-import random
 import sys
-import time
 from typing import Any
 
-from dominolab.core import GAMES, Deal, GameSpec, Match, View, get_game
-from dominolab.players import Budget, ExpertPlayer, GreedyPlayer
-
-
-def random_hands_fast(spec: GameSpec, seconds: float, seed: int = 1) -> tuple[int, int, float]:
-    """Play random hands through the fast path for about ``seconds``: (hands, moves, elapsed)."""
-    rng = random.Random(seed)
-    rand = rng.random
-    cls = spec.hand_class
-    options = spec.options_class()
-    size = spec.hand_size
-    hands = moves = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        for _ in range(200):
-            hand = cls(Deal.shuffle(rng, size), hands & 1, options)
-            while hand.result is None:
-                legal = hand.legal_moves()
-                hand.apply_unchecked(legal[int(rand() * len(legal))])
-                moves += 1
-            hands += 1
-        now = time.perf_counter()
-        if now >= deadline:
-            return hands, moves, now - start
-
-
-def random_hands_checked(spec: GameSpec, seconds: float, seed: int = 1) -> tuple[int, float]:
-    """The same through the checked ``apply`` (legality checks and a Step per move)."""
-    rng = random.Random(seed)
-    cls = spec.hand_class
-    options = spec.options_class()
-    hands = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        for _ in range(50):
-            hand = cls(Deal.shuffle(rng, spec.hand_size), hands & 1, options)
-            while hand.result is None:
-                legal = hand.legal_moves()
-                hand.apply(legal[int(rng.random() * len(legal))])
-            hands += 1
-        now = time.perf_counter()
-        if now >= deadline:
-            return hands, now - start
-
-
-def bench_positions(spec: GameSpec, count: int, seed: int = 1) -> list[View]:
-    """``count`` decision points (more than one legal move) from greedy self-play matches,
-    the same on every run."""
-    greedy = GreedyPlayer()
-    views: list[View] = []
-    match_seed = seed
-    while len(views) < count:
-        match = Match(spec, seed=match_seed)
-        while not match.is_over and len(views) < count:
-            view = match.view(match.hand.to_move)
-            if len(view.legal_moves) > 1:
-                views.append(view)
-            match.apply(greedy.choose(view))
-        match_seed += 1
-    return views
-
-
-def bench_expert(spec: GameSpec, seconds: float, iterations: int = 1000) -> dict[str, float]:
-    """The expert at a fixed budget of ``iterations`` (one sampled world and one playout
-    each) on fixed positions, for about ``seconds``: decisions and iterations per second."""
-    views = bench_positions(spec, 200)
-    player = ExpertPlayer(random.Random(1))
-    budget = Budget(worlds=iterations)
-    decisions = searched = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while time.perf_counter() < deadline:
-        values = player.analyse(views[decisions % len(views)], budget)
-        decisions += 1
-        searched += sum(v.worlds for v in values)
-    elapsed = time.perf_counter() - start
-    return {"decisions_per_s": round(decisions / elapsed, 2),
-            "iterations_per_s": round(searched / elapsed, 1),
-            "seconds_per_decision": round(elapsed / decisions, 4),
-            "iterations_per_decision": iterations, "decisions": decisions}
+from dominolab.core import GAMES, get_game
 
 
 def run_bench(args: argparse.Namespace) -> int:
@@ -110,39 +28,27 @@ def run_bench(args: argparse.Namespace) -> int:
         return 2
     games = [get_game(g).name for g in args.game] if args.game else list(GAMES)
     if args.what == "serve":
-        from dominolab.cli import bench_serve
-
         if any(n < 1 for n in args.games or []) or args.think < 0 \
                 or args.computer_games < 0:
             print("dominolab bench: --games must be positive, and --think and "
                   "--computer-games not negative", file=sys.stderr)
             return 2
-        return bench_serve.run(args.games or [50, 200], args.seconds, args.think,
-                               games[0] if args.game else "luzak", args.json,
-                               abuse=args.abuse, computer_games=args.computer_games)
+        return _bench_serve(args.games or [50, 200], args.seconds, args.think,
+                            games[0] if args.game else "luzak", args.json,
+                            abuse=args.abuse, computer_games=args.computer_games)
     if args.what == "players":
         return _bench_players(args, games)
     if args.what == "openspiel":
-        from dominolab.cli.bench_openspiel import run
+        return _bench_openspiel(args.seconds, args.json)
+    from dominolab.lab.bench.engine import measure_engine
 
-        return run(args.seconds, args.json)
     results: dict[str, Any] = {}
     if not args.json:
         print(f"random full hands on one core, {args.seconds:g} s per game "
               f"(Python {platform.python_version()}, {platform.machine()})")
     for name in games:
-        spec = GAMES[name]
-        hands, moves, elapsed = random_hands_fast(spec, args.seconds)
-        checked, checked_elapsed = random_hands_checked(spec, max(args.seconds / 3, 0.2))
-        results[name] = {
-            "hands_per_s": round(hands / elapsed, 1),
-            "moves_per_s": round(moves / elapsed, 1),
-            "moves_per_hand": round(moves / hands, 2),
-            "checked_hands_per_s": round(checked / checked_elapsed, 1),
-            "hands": hands,
-        }
+        results[name] = r = measure_engine(GAMES[name], args.seconds)
         if not args.json:
-            r = results[name]
             print(f"  {name:<11} {r['hands_per_s']:>10,.0f} hands/s  "
                   f"({r['moves_per_s']:,.0f} moves/s, {r['moves_per_hand']} moves a hand; "
                   f"checked apply: {r['checked_hands_per_s']:,.0f} hands/s)", flush=True)
@@ -152,9 +58,11 @@ def run_bench(args: argparse.Namespace) -> int:
 
 
 def _bench_players(args: argparse.Namespace, games: list[str]) -> int:
+    from dominolab.lab.bench.players import ITERATIONS, bench_expert
+
     results: dict[str, Any] = {}
     if not args.json:
-        print(f"the expert (ISMCTS) at a fixed budget of 1000 iterations on one core, "
+        print(f"the expert (ISMCTS) at a fixed budget of {ITERATIONS} iterations on one core, "
               f"{args.seconds:g} s per game (Python {platform.python_version()}, "
               f"{platform.machine()})")
     for name in games:
@@ -167,3 +75,94 @@ def _bench_players(args: argparse.Namespace, games: list[str]) -> int:
     if args.json:
         print(json.dumps(results))
     return 0
+
+
+def _bench_openspiel(seconds: float, json_out: bool) -> int:
+    """Print the figures (``json_out``: one JSON object). 2 if OpenSpiel is missing."""
+    from dominolab.lab.bench.openspiel import REFERENCE, have_openspiel, measure
+
+    if not have_openspiel():
+        print("dominolab bench openspiel: OpenSpiel is not installed; install the extra "
+              "with: pip install 'dominolab[openspiel]'", file=sys.stderr)
+        return 2
+    if not json_out:
+        print(f"random games (one hand each) on one core, {seconds:g} s per figure "
+              f"(Python {platform.python_version()}, {platform.machine()})", flush=True)
+    results = measure(seconds)
+    if json_out:
+        print(json.dumps(results))
+        return 0
+    ref = results[REFERENCE]
+    print(f"  {REFERENCE:<22} {ref['games_per_s']:>9,.0f} games/s "
+          f"({ref['steps_per_game']} steps a game)")
+    for short, r in results.items():
+        if short == REFERENCE:
+            continue
+        print(f"  {short:<22} {r['games_per_s']:>9,.0f} games/s through OpenSpiel "
+              f"({r['steps_per_game']} steps a game, chance included); engine directly "
+              f"{r['engine_games_per_s']:,.0f} games/s = {r['engine_over_adapter']:.1f}x; "
+              f"vs block dominoes {r['adapter_over_block_dominoes']:.2f}x")
+    return 0
+
+
+def _print_serve_run(result: dict[str, Any]) -> None:
+    print(f"  N={result['games']:<4} friend games: {result['moves']:>6} moves "
+          f"({result['moves_per_s']:,.0f}/s)  move -> opponent's update: p50 "
+          f"{result['p50_ms']} ms, p99 {result['p99_ms']} ms, max {result['max_ms']} ms;  "
+          f"errors {result['errors']}, lost moves {result['lost_moves']}", flush=True)
+    for example in result["error_examples"]:
+        print(f"      e.g. {example}")
+    if "computer" in result:
+        c = result["computer"]
+        reply = c["computer_reply"]
+        verdict = {None: "no reply measured", True: "met", False: "MISSED"}[c["target_met"]]
+        print(f"         vs the easy computer ({c['games']} games): {c['moves']} moves, "
+              f"{reply['count']} replies  move -> computer's reply: p50 {reply['p50_ms']} ms, "
+              f"p99 {reply['p99_ms']} ms, max {reply['max_ms']} ms;  errors {c['errors']}, "
+              f"unanswered {c['unanswered']}  (target p99 < {c['target_p99_ms']:g} ms: "
+              f"{verdict})", flush=True)
+        for example in c["error_examples"]:
+            print(f"      e.g. {example}")
+    if "abuse" in result:
+        a = result["abuse"]
+        by = a["by_status"]
+        print(f"         abuser: {a['requests']} requests ({a['requests_per_s']:,.0f}/s): "
+              f"201 {by['201']}, 200 {by['200']}, 429 {by['429']}, other {by['other']} "
+              f"{a['other_statuses']}, connection errors {a['connection_errors']}; games "
+              f"accepted {a['games_accepted']}", flush=True)
+
+
+def _bench_serve(games: list[int], seconds: float, think: float, game: str, as_json: bool,
+                 abuse: bool = False, computer_games: int = 10) -> int:
+    from dominolab.lab.bench.serve import (
+        ABUSE_CONNECTIONS,
+        ABUSER,
+        COMPUTER_REPLY_TARGET_MS,
+        failed,
+        run_serve_bench,
+    )
+
+    def start() -> None:
+        print(f"{game}: N friend games at once, each seat a scripted WebSocket client "
+              f"thinking {think:g} s a move on average, {seconds:g} s a run; one "
+              f"server process on loopback ({os.cpu_count()} cores shared with the "
+              f"clients)")
+        if computer_games:
+            print(f"  and {computer_games} games against the easy computer (delay 0), "
+                  f"the person a scripted client like the others, each from an address "
+                  f"of its own: move -> the computer's reply")
+        if abuse:
+            print(f"  and all along, one abusive client from {ABUSER} creating \"hard, "
+                  f"computer opens\" games and asking for hints on them over "
+                  f"{ABUSE_CONNECTIONS} connections as fast as it can")
+
+    results = run_serve_bench(games, seconds, think, game, abuse=abuse,
+                              computer_games=computer_games,
+                              on_start=None if as_json else start,
+                              on_run=None if as_json else _print_serve_run)
+    if as_json:
+        print(json.dumps({"game": game, "think_s": think, "seconds": seconds,
+                          "abuse": abuse, "computer_games": computer_games,
+                          "computer_reply_target_p99_ms": COMPUTER_REPLY_TARGET_MS,
+                          "runs": results}, indent=2))
+    return 1 if failed(results) else 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from dominolab.report import (
+from dominolab.lab import (
     MatplotlibMissing,
     SimFileError,
     read_sim_file,

@@ -31,7 +31,7 @@ EXIT_INTERRUPTED = 130
 def run_simulate(args: argparse.Namespace) -> int:
     """The ``simulate`` command: 0 when done, 130 when interrupted (the file then holds the
     whole matches finished), 2 (through the caller) on bad input or when the Dask cluster
-    of ``--scheduler`` cannot be used (:class:`~dominolab.lab.ClusterError`)."""
+    of ``--scheduler`` cannot be used (:class:`~dominolab.lab.pool.ClusterError`)."""
     if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
         raise OptionError(f"--workers must be at least 1 and at most {MAX_WORKERS}, "
                           f"not {args.workers}")

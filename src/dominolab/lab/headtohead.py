@@ -1,8 +1,5 @@
 """Our expert against OpenSpiel's ISMCTS and MCTS bots, on duplicate hands, equal time a move.
 
-    python -m dominolab.integrations.headtohead --game luzak --opponent ismcts \\
-        --hands 1000 --seconds 0.05 --workers 2 [--seed 1] [--json]
-
 Played through our OpenSpiel games (:mod:`dominolab.integrations.openspiel`: one hand per
 episode, returns = point margin), the ``openspiel`` extra.
 
@@ -42,18 +39,17 @@ positive point margin, a tie counts half) with its 95% interval over duplicate p
 pair's score is the mean of its two hands), the Wilson interval over hands for reference;
 the mean point margin per hand with its 95% interval over pairs; seconds a move (median,
 p95) of each side and the bot's simulations a move. The statistics are
-:mod:`dominolab.arena`'s helpers.
+:mod:`dominolab.lab.stats`'s; the hands run on the lab's one runner (:mod:`dominolab.lab.pool`).
+
+This module needs OpenSpiel (it imports ``pyspiel`` at once), so :mod:`dominolab.lab` does
+not import it. It prints nothing: its command is the ``headtohead`` module of the command
+package (``--game GAME --opponent ismcts|mcts --hands N --seconds T``).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import multiprocessing
-import os
 import random
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -63,10 +59,19 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
-from dominolab.arena import Timing, mean, mean_interval, percentile, wilson_interval
 from dominolab.core import get_game, view_of
 from dominolab.integrations.actions import codec
 from dominolab.integrations.openspiel import SHORT_NAMES
+from dominolab.lab.pool import run_tasks
+from dominolab.lab.stats import (
+    Timing,
+    mean,
+    mean_interval,
+    percentile,
+    rounded,
+    rounded_interval,
+    wilson_interval,
+)
 from dominolab.players import Budget, ExpertPlayer
 
 OPPONENTS: Final = ("ismcts", "mcts")
@@ -412,15 +417,15 @@ class HeadToHeadResult:
             "wins": s.wins,
             "ties": s.ties,
             "losses": s.losses,
-            "win_rate": _num(s.win_rate),
-            "win_rate_ci95": _pair(s.win_rate_ci95),
-            "win_rate_wilson95": _pair(s.win_rate_wilson95),
-            "margin_per_hand": _num(s.margin_per_hand),
-            "margin_ci95": _pair(s.margin_ci95),
+            "win_rate": rounded(s.win_rate),
+            "win_rate_ci95": rounded_interval(s.win_rate_ci95),
+            "win_rate_wilson95": rounded_interval(s.win_rate_wilson95),
+            "margin_per_hand": rounded(s.margin_per_hand),
+            "margin_ci95": rounded_interval(s.margin_ci95),
             "seconds_per_move_taken": {"ours": _timing(s.our_timing),
                                        "theirs": _timing(s.their_timing)},
-            "bot_simulations_per_move_median": _num(s.simulations_median),
-            "bot_simulations_per_second": _num(s.simulations_per_second),
+            "bot_simulations_per_move_median": rounded(s.simulations_median),
+            "bot_simulations_per_second": rounded(s.simulations_per_second),
             "seconds": round(self.seconds, 3),
         }
         if with_hands:
@@ -428,16 +433,9 @@ class HeadToHeadResult:
         return out
 
 
-def _num(x: float) -> float | None:
-    return None if math.isnan(x) else round(x, 6)
-
-
-def _pair(ci: tuple[float, float] | None) -> list[float] | None:
-    return None if ci is None else [round(ci[0], 6), round(ci[1], 6)]
-
-
 def _timing(t: Timing) -> dict[str, Any]:
-    return {"median": _num(t.median), "p95": _num(t.p95), "max": _num(t.max), "moves": t.moves}
+    return {"median": rounded(t.median), "p95": rounded(t.p95), "max": rounded(t.max),
+            "moves": t.moves}
 
 
 def run(game: str, opponent: str, hands: int, seconds: float, seed: int = 1,
@@ -461,100 +459,18 @@ def run(game: str, opponent: str, hands: int, seconds: float, seed: int = 1,
     start = time.perf_counter()
     total = len(tasks)
     workers = min(workers, total)
-    if workers == 1:
-        for task in tasks:
-            done.append(_run_task(task))
-            if progress is not None:
-                progress(len(done), total)
-    else:
-        with multiprocessing.get_context().Pool(workers) as pool:
-            for rec in pool.imap(_run_task, tasks, chunksize=1):
-                done.append(rec)
-                if progress is not None:
-                    progress(len(done), total)
+
+    def take(record: HandRecord) -> None:
+        done.append(record)
+        if progress is not None:
+            progress(len(done), total)
+
+    run_tasks(_run_task, tasks, take, workers=workers)
     records = tuple(sorted(done, key=lambda r: (r.pair, r.our_seat)))
     return HeadToHeadResult(name, opponent, hands, seconds, seed, uct_c, workers, records,
                             summarise(records), time.perf_counter() - start)
 
 
-# -- the command --------------------------------------------------------------------------------
-
-def _interval(ci: tuple[float, float] | None, fmt: str) -> str:
-    return "n/a" if ci is None else f"[{ci[0]:{fmt}}, {ci[1]:{fmt}}]"
-
-
-def report(result: HeadToHeadResult) -> str:
-    """The result as a few lines of text."""
-    s = result.summary
-    bot = {"ismcts": "OpenSpiel ISMCTSBot", "mcts": "OpenSpiel MCTSBot (resampled world)"}
-    return "\n".join([
-        f"{result.game}: expert vs {bot[result.opponent]}, {result.seconds_per_move:g} s a "
-        f"move each, {s.hands} hands ({s.pairs} duplicate pairs), seed {result.seed}, "
-        f"UCT c={result.uct_c:g}",
-        f"  hands won {s.wins}, tied {s.ties}, lost {s.losses}",
-        f"  win rate {s.win_rate:.1%}  95% CI over pairs "
-        f"{_interval(s.win_rate_ci95, '.1%')}  (Wilson over hands "
-        f"{_interval(s.win_rate_wilson95, '.1%')})",
-        f"  point margin per hand {s.margin_per_hand:+.2f}  95% CI "
-        f"{_interval(s.margin_ci95, '+.2f')}",
-        f"  seconds a move (median / p95): expert {s.our_timing.median:.3f} / "
-        f"{s.our_timing.p95:.3f}, bot {s.their_timing.median:.3f} / {s.their_timing.p95:.3f}",
-        f"  bot simulations a move (median) {s.simulations_median:.0f}, "
-        f"{s.simulations_per_second:.0f} a second",
-        f"  {result.seconds:.0f} s",
-    ])
-
-
-def _progress_printer() -> Callable[[int, int], None] | None:
-    if not sys.stderr.isatty():
-        return None
-    start = time.perf_counter()
-
-    def show(done: int, total: int) -> None:
-        elapsed = time.perf_counter() - start
-        eta = elapsed / done * (total - done) if done else math.nan
-        end = "\n" if done == total else ""
-        print(f"\r{done}/{total} hands, {elapsed:.0f} s, about {eta:.0f} s left   ",
-              end=end, file=sys.stderr, flush=True)
-
-    return show
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m dominolab.integrations.headtohead",
-        description="Our expert against OpenSpiel's ISMCTS or MCTS bot on duplicate hands, "
-                    "the same wall-clock time a move.")
-    parser.add_argument("--game", required=True, choices=["luzak", "luzak-line", "widelec"])
-    parser.add_argument("--opponent", required=True, choices=list(OPPONENTS))
-    parser.add_argument("--hands", type=int, default=1000,
-                        help="hands in all, even: hands/2 deals played twice (default 1000)")
-    parser.add_argument("--seconds", type=float, default=0.05,
-                        help="wall-clock seconds a move for each side (default 0.05)")
-    parser.add_argument("--seed", type=int, default=1, help="deal d uses seed SEED + d")
-    parser.add_argument("--workers", type=int, default=1,
-                        help="processes (default 1; 0: every core)")
-    parser.add_argument("--uct-c", type=float, default=DEFAULT_UCT_C,
-                        help=f"the bots' UCT exploration constant (default {DEFAULT_UCT_C:g})")
-    parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    parser.add_argument("--hands-json", action="store_true",
-                        help="with --json: every hand's record too")
-    args = parser.parse_args(argv)
-    try:
-        result = run(args.game, args.opponent, args.hands, args.seconds, args.seed,
-                     args.workers or os.cpu_count() or 1, args.uct_c, _progress_printer())
-    except ValueError as exc:
-        parser.error(str(exc))
-    if args.json:
-        print(json.dumps(result.to_json(args.hands_json), indent=2))
-    else:
-        print(report(result))
-    return 0
-
-
 __all__ = ["DEFAULT_UCT_C", "HandRecord", "HeadToHeadResult", "OPPONENTS", "Summary",
-           "TimedISMCTSBot", "TimedMCTSBot", "boneyard_order", "load_game", "main", "make_bot",
-           "play_hand", "report", "run", "summarise"]
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+           "TimedISMCTSBot", "TimedMCTSBot", "boneyard_order", "load_game", "make_bot",
+           "play_hand", "run", "summarise"]

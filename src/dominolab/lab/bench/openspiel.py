@@ -1,5 +1,5 @@
-"""``dominolab bench openspiel``: random games through the OpenSpiel adapter, through the
-engine directly, and OpenSpiel's own ``python_block_dominoes``, side by side in one process.
+"""Random games through the OpenSpiel adapter, through the engine directly, and OpenSpiel's
+own ``python_block_dominoes``, side by side in one process (the ``openspiel`` extra).
 
 Every figure is whole random games (one hand each) per second on one core, uniform random
 choice at every node. Through OpenSpiel a game is dealt tile by tile at chance nodes and
@@ -7,21 +7,29 @@ every step goes through ``pyspiel`` (``legal_actions``, ``apply_action``), as an
 algorithm would drive it; the engine figure is ``Hand.apply_unchecked`` on a shuffled deal
 (the path our own search players use). The ratios say what the adapter costs over the
 engine, and how our games through OpenSpiel compare with OpenSpiel's Python dominoes.
+OpenSpiel is imported only when measuring.
 """
 
 from __future__ import annotations
 
-import json
-import platform
 import random
-import sys
 import time
 from typing import Any
 
 from dominolab.core import GAMES
+from dominolab.lab.bench.engine import random_hands_fast
 
 #: OpenSpiel's Python block dominoes, the reference
 REFERENCE = "python_block_dominoes"
+
+
+def have_openspiel() -> bool:
+    """Whether OpenSpiel (``pyspiel``) can be imported."""
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def openspiel_games(game: Any, seconds: float, seed: int = 1) -> tuple[int, int, float]:
@@ -54,7 +62,6 @@ def measure(seconds: float) -> dict[str, Any]:
     from open_spiel.python.games import block_dominoes  # noqa: F401  (registers it)
 
     import dominolab.integrations.openspiel as adapter
-    from dominolab.cli.bench import random_hands_fast
 
     ref_games, ref_steps, ref_elapsed = openspiel_games(pyspiel.load_game(REFERENCE), seconds)
     reference = ref_games / ref_elapsed
@@ -77,37 +84,4 @@ def measure(seconds: float) -> dict[str, Any]:
     return results
 
 
-def run(seconds: float, json_out: bool) -> int:
-    """Print the figures (``json_out``: one JSON object). 2 if OpenSpiel is missing."""
-    if seconds <= 0:
-        print("dominolab bench openspiel: --seconds must be positive", file=sys.stderr)
-        return 2
-    try:
-        import pyspiel  # noqa: F401
-    except ImportError:
-        print("dominolab bench openspiel: OpenSpiel is not installed; install the extra "
-              "with: pip install 'dominolab[openspiel]'", file=sys.stderr)
-        return 2
-    if not json_out:
-        print(f"random games (one hand each) on one core, {seconds:g} s per figure "
-              f"(Python {platform.python_version()}, {platform.machine()})", flush=True)
-    results = measure(seconds)
-    if json_out:
-        print(json.dumps(results))
-        return 0
-    ref = results[REFERENCE]
-    print(f"  {REFERENCE:<22} {ref['games_per_s']:>9,.0f} games/s "
-          f"({ref['steps_per_game']} steps a game)")
-    for short, r in results.items():
-        if short == REFERENCE:
-            continue
-        print(f"  {short:<22} {r['games_per_s']:>9,.0f} games/s through OpenSpiel "
-              f"({r['steps_per_game']} steps a game, chance included); engine directly "
-              f"{r['engine_games_per_s']:,.0f} games/s = {r['engine_over_adapter']:.1f}x; "
-              f"vs block dominoes {r['adapter_over_block_dominoes']:.2f}x")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(run(float(sys.argv[1]) if len(sys.argv) > 1 else 3.0,
-                         "--json" in sys.argv))
+__all__ = ["REFERENCE", "have_openspiel", "measure", "openspiel_games"]

@@ -1,19 +1,19 @@
-"""Reports on simulation result files (``dominolab-sim`` version 1, JSON Lines).
+"""Reports on simulation result files (:mod:`dominolab.lab.simfile`).
 
-:func:`read_sim_file` reads and checks one file (a :class:`SimFileError` names the file and
-the line of anything malformed); :func:`summarise_file` computes its figures;
-:func:`summary_text` renders one or more files side by side as text, and :func:`render_html`
-as a self-contained HTML page with plots (matplotlib, imported only there).
+:func:`summarise_file` computes the figures of one file read with
+:func:`~dominolab.lab.simfile.read_sim_file`; :func:`summary_text` renders one or more
+files side by side as text, and :func:`render_html` as a self-contained HTML page with
+plots (matplotlib, imported only there).
 
-Intervals are 95%, from :mod:`dominolab.arena`'s helpers. Units of independence: the
+Intervals are 95%, from :mod:`dominolab.lab.stats`. Units of independence: the
 *opener advantage per hand* and the other per-hand means take the hands as independent
 (hands of one match share its seed, so the true interval may be somewhat wider); shares of
 matches (first opener wins) use the Wilson interval over matches, a draw counting half;
-ratios over luzaks (a luzak's cost) are clustered by match (:func:`ratio_interval`).
-The difference of two files (file k - file 1) is ``d ± 1.96 sqrt(se1² + se2²)``, the files
-being independent runs.
+ratios over luzaks (a luzak's cost) are clustered by match
+(:func:`~dominolab.lab.stats.ratio_interval`). The difference of two files (file k - file 1)
+is ``d ± 1.96 sqrt(se1² + se2²)``, the files being independent runs.
 
-This module prints nothing; ``dominolab report`` (:mod:`dominolab.cli.report`) is its command.
+This module prints nothing; ``dominolab report`` is its command.
 """
 
 from __future__ import annotations
@@ -21,303 +21,22 @@ from __future__ import annotations
 import base64
 import html
 import io
-import json
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from dominolab.arena import Z95, mean, mean_interval, ratio_interval, sample_sd, wilson_interval
-from dominolab.core import GAMES, RecordError
-
-FORMAT = "dominolab-sim"
-FORMAT_VERSION = 1
-LUZAK_GAMES = ("luzak", "luzak-line")
-HAND_ENDS = ("tiles", "domino", "block", "target")
-MATCH_ENDS = ("target", "at-once", "deals")
-
-
-class SimFileError(RecordError):
-    """A simulation result file that is malformed; the message names the file and line."""
+from dominolab.core import get_game
+from dominolab.lab.simfile import HandLine, MatchLine, SimFile
+from dominolab.lab.stats import Estimate
 
 
 class MatplotlibMissing(ImportError):
     """The HTML report needs matplotlib, which is not installed."""
 
 
-# -- reading ------------------------------------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class HandLine:
-    """One ``hand`` line. The Luzak-only and Widelec-only fields are zeros for the other."""
-
-    match: int
-    hand: int
-    opener: int
-    end: str
-    winner: int | None
-    points: tuple[int, int]
-    moves: int
-    luzaks: tuple[int, int] = (0, 0)
-    luzak_pips: tuple[int, int] = (0, 0)
-    scored_n: tuple[tuple[int, int, int], ...] = ()
-    quartets: tuple[int, int] = (0, 0)
-    quartet_points: tuple[int, int] = (0, 0)
-    bonus: int = 0
-    draws: tuple[int, int] = (0, 0)
-    passes: tuple[int, int] = (0, 0)
-
-    @property
-    def opener_margin(self) -> int:
-        """The opener's points in the hand minus the other's."""
-        return self.points[self.opener] - self.points[1 - self.opener]
-
-
-@dataclass(frozen=True, slots=True)
-class MatchLine:
-    """One ``match`` line with the hand lines before it."""
-
-    match: int
-    seed: int
-    first_opener: int
-    end: str
-    winner: int | None
-    totals: tuple[int, int]
-    hands: tuple[HandLine, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class SimFile:
-    """A whole result file: its header and its matches, in order."""
-
-    path: str
-    header: dict[str, Any]
-    matches: tuple[MatchLine, ...]
-
-    @property
-    def game(self) -> str:
-        return str(self.header["game"])
-
-    @property
-    def is_luzak(self) -> bool:
-        return self.game in LUZAK_GAMES
-
-    @property
-    def requested(self) -> int:
-        return int(self.header["matches"])
-
-    @property
-    def interrupted(self) -> bool:
-        return len(self.matches) < self.requested
-
-    @property
-    def hand_lines(self) -> tuple[HandLine, ...]:
-        return tuple(h for m in self.matches for h in m.hands)
-
-    def label(self) -> str:
-        players = self.header.get("players", ["?", "?"])
-        budgets = self.header.get("budgets", [None, None])
-        specs = [p if b is None else f"{p}:{b}" for p, b in zip(players, budgets, strict=True)]
-        return f"{self.game} {specs[0]} v {specs[1]}"
-
-
-class _Checker:
-    """Field checks for one line; every failure names the file and line."""
-
-    def __init__(self, path: str, line: int, obj: dict[str, Any]) -> None:
-        self.path, self.line, self.obj = path, line, obj
-
-    def fail(self, what: str) -> SimFileError:
-        return SimFileError(f"{self.path}, line {self.line}: {what}")
-
-    def get(self, key: str) -> Any:
-        if key not in self.obj:
-            raise self.fail(f"no {key!r}")
-        return self.obj[key]
-
-    def int_(self, key: str, lo: int | None = None, hi: int | None = None,
-             value: Any = None, nullable: bool = False) -> Any:
-        v = self.get(key) if value is None else value
-        if v is None and nullable:
-            return None
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise self.fail(f"{key!r} must be a whole number, not {v!r}")
-        if (lo is not None and v < lo) or (hi is not None and v > hi):
-            raise self.fail(f"{key!r} is out of range: {v!r}")
-        return v
-
-    def seat(self, key: str, nullable: bool = False) -> int | None:
-        return self.int_(key, 0, 1, nullable=nullable)  # type: ignore[no-any-return]
-
-    def pair(self, key: str, lo: int | None = 0) -> tuple[int, int]:
-        v = self.get(key)
-        if not isinstance(v, list) or len(v) != 2:
-            raise self.fail(f"{key!r} must be a list of two whole numbers, not {v!r}")
-        return (self.int_(key, lo, value=v[0]), self.int_(key, lo, value=v[1]))
-
-    def choice(self, key: str, choices: Sequence[str]) -> str:
-        v = self.get(key)
-        if v not in choices:
-            raise self.fail(f"{key!r} must be one of {', '.join(choices)}, not {v!r}")
-        return str(v)
-
-
-def _parse_json(path: str, number: int, text: str) -> dict[str, Any]:
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SimFileError(f"{path}, line {number}: not JSON ({exc.msg}, "
-                           f"column {exc.colno})") from None
-    if not isinstance(obj, dict):
-        raise SimFileError(f"{path}, line {number}: not a JSON object")
-    return obj
-
-
-def _check_header(path: str, obj: dict[str, Any]) -> dict[str, Any]:
-    c = _Checker(path, 1, obj)
-    if obj.get("format") != FORMAT:
-        raise c.fail(f"not a {FORMAT} file (format {obj.get('format')!r})")
-    if obj.get("format_version") != FORMAT_VERSION:
-        raise c.fail(f"format version {obj.get('format_version')!r} is not supported "
-                     f"(this dominolab reads version {FORMAT_VERSION})")
-    game = c.get("game")
-    if game not in GAMES:
-        raise c.fail(f"unknown game {game!r} (the games: {', '.join(GAMES)})")
-    if not isinstance(c.get("options"), dict):
-        raise c.fail("'options' must be a JSON object")
-    for key in ("players", "budgets"):
-        v = c.get(key)
-        if not isinstance(v, list) or len(v) != 2:
-            raise c.fail(f"{key!r} must be a list of two")
-    c.int_("seed")
-    c.int_("matches", 0)
-    c.get("rules_version")
-    return obj
-
-
-def _check_hand(path: str, number: int, obj: dict[str, Any], luzak: bool) -> HandLine:
-    c = _Checker(path, number, obj)
-    common: dict[str, Any] = {
-        "match": c.int_("match", 0), "hand": c.int_("hand", 1), "opener": c.seat("opener"),
-        "end": c.choice("end", HAND_ENDS), "winner": c.seat("winner", nullable=True),
-        "points": c.pair("points", lo=None), "moves": c.int_("moves", 0)}
-    if luzak:
-        raw = c.get("scored_n")
-        if not isinstance(raw, list):
-            raise c.fail("'scored_n' must be a list of [n, seat, points]")
-        scored: list[tuple[int, int, int]] = []
-        for item in raw:
-            if (not isinstance(item, list) or len(item) != 3
-                    or any(isinstance(x, bool) or not isinstance(x, int) for x in item)
-                    or item[0] < 1 or item[1] not in (0, 1)):
-                raise c.fail(f"'scored_n' holds {item!r}, not [n, seat, points]")
-            scored.append((item[0], item[1], item[2]))
-        return HandLine(**common, luzaks=c.pair("luzaks"), luzak_pips=c.pair("luzak_pips"),
-                        scored_n=tuple(scored))
-    return HandLine(**common, quartets=c.pair("quartets"),
-                    quartet_points=c.pair("quartet_points", lo=None),
-                    bonus=c.int_("bonus", 0), draws=c.pair("draws"), passes=c.pair("passes"))
-
-
-def read_sim_file(path: str) -> SimFile:
-    """Read and check a result file. Raises :class:`SimFileError` (naming the file and the
-    line) for anything malformed, and :class:`OSError` if it cannot be read."""
-    with open(path, encoding="utf-8") as fh:
-        try:
-            lines = fh.read().splitlines()
-        except UnicodeDecodeError as exc:
-            raise SimFileError(f"{path}: not UTF-8 text ({exc.reason})") from None
-    if not lines or not lines[0].strip():
-        raise SimFileError(f"{path}, line 1: empty; expected the {FORMAT} header")
-    header = _check_header(path, _parse_json(path, 1, lines[0]))
-    luzak = header["game"] in LUZAK_GAMES
-    seed = int(header["seed"])
-    matches: list[MatchLine] = []
-    hands: list[HandLine] = []
-    first_hand_line = 0
-    for number, text in enumerate(lines[1:], start=2):
-        if not text.strip():
-            continue
-        obj = _parse_json(path, number, text)
-        c = _Checker(path, number, obj)
-        expected = len(matches)
-        kind = obj.get("type")
-        if kind == "hand":
-            h = _check_hand(path, number, obj, luzak)
-            if h.match != expected:
-                raise c.fail(f"a hand of match {h.match} where match {expected} was due")
-            if h.hand != len(hands) + 1:
-                raise c.fail(f"hand {h.hand} where hand {len(hands) + 1} was due")
-            if not hands:
-                first_hand_line = number
-            hands.append(h)
-        elif kind == "match":
-            i = c.int_("match", 0)
-            if i != expected:
-                raise c.fail(f"match {i} where match {expected} was due")
-            k = c.int_("hands", 0)
-            if k != len(hands):
-                raise c.fail(f"match {i} says {k} hand(s) but {len(hands)} hand line(s) "
-                             "precede it")
-            s = c.int_("seed")
-            if s != seed + i:
-                raise c.fail(f"match {i} has seed {s}, not {seed + i} (header seed + {i})")
-            m = MatchLine(i, s, c.seat("first_opener"),  # type: ignore[arg-type]
-                          c.choice("end", MATCH_ENDS), c.seat("winner", nullable=True),
-                          c.pair("totals", lo=None), tuple(hands))
-            if hands and hands[0].opener != m.first_opener:
-                raise c.fail(f"match {i}: first opener {m.first_opener} but hand 1 was "
-                             f"opened by seat {hands[0].opener}")
-            matches.append(m)
-            hands = []
-        else:
-            raise c.fail(f"unknown line type {kind!r} (expected 'hand' or 'match')")
-    if hands:
-        raise SimFileError(f"{path}, line {first_hand_line}: match {len(matches)} has hand "
-                           "lines but no match line (a file holds whole matches only)")
-    if len(matches) > header["matches"]:
-        raise SimFileError(f"{path}: {len(matches)} matches, more than the "
-                           f"{header['matches']} of the header")
-    return SimFile(path, header, tuple(matches))
-
-
 # -- figures ------------------------------------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class Estimate:
-    """A figure with its 95% interval and standard error (None: not enough data)."""
-
-    value: float
-    ci: tuple[float, float] | None
-    se: float | None
-
-    @staticmethod
-    def of_mean(values: Sequence[float]) -> Estimate:
-        n = len(values)
-        se = sample_sd(values) / math.sqrt(n) if n >= 2 else None
-        return Estimate(mean(values), mean_interval(values), se)
-
-    @staticmethod
-    def of_share(successes: float, n: int) -> Estimate:
-        p = successes / n if n else math.nan
-        se = math.sqrt(p * (1 - p) / n) if n else None
-        return Estimate(p, wilson_interval(successes, n), se)
-
-    @staticmethod
-    def of_ratio(numerators: Sequence[float], denominators: Sequence[float]) -> Estimate:
-        value, ci = ratio_interval(numerators, denominators)
-        se = None if ci is None else (ci[1] - ci[0]) / (2 * Z95)
-        return Estimate(value, ci, se)
-
-    def minus(self, other: Estimate) -> Estimate:
-        """``self - other`` for independent runs (normal approximation)."""
-        d = self.value - other.value
-        if self.se is None or other.se is None or math.isnan(d):
-            return Estimate(d, None, None)
-        se = math.sqrt(self.se ** 2 + other.se ** 2)
-        return Estimate(d, (d - Z95 * se, d + Z95 * se), se)
-
 
 @dataclass(frozen=True, slots=True)
 class FigureRow:
@@ -387,7 +106,7 @@ def handed_over(hand: HandLine, game: str) -> int:
     """Points a Luzak hand's luzaks handed to the opponent: Luzak, the luzaks' pips (the
     pip bonus); Luzak without spinners, the counts scored by the seat that did not lay the
     tile (only a luzak's count goes to the opponent there)."""
-    if game == "luzak":
+    if get_game(game).luzak_pips:
         return sum(hand.luzak_pips)
     return sum(p for n, seat, p in hand.scored_n if seat != layer_of(hand, n))
 
@@ -756,8 +475,7 @@ def render_html(summaries: Sequence[FileSummary]) -> str:
     return "\n".join(parts) + "\n"
 
 
-__all__ = ["COMMON_ROWS", "Estimate", "FigureRow", "FileSummary", "HandLine", "LUZAK_ROWS",
-           "MatchLine", "MatplotlibMissing", "SimFile", "SimFileError", "WIDELEC_ROWS",
-           "differences", "expected_plots", "fmt_estimate", "handed_over", "header_lines",
-           "layer_of", "read_sim_file", "render_html", "render_plots", "rows_for",
+__all__ = ["COMMON_ROWS", "FigureRow", "FileSummary", "LUZAK_ROWS", "MatplotlibMissing",
+           "WIDELEC_ROWS", "differences", "expected_plots", "fmt_estimate", "handed_over",
+           "header_lines", "layer_of", "render_html", "render_plots", "rows_for",
            "summarise_file", "summary_text"]

@@ -1,4 +1,4 @@
-"""``dominolab bench serve``: many games at once against a real server, over WebSocket.
+"""Many games at once against a real server, over WebSocket (``dominolab bench serve``).
 
 A real ``dominolab serve`` is started in its own process on loopback, with a fresh
 database. For each run, N friend games are created over HTTP and each seat is played by a
@@ -42,12 +42,13 @@ import socket
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from dominolab.arena import percentile
+from dominolab.lab.stats import percentile
 from dominolab.web.process import ServerProcess
 
 #: the server's address: the only one any request of the bench goes to
@@ -531,52 +532,21 @@ async def _computer_figures(port: int, people: list[ComputerRun]) -> dict[str, A
     }
 
 
-def _print_run(result: dict[str, Any]) -> None:
-    print(f"  N={result['games']:<4} friend games: {result['moves']:>6} moves "
-          f"({result['moves_per_s']:,.0f}/s)  move -> opponent's update: p50 "
-          f"{result['p50_ms']} ms, p99 {result['p99_ms']} ms, max {result['max_ms']} ms;  "
-          f"errors {result['errors']}, lost moves {result['lost_moves']}", flush=True)
-    for example in result["error_examples"]:
-        print(f"      e.g. {example}")
-    if "computer" in result:
-        c = result["computer"]
-        reply = c["computer_reply"]
-        verdict = {None: "no reply measured", True: "met", False: "MISSED"}[c["target_met"]]
-        print(f"         vs the easy computer ({c['games']} games): {c['moves']} moves, "
-              f"{reply['count']} replies  move -> computer's reply: p50 {reply['p50_ms']} ms, "
-              f"p99 {reply['p99_ms']} ms, max {reply['max_ms']} ms;  errors {c['errors']}, "
-              f"unanswered {c['unanswered']}  (target p99 < {c['target_p99_ms']:g} ms: "
-              f"{verdict})", flush=True)
-        for example in c["error_examples"]:
-            print(f"      e.g. {example}")
-    if "abuse" in result:
-        a = result["abuse"]
-        by = a["by_status"]
-        print(f"         abuser: {a['requests']} requests ({a['requests_per_s']:,.0f}/s): "
-              f"201 {by['201']}, 200 {by['200']}, 429 {by['429']}, other {by['other']} "
-              f"{a['other_statuses']}, connection errors {a['connection_errors']}; games "
-              f"accepted {a['games_accepted']}", flush=True)
-
-
-def run(games: list[int], seconds: float, think: float, game: str, as_json: bool,
-        abuse: bool = False, computer_games: int = 10) -> int:
+def run_serve_bench(games: Sequence[int], seconds: float, think: float, game: str,
+                    abuse: bool = False, computer_games: int = 10,
+                    on_start: Callable[[], None] | None = None,
+                    on_run: Callable[[dict[str, Any]], None] | None = None
+                    ) -> list[dict[str, Any]]:
+    """Start a server on loopback with a fresh database and play one run for each number of
+    friend games in ``games`` (``seconds`` each; the run with N games uses the seed N).
+    ``on_start()`` is called once the server is up, ``on_run(result)`` as each run ends.
+    Returns every run's figures."""
+    results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="dominolab-bench-") as tmp, \
             ServerProcess(Path(tmp) / "bench.sqlite3") as server:
         base = server.base
-        results = []
-        if not as_json:
-            print(f"{game}: N friend games at once, each seat a scripted WebSocket client "
-                  f"thinking {think:g} s a move on average, {seconds:g} s a run; one "
-                  f"server process on loopback ({os.cpu_count()} cores shared with the "
-                  f"clients)")
-            if computer_games:
-                print(f"  and {computer_games} games against the easy computer (delay 0), "
-                      f"the person a scripted client like the others, each from an address "
-                      f"of its own: move -> the computer's reply")
-            if abuse:
-                print(f"  and all along, one abusive client from {ABUSER} creating \"hard, "
-                      f"computer opens\" games and asking for hints on them over "
-                      f"{ABUSE_CONNECTIONS} connections as fast as it can")
+        if on_start is not None:
+            on_start()
         for n in games:
             with ThreadPoolExecutor(1) as pool:  # a loop of its own, whatever the caller's
                 result = pool.submit(asyncio.run,
@@ -584,14 +554,20 @@ def run(games: list[int], seconds: float, think: float, game: str, as_json: bool
                                           abuse=abuse, computer_games=computer_games)
                                      ).result()
             results.append(result)
-            if not as_json:
-                _print_run(result)
-    if as_json:
-        print(json.dumps({"game": game, "think_s": think, "seconds": seconds,
-                          "abuse": abuse, "computer_games": computer_games,
-                          "computer_reply_target_p99_ms": COMPUTER_REPLY_TARGET_MS,
-                          "runs": results}, indent=2))
-    bad = any(r["errors"] or r["lost_moves"]
-              or ("computer" in r and (r["computer"]["errors"] or r["computer"]["unanswered"]))
-              for r in results)
-    return 1 if bad else 0
+            if on_run is not None:
+                on_run(result)
+    return results
+
+
+def failed(results: Sequence[dict[str, Any]]) -> bool:
+    """Whether any run had an error or a lost move, or a computer game an error or a move
+    left unanswered."""
+    return any(r["errors"] or r["lost_moves"]
+               or ("computer" in r and (r["computer"]["errors"] or r["computer"]["unanswered"]))
+               for r in results)
+
+
+__all__ = ["ABUSER", "ABUSE_CONNECTIONS", "COMPUTER_REPLY_TARGET_MS", "DRAIN_SECONDS",
+           "HARD_OPENS", "SERVER", "Abuser", "ComputerRun", "FriendSeat", "GameRun", "abuse",
+           "call", "computer_player_address", "create_computer_game", "create_friend_game",
+           "failed", "player_address", "run_serve_bench"]

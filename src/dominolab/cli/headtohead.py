@@ -1,0 +1,98 @@
+"""``python -m dominolab.cli.headtohead``: our expert against OpenSpiel's ISMCTS or MCTS
+bot on duplicate hands, the same wall-clock time a move (:mod:`dominolab.lab.headtohead`).
+
+    python -m dominolab.cli.headtohead --game luzak --opponent ismcts \\
+        --hands 1000 --seconds 0.05 --workers 2 [--seed 1] [--json]
+
+Needs the ``openspiel`` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+
+from dominolab.core import GAMES
+from dominolab.lab.headtohead import DEFAULT_UCT_C, OPPONENTS, HeadToHeadResult, run
+
+
+def _interval(ci: tuple[float, float] | None, fmt: str) -> str:
+    return "n/a" if ci is None else f"[{ci[0]:{fmt}}, {ci[1]:{fmt}}]"
+
+
+def report(result: HeadToHeadResult) -> str:
+    """The result as a few lines of text."""
+    s = result.summary
+    bot = {"ismcts": "OpenSpiel ISMCTSBot", "mcts": "OpenSpiel MCTSBot (resampled world)"}
+    return "\n".join([
+        f"{result.game}: expert vs {bot[result.opponent]}, {result.seconds_per_move:g} s a "
+        f"move each, {s.hands} hands ({s.pairs} duplicate pairs), seed {result.seed}, "
+        f"UCT c={result.uct_c:g}",
+        f"  hands won {s.wins}, tied {s.ties}, lost {s.losses}",
+        f"  win rate {s.win_rate:.1%}  95% CI over pairs "
+        f"{_interval(s.win_rate_ci95, '.1%')}  (Wilson over hands "
+        f"{_interval(s.win_rate_wilson95, '.1%')})",
+        f"  point margin per hand {s.margin_per_hand:+.2f}  95% CI "
+        f"{_interval(s.margin_ci95, '+.2f')}",
+        f"  seconds a move (median / p95): expert {s.our_timing.median:.3f} / "
+        f"{s.our_timing.p95:.3f}, bot {s.their_timing.median:.3f} / {s.their_timing.p95:.3f}",
+        f"  bot simulations a move (median) {s.simulations_median:.0f}, "
+        f"{s.simulations_per_second:.0f} a second",
+        f"  {result.seconds:.0f} s",
+    ])
+
+
+def _progress_printer() -> Callable[[int, int], None] | None:
+    if not sys.stderr.isatty():
+        return None
+    start = time.perf_counter()
+
+    def show(done: int, total: int) -> None:
+        elapsed = time.perf_counter() - start
+        eta = elapsed / done * (total - done) if done else math.nan
+        end = "\n" if done == total else ""
+        print(f"\r{done}/{total} hands, {elapsed:.0f} s, about {eta:.0f} s left   ",
+              end=end, file=sys.stderr, flush=True)
+
+    return show
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m dominolab.cli.headtohead",
+        description="Our expert against OpenSpiel's ISMCTS or MCTS bot on duplicate hands, "
+                    "the same wall-clock time a move.")
+    parser.add_argument("--game", required=True, choices=list(GAMES))
+    parser.add_argument("--opponent", required=True, choices=list(OPPONENTS))
+    parser.add_argument("--hands", type=int, default=1000,
+                        help="hands in all, even: hands/2 deals played twice (default 1000)")
+    parser.add_argument("--seconds", type=float, default=0.05,
+                        help="wall-clock seconds a move for each side (default 0.05)")
+    parser.add_argument("--seed", type=int, default=1, help="deal d uses seed SEED + d")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="processes (default 1; 0: every core)")
+    parser.add_argument("--uct-c", type=float, default=DEFAULT_UCT_C,
+                        help=f"the bots' UCT exploration constant (default {DEFAULT_UCT_C:g})")
+    parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    parser.add_argument("--hands-json", action="store_true",
+                        help="with --json: every hand's record too")
+    args = parser.parse_args(argv)
+    try:
+        result = run(args.game, args.opponent, args.hands, args.seconds, args.seed,
+                     args.workers or os.cpu_count() or 1, args.uct_c, _progress_printer())
+    except ValueError as exc:
+        parser.error(str(exc))
+    if args.json:
+        print(json.dumps(result.to_json(args.hands_json), indent=2))
+    else:
+        print(report(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
