@@ -280,3 +280,103 @@ def test_points_agree_with_the_engine(name: str, params: dict[str, Any]) -> None
         margin = hand.points[0] - hand.points[1]
         assert state.returns() == [margin, -margin]
         assert game.min_utility() <= margin <= game.max_utility()
+
+
+def _widelec_state(deal: tuple[str, str], moves: str) -> Any:
+    """A Widelec state (seat 0 opens) dealt ``deal`` after the moves in notation; a final
+    ``draw`` is left waiting for its chance outcome."""
+    from dominolab.core import parse_move, parse_tile
+
+    game = pyspiel.load_game("python_widelec")
+    state = game.new_initial_state()
+    for tiles in deal:
+        for text in tiles.split():
+            state.apply_action(parse_tile(text).index)
+    cd = codec("widelec")
+    for text in moves.split():
+        if state.is_chance_node():  # a draw's tile: any is fine here
+            state.apply_action(state.chance_outcomes()[0][0])
+        state.apply_action(cd.encode(parse_move(text)))
+    return state
+
+
+def _same_information(world: Any, state: Any, player: int) -> None:
+    assert world.information_state_string(player) == state.information_state_string(player)
+    assert world.information_state_tensor(player) == state.information_state_tensor(player)
+    assert world.observation_string(player) == state.observation_string(player)
+    assert world.current_player() == state.current_player()
+    assert len(world.history()) == len(state.history())
+
+
+def test_resample_at_a_draw_waiting_for_its_tile() -> None:
+    # seat 0 draws with nothing fitting the ends 4 and 2: the draw proves seat 0 holds no 4
+    # or 2 though the engine has not taken the draw yet (its tile is the chance outcome).
+    # Of seat 1's 20 unseen tiles only 10 have no 4 or 2, so a world that ignores this
+    # fact holds a fitting tile for seat 0 in 99.5% of tries.
+    state = _widelec_state(("11 33 41 50 55 60 63", "10 12 30 51 53 62 65"), "41 12@R draw")
+    assert state.is_chance_node()
+    for seed in range(30):
+        sampler = pyspiel.UniformProbabilitySampler(seed, 0.0, 1.0)
+        for player in (0, 1):
+            world = state.resample_from_infostate(player, sampler)
+            _same_information(world, state, player)
+            assert all(4 not in (t.hi, t.lo) and 2 not in (t.hi, t.lo)
+                       for t in world.hand.hands[0])
+            world.apply_action(world.chance_outcomes()[0][0])  # the draw completes
+
+
+@pytest.mark.parametrize("params", PARAMS["python_widelec"])
+def test_resample_never_fails_at_draw_chance_nodes(params: dict[str, Any]) -> None:
+    """Every draw's chance node of seeded random hands, both seats: a world is always found
+    (the true one exists), with the same information state, and it plays on."""
+    game = pyspiel.load_game("python_widelec", params)
+    rng = random.Random(12)
+    sampler = pyspiel.UniformProbabilitySampler(12, 0.0, 1.0)
+    nodes = 0
+    for _ in range(120):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node() and state.hand is not None:
+                nodes += 1
+                for player in (0, 1):
+                    world = state.resample_from_infostate(player, sampler)
+                    _same_information(world, state, player)
+                    assert sorted(a for a, _ in world.chance_outcomes()) == sorted(
+                        t.index for t in world.hand.boneyard)
+            if state.is_chance_node():
+                state.apply_action(rng.choice(state.chance_outcomes())[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+    assert nodes > 500
+
+
+@pytest.mark.parametrize("name", ("python_luzak", "python_luzak_line"))
+def test_action_strings_are_the_engines_notation_luzaks_included(name: str) -> None:
+    from dominolab.core import parse_move
+
+    game = pyspiel.load_game(name)
+    rng = random.Random(13)
+    luzaks = 0
+    for hands in range(1000):  # random play lays a luzak in a few hands in a hundred
+        if luzaks >= 3:
+            break
+        state = _play_random(game.new_initial_state(), rng, stop=0)
+        while not state.is_terminal():
+            player = state.current_player()
+            moves = {codec(ENGINE[name]).encode(m): m for m in state.hand.legal_moves()}
+            if hands < 5 or any(getattr(m, "luzak", False) for m in moves.values()):
+                for action in state.legal_actions():
+                    text = state.action_to_string(player, action)
+                    assert text == str(moves[action])
+                    assert parse_move(text) == moves[action]
+            action = rng.choice(state.legal_actions())
+            move = moves[action]
+            state.apply_action(action)
+            if getattr(move, "luzak", False):
+                luzaks += 1
+                text = str(move)
+                assert text.endswith("*")
+                for seat in (0, 1):
+                    assert f"{player}:{text}" in state.information_state_string(seat).split()
+                assert f"{player}:{text}" in str(state).split()
+    assert luzaks >= 3

@@ -4,6 +4,7 @@ never show hidden tiles, and rendering."""
 
 from __future__ import annotations
 
+import pickle
 import random
 from typing import Any
 
@@ -26,9 +27,14 @@ from dominolab.core import (
     parse_tile,
 )
 from dominolab.integrations.actions import codec
+from dominolab.integrations.bounds import hand_points_bound
 from dominolab.integrations.pettingzoo import (
     AGENTS,
+    LuzakEnv,
+    LuzakLineEnv,
+    WidelecEnv,
     env,
+    illegal_reward,
     observation_layout,
     raw_env,
 )
@@ -235,16 +241,71 @@ def test_options_are_checked() -> None:
     assert raw_env("kwartety", edge_double=False).options == WidelecOptions(edge_double=False)
 
 
-def test_illegal_actions() -> None:
-    raw = raw_env("luzak")
+@pytest.mark.parametrize(("game", "options"), CASES, ids=IDS)
+def test_illegal_action_ends_the_hand_worse_than_any_legal_result(
+        game: str, options: dict[str, Any]) -> None:
+    """PettingZoo's convention (TerminateIllegalWrapper, its classic games): an illegal
+    action ends the episode, the offender getting the lowest reward, the other agent 0;
+    scaled to points, so that no hand played out legally ends worse for the offender."""
+    raw = raw_env(game, **options)
     raw.reset(seed=0)
     mask = raw.observe(raw.agent_selection)["action_mask"]
-    illegal = int(np.flatnonzero(mask == 0)[0])
     with pytest.raises(IllegalMoveError):
-        raw.step(illegal)
-    wrapped = env("luzak")
-    wrapped.reset(seed=0)
-    agent = wrapped.agent_selection
-    wrapped.step(illegal)  # PettingZoo logs "Illegal move made"
-    assert all(wrapped.terminations.values())
-    assert wrapped.rewards[agent] == -1
+        raw.step(int(np.flatnonzero(mask == 0)[0]))
+    penalty = illegal_reward(game, raw.options)
+    bound = hand_points_bound(game)
+    assert penalty <= -2 * bound and penalty <= -raw.options.target
+    rng = random.Random(11)
+    for seed in range(5):
+        wrapped = env(game, **options)
+        wrapped.reset(seed=seed)
+        totals = dict.fromkeys(AGENTS, 0.0)
+        for _ in range(rng.randrange(1, 8)):  # some legal moves first, points may be earned
+            obs = wrapped.observe(wrapped.agent_selection)
+            wrapped.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            for a, r in wrapped.rewards.items():
+                totals[a] += r
+        agent = wrapped.agent_selection
+        other = AGENTS[1 - AGENTS.index(agent)]
+        obs = wrapped.observe(agent)
+        wrapped.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))  # "Illegal move made"
+        assert all(wrapped.terminations.values())
+        assert wrapped.rewards == {agent: penalty, other: 0.0}
+        for a, r in wrapped.rewards.items():
+            totals[a] += r
+        # the offender ends below the worst margin any legal hand can give (-bound)
+        assert totals[agent] < -bound
+        # the episode is over for both: each takes its last observation and steps None
+        for _ in wrapped.agent_iter(4):
+            wrapped.last()
+            wrapped.step(None)
+        assert not wrapped.agents
+
+
+def test_illegal_reward_is_at_least_the_match_target() -> None:
+    assert illegal_reward("luzak-line", raw_env("luzak-line", target=10_000).options) == -10_000
+    e = env("luzak-line", target=10_000)
+    e.reset(seed=1)
+    agent = e.agent_selection
+    e.step(int(np.flatnonzero(e.observe(agent)["action_mask"] == 0)[0]))
+    assert e.rewards[agent] == -10_000
+    assert illegal_reward("kwartety") == -2 * hand_points_bound("widelec")
+
+
+def test_each_game_reports_its_own_name() -> None:
+    names = {"luzak": "luzak_v0", "luzak-line": "luzak_line_v0", "widelec": "widelec_v0",
+             "kwartety": "widelec_v0"}
+    for game, name in names.items():
+        raw = raw_env(game)
+        assert type(raw).metadata["name"] == name  # at class level
+        assert raw.metadata["name"] == name  # and on the instance
+        assert env(game).metadata["name"] == name  # through the wrappers
+        assert isinstance(raw, raw_env)
+    assert LuzakEnv.metadata["name"] == "luzak_v0"
+    assert LuzakLineEnv.metadata["name"] == "luzak_line_v0"
+    assert WidelecEnv.metadata["name"] == "widelec_v0"
+    assert WidelecEnv().game == "widelec" and type(raw_env("widelec")) is WidelecEnv
+    copy = pickle.loads(pickle.dumps(raw_env("luzak-line", opener=1)))
+    assert type(copy) is LuzakLineEnv and copy.fixed_opener == 1
+    with pytest.raises(ValueError, match="plays widelec"):
+        WidelecEnv("luzak")

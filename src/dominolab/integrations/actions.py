@@ -3,9 +3,10 @@
 ``action = (2 * tile.index + (inner == tile.hi)) * SLOTS + slot`` for a tile laid, where
 ``slot`` is 0 for the lead, then the game's ports: Luzak's tree ports ``1w..12s`` (slots
 1-48), or a line's ``L`` and ``R`` (slots 1-2). A double's inner half is its only half
-(the ``hi`` bit is 1). Widelec adds ``draw``, ``pass`` and ``keep`` after the plays. Whether a
-play is a luzak is not part of the number: the position decides it (a tile that does not
-match its port). Legal actions come sorted ascending, as frameworks expect.
+(the ``hi`` bit is 1). A game with a boneyard (Widelec) adds ``draw``, ``pass`` and ``keep``
+after the plays. Whether a play is a luzak is not part of the number: the position decides
+it (a tile that does not match its port). Legal actions come sorted ascending, as frameworks
+expect.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from dominolab.core import DRAW, KEEP, PASS, Hand, Move, Play, get_game
+from dominolab.core import DRAW, GAMES, KEEP, PASS, GameSpec, Hand, Move, Play, get_game
 from dominolab.core.errors import IllegalMoveError, InvalidMoveError
 from dominolab.core.moves import MAX_TILE_NUMBER
 
@@ -89,11 +90,15 @@ class ActionCodec:
         return f"{inner}{tile.other(inner)}@{port}"
 
 
-CODECS: Final[dict[str, ActionCodec]] = {
-    "luzak": ActionCodec("luzak", _TREE_SLOTS, ()),
-    "luzak-line": ActionCodec("luzak-line", _LINE_SLOTS, ()),
-    "widelec": ActionCodec("widelec", _LINE_SLOTS, (DRAW, PASS, KEEP)),
-}
+def _codec_of(spec: GameSpec) -> ActionCodec:
+    """The numbering a game's spec implies: its table's slots, and ``draw``, ``pass`` and
+    ``keep`` after the plays when it has a boneyard."""
+    slots = _TREE_SLOTS if spec.table == "tree" else _LINE_SLOTS
+    extras: tuple[Move, ...] = (DRAW, PASS, KEEP) if spec.has_boneyard else ()
+    return ActionCodec(spec.name, slots, extras)
+
+
+CODECS: Final[dict[str, ActionCodec]] = {name: _codec_of(spec) for name, spec in GAMES.items()}
 assert MAX_TILE_NUMBER >= 12
 
 

@@ -45,15 +45,16 @@ from dominolab.core import (
     Keep,
     Pass,
     Play,
+    Port,
     View,
     WidelecHand,
     get_game,
     view_of,
 )
-from dominolab.core.quartets import QUARTET_WORTH
-from dominolab.core.table import LineTable, TreeTable
+from dominolab.core.view import free_ports_of
 from dominolab.core.worlds import Limit, fits_limits, opponent_limits
 from dominolab.integrations.actions import ActionCodec, codec
+from dominolab.integrations.bounds import hand_points_bound
 
 #: Options that only matter across hands (a match), not within the one hand modelled here.
 MATCH_OPTIONS: Final = frozenset({"target", "even_hands", "win_at_once"})
@@ -69,21 +70,7 @@ _CHANCE: Final = int(pyspiel.PlayerId.CHANCE)
 _TERMINAL: Final = int(pyspiel.PlayerId.TERMINAL)
 
 
-def _max_points(spec: GameSpec) -> int:
-    """A safe bound on what both seats together can score in one hand (the utility bound).
-
-    Luzak: tile N scores a count of at most 12 per tile on the table (a double's 2d <= 12,
-    the opening non-double <= 11, any other end <= 6) plus a luzak's pips (<= 12).
-    Without spinners: the two ends count at most 12 each; no pip bonus. Widelec: every
-    play scores at most the best quartet; the bonus at most every pip in the opponent's
-    hand (168 is every pip of the set).
-    """
-    if spec.name == "luzak":
-        return sum(12 * n + 12 for n in range(1, 13))
-    if spec.name == "luzak-line":
-        return 12 * 24
-    best = max(max(row) for row in QUARTET_WORTH[True])
-    return 28 * best + sum(t.pips for t in TILES)
+_max_points = hand_points_bound  # the utility bound: what one hand can give
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +90,7 @@ class GameConfig:
 
     @property
     def tree(self) -> bool:
-        return self.spec.name == "luzak"
+        return self.spec.table == "tree"
 
     @property
     def widelec(self) -> bool:
@@ -316,7 +303,7 @@ class DominoState(pyspiel.State):  # type: ignore[misc]
         if player == _CHANCE:
             word = "draw" if self._core.hand is not None else "deal"
             return f"{word} {TILES[action]}"
-        return self._core.cfg.codec.describe(action)
+        return _action_text(self._core, player, action)
 
     def is_terminal(self) -> bool:
         hand = self._core.hand
@@ -338,11 +325,12 @@ class DominoState(pyspiel.State):  # type: ignore[misc]
                             for s in (0, 1)) + " dealing"
         parts = [f"seat{s}:[{' '.join(map(str, hand.hands[s]))}]" for s in (0, 1)]
         parts.append("table:" + " ".join(map(str, hand.table_placements)))
-        if isinstance(hand, WidelecHand):
+        if core.cfg.spec.has_boneyard:
+            assert isinstance(hand, WidelecHand)  # the hand class that holds a boneyard
             parts.append("boneyard:[" + " ".join(map(str, hand.boneyard)) + "]")
         parts.append(f"points:{hand.points[0]}:{hand.points[1]}")
         parts.append("moves:" + " ".join(
-            _record_text(core.cfg.codec, r, None) for r in core.record))
+            _record_text(core, r, None) for r in range(len(core.record))))
         if core.drawing:
             parts.append("drawing")
         if hand.result is not None:
@@ -410,6 +398,11 @@ def _world_actions(core: _Core, player: int, rng: random.Random) -> list[int] | 
     unseen = [t.index for t in view.unseen()]
     limits = opponent_limits(view)
     record = core.record
+    if core.drawing and record[-1][0] == opp:
+        # a draw's chance node: the opponent has drawn, the tile is still to come. The view
+        # (the engine's moves) does not hold that draw yet, but it proves the same as any
+        # draw: the opponent holds no tile fitting any free port now (no tile drawn since).
+        limits = (*limits, Limit(_open_values(view.free_ports), 0))
     # tiles the opponent laid, and when (index in the engine's moves = index in the record)
     laid_at = {mv.tile.index: i for i, (s, mv) in enumerate(hand.moves)
                if s == opp and isinstance(mv, Play)}
@@ -457,13 +450,13 @@ class _DrawWorld:
         moves = hand.moves
         n = len(moves)
         self.record = core.record
-        table = LineTable()
+        table = core.cfg.spec.new_table(core.cfg.options)
         values: list[frozenset[int]] = []  # open values before each move
         for _, mv in moves:
-            values.append(_line_values(table))
+            values.append(_open_values(free_ports_of(table)))
             if isinstance(mv, Play):
                 table.place(mv)
-        values.append(_line_values(table))
+        values.append(_open_values(free_ports_of(table)))
         events = [i for i, (s, mv) in enumerate(moves) if s == opp and isinstance(mv, Draw | Pass)]
         if core.drawing and self.record[-1][0] == opp:
             events.append(n)  # a draw waiting for its tile: nothing fitted
@@ -568,16 +561,39 @@ class _DrawWorld:
         return theirs, drawn
 
 
-def _line_values(table: LineTable) -> frozenset[int]:
-    if table.n == 0:
-        return frozenset(range(7))
-    return frozenset(table.end_values[0]) | frozenset(table.end_values[1])
+_ANY_VALUE: Final = frozenset(range(7))
 
 
-def _record_text(cd: ActionCodec, entry: tuple[int, int, int], seat: int | None) -> str:
-    """One recorded action; the drawn tile is shown only to its drawer (``seat``)."""
-    s, action, tile = entry
-    text = f"{s}:{cd.describe(action)}"
+def _open_values(free_ports: Sequence[tuple[Port, tuple[int, ...]]]) -> frozenset[int]:
+    """The values a tile may match at some free port (every value before the lead)."""
+    return frozenset(v for _, values in free_ports for v in values) or _ANY_VALUE
+
+
+def _action_text(core: _Core, player: int, action: int) -> str:
+    """An action in the engine's notation (``str(move)``), so a luzak keeps its ``*``.
+
+    Whether a play is a luzak is not in the action number but in the position: when
+    ``player`` is to move and ``action`` is legal, the move is the engine's own; otherwise
+    (an action named out of turn) the number alone is described, without the marker."""
+    hand = core.hand
+    cd = core.cfg.codec
+    if (hand is not None and hand.result is None and not core.drawing
+            and player == hand.to_move):
+        for move in hand.legal_moves():
+            if cd.encode(move) == action:
+                return str(move)
+    return cd.describe(action)
+
+
+def _record_text(core: _Core, r: int, seat: int | None) -> str:
+    """Recorded action ``r`` in the engine's notation (a luzak with its ``*``); a drawn tile
+    is shown only to its drawer (``seat``)."""
+    s, action, tile = core.record[r]
+    hand = core.hand
+    assert hand is not None
+    # the engine's moves and the record agree move by move (a draw waiting for its chance
+    # outcome is in the record only)
+    text = f"{s}:{hand.moves[r][1] if r < len(hand.moves) else core.cfg.codec.describe(action)}"
     if tile >= 0 and seat == s:
         text += str(TILES[tile])
     return text
@@ -686,25 +702,27 @@ class DominoObserver:
         d["tile_counts"][player] = len(view.hand)
         d["tile_counts"][1 - player] = view.opponent_tiles
         d["points"][0], d["points"][1] = view.hand_points
-        table = view.new_table()
-        if isinstance(table, TreeTable):
+        if self.cfg.tree:
             ports = d["ports"]
-            for index, value in table.port_value.items():
-                ports[index - 2, value] = 1
+            for port, values in view.free_ports:
+                for v in values:
+                    ports[port.index - 2, v] = 1  # tree ports are numbered from 2 (after L, R)
         else:
             ends = d["ends"]
             end_tiles = d["end_tiles"]
-            for e in (0, 1):
-                for v in table.end_values[e]:
+            for port, values in view.free_ports:  # L, R (none before the lead)
+                e = port.index
+                for v in values:
                     ends[e, v] = 1
-                tile = table.end_tiles[e]
-                if tile is not None:
-                    end_tiles[e, tile.index] = 1
+                # the tile at this end: the last laid there, or the lead
+                end = next(mv for mv in reversed(view.table)
+                           if mv.port is None or mv.port.index == e)
+                end_tiles[e, end.tile.index] = 1
         if view.count is not None:
             d["count"][0] = view.count
         if view.boneyard is not None:
             d["boneyard"][0] = view.boneyard
-            d["pending"][0] = float(_pending(view))
+            d["pending"][0] = float(view.pending_seat is not None)
             d["drawing"][0] = float(core.drawing)
         if self.recall:
             self._history(core, player)
@@ -762,22 +780,15 @@ class DominoObserver:
             parts.append(f"count:{view.count}")
         if view.boneyard is not None:
             parts.append(f"boneyard:{view.boneyard}")
-            if _pending(view):
+            if view.pending_seat is not None:
                 parts.append("pending")
             if core.drawing:
                 parts.append("drawing")
         if self.recall:
             shown = player if self.private else None
             parts.append("history:" + " ".join(
-                _record_text(self.cfg.codec, r, shown) for r in core.record))
+                _record_text(core, r, shown) for r in range(len(core.record))))
         return " ".join(parts)
-
-
-def _pending(view: View) -> bool:
-    """The seat to move drew a tile that fits and must lay it (or keep it)."""
-    hist = view.history
-    return bool(hist) and view.to_move is not None and isinstance(hist[-1][1], Draw) \
-        and hist[-1][0] == view.to_move
 
 
 _GAME_CLASSES: Final[dict[str, type[DominoGame]]] = {

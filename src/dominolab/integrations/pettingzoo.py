@@ -1,12 +1,15 @@
 """PettingZoo AEC environments for Luzak, Luzak without spinners and Widelec (Kwartety).
 
 Create one with ``env(game="luzak", render_mode=None, opener=None, **options)`` (wrapped the
-way PettingZoo's classic environments are: an illegal action ends the episode with reward -1
-for the agent that made it) or ``raw_env(...)`` (unwrapped; an illegal action raises
-:class:`~dominolab.core.IllegalMoveError`). ``game`` is ``"luzak"``, ``"luzak-line"`` or
-``"widelec"`` (aliases such as ``"kwartety"`` work). Rule options are keyword arguments,
-checked by the game's options class (``short_ends_any_time=False``, ``must_play_drawn=False``,
-...; an unknown name or a wrong type raises :class:`~dominolab.core.OptionError`).
+way PettingZoo's classic environments are: an illegal action ends the episode, the agent that
+made it getting :func:`illegal_reward`, below any hand's margin, and the other 0) or
+``raw_env(...)`` (unwrapped; an illegal action raises
+:class:`~dominolab.core.IllegalMoveError`). Each game's environment has its own name,
+``metadata["name"]``: ``luzak_v0``, ``luzak_line_v0``, ``widelec_v0``. ``game`` is
+``"luzak"``, ``"luzak-line"`` or ``"widelec"`` (aliases such as ``"kwartety"`` work). Rule
+options are keyword arguments, checked by the game's options class
+(``short_ends_any_time=False``, ``must_play_drawn=False``, ...; an unknown name or a wrong
+type raises :class:`~dominolab.core.OptionError`).
 
 **Agents** ``"player_0"`` and ``"player_1"`` are seats 0 and 1. **Actions** are
 ``Discrete(codec(game).num_actions)``, numbered by :mod:`dominolab.integrations.actions`
@@ -92,17 +95,16 @@ from pettingzoo.utils import wrappers  # type: ignore[import-untyped, unused-ign
 
 from dominolab.core import (
     Deal,
-    Draw,
+    GameSpec,
     Hand,
-    LineTable,
     Options,
-    TreeTable,
     View,
     first_opener_by_lot,
     get_game,
     view_of,
 )
 from dominolab.integrations.actions import ActionCodec, codec
+from dominolab.integrations.bounds import hand_points_bound
 
 AGENTS: Final = ("player_0", "player_1")
 #: divisor of points and of the table count in the observation
@@ -110,27 +112,44 @@ POINTS_SCALE: Final = 100.0
 #: an upper bound of a seat's points in one hand, scaled (Luzak: 12 moves of at most a count
 #: of 144 plus a luzak's 12 pips; Widelec: 28 quartets of at most 22 and the bonus)
 POINTS_HIGH: Final = 20.0
-ILLEGAL_REWARD: Final = -1.0
-_ENV_NAMES: Final = {"luzak": "luzak_v0", "luzak-line": "luzak_line_v0", "widelec": "widelec_v0"}
+#: each game's environment name (``metadata["name"]``)
+ENV_NAMES: Final = {"luzak": "luzak_v0", "luzak-line": "luzak_line_v0", "widelec": "widelec_v0"}
+
+
+def illegal_reward(game: str, options: Options | None = None) -> float:
+    """The reward of an illegal action in ``env(game)``, which ends the episode.
+
+    PettingZoo's convention (its ``TerminateIllegalWrapper``, as in its classic games: chess,
+    connect four, tic-tac-toe) is that an illegal move ends the game, the offender getting
+    the lowest reward (the loss, -1 there) and everyone else 0. Here rewards are points, so
+    the lowest reward is scaled: twice the most that both seats can score in one hand
+    (:func:`~dominolab.integrations.bounds.hand_points_bound`), and never less than the
+    match target. The offender's return for the episode (what it earned before, at most that
+    bound, plus this) is then worse than any hand played out legally, and worse than losing
+    a match by the whole target.
+    """
+    bound = 2 * hand_points_bound(game)
+    target = options.target if options is not None else 0
+    return -float(max(bound, target))
 
 ObsDict = dict[str, npt.NDArray[Any]]
 
 
-def _layout(game: str) -> list[tuple[str, int, float]]:
+def _layout(spec: GameSpec) -> list[tuple[str, int, float]]:
     """The observation's segments: (name, length, upper bound of each value)."""
     parts: list[tuple[str, int, float]] = [("hand", 28, 1.0), ("table", 28, 1.0)]
-    if game == "luzak":
+    if spec.table == "tree":
         parts.append(("ports", 7, 48.0))
     else:
         for side in ("left", "right"):
             parts += [(f"{side}_values", 7, 1.0), (f"{side}_double", 1, 1.0),
                       (f"{side}_luzak", 1, 1.0)]
     parts.append(("tiles_on_table", 1, 1.0))
-    if game != "widelec":
+    if spec.has_count:
         parts.append(("count", 1, 2.0))  # at most 12 counted items of at most 12
     parts += [("my_points", 1, POINTS_HIGH), ("their_points", 1, POINTS_HIGH),
               ("their_tiles", 1, 1.0)]
-    if game == "widelec":
+    if spec.has_boneyard:
         parts += [("boneyard", 1, 1.0), ("drawn_pending", 1, 1.0)]
     parts.append(("opener", 1, 1.0))
     return parts
@@ -140,7 +159,7 @@ def observation_layout(game: str) -> dict[str, slice]:
     """Each named part of a game's observation vector and its slice."""
     out: dict[str, slice] = {}
     start = 0
-    for name, size, _ in _layout(get_game(game).name):
+    for name, size, _ in _layout(get_game(game)):
         out[name] = slice(start, start + size)
         start += size
     return out
@@ -149,30 +168,46 @@ def observation_layout(game: str) -> dict[str, slice]:
 def env(game: str = "luzak", render_mode: str | None = None, opener: int | None = None,
         **options: Any) -> Any:
     """The environment with PettingZoo's standard wrappers (as the classic games have):
-    an illegal action ends the episode with reward -1 for its agent; order is enforced."""
+    an illegal action ends the episode, its agent getting :func:`illegal_reward` (far below
+    any hand's margin) and the other 0; order is enforced."""
     wrapped: Any = raw_env(game, render_mode, opener, **options)
-    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=ILLEGAL_REWARD)
+    wrapped = wrappers.TerminateIllegalWrapper(
+        wrapped, illegal_reward=illegal_reward(wrapped.game, wrapped.options))
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     wrapped = wrappers.OrderEnforcingWrapper(wrapped)
     return wrapped
 
 
+def _metadata(game: str) -> dict[str, Any]:
+    return {"render_modes": ["human", "ansi"], "name": ENV_NAMES[game],
+            "is_parallelizable": False, "render_fps": 1}
+
+
 class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
-    """One hand of a dominolab game as a two-agent AEC environment (see the module doc)."""
+    """One hand of a dominolab game as a two-agent AEC environment (see the module doc).
 
-    metadata: dict[str, Any] = {  # noqa: RUF012 (each instance names its game)
-        "render_modes": ["human", "ansi"],
-        "name": "luzak_v0",
-        "is_parallelizable": False,
-        "render_fps": 1,
-    }
+    ``raw_env(game)`` is an instance of that game's subclass (:class:`LuzakEnv`,
+    :class:`LuzakLineEnv`, :class:`WidelecEnv`), whose class-level ``metadata["name"]`` is
+    the game's environment name (``luzak_v0``, ``luzak_line_v0``, ``widelec_v0``).
+    """
 
-    def __init__(self, game: str = "luzak", render_mode: str | None = None,
+    GAME: str = "luzak"
+    metadata: dict[str, Any] = _metadata("luzak")
+
+    def __new__(cls, game: str | None = None, *args: Any, **kwargs: Any) -> raw_env:
+        target = _ENV_CLASSES[get_game(game or cls.GAME).name]
+        new: raw_env = super().__new__(target if issubclass(target, cls) else cls)
+        return new
+
+    def __init__(self, game: str | None = None, render_mode: str | None = None,
                  opener: int | None = None, **options: Any) -> None:
+        game = game or self.GAME
         EzPickle.__init__(self, game, render_mode, opener, **options)
         super().__init__()
         self.spec = get_game(game)
         self.game = self.spec.name
+        if self.game != self.GAME:
+            raise ValueError(f"{type(self).__name__} plays {self.GAME}, not {game}")
         self.options: Options = self.spec.options_class.from_dict(options)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} "
@@ -181,13 +216,12 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
             raise ValueError(f"opener must be 0, 1 or None, not {opener!r}")
         self.render_mode = render_mode
         self.fixed_opener = opener
-        self.metadata = {**self.metadata, "name": _ENV_NAMES[self.game]}
         self.codec: ActionCodec = codec(self.game)
         self.layout = observation_layout(self.game)
-        parts = _layout(self.game)
+        parts = _layout(self.spec)
         high = np.concatenate([np.full(size, top, dtype=np.float32) for _, size, top in parts])
         self._size = int(high.shape[0])
-        self._max_tiles = 28 if self.game == "widelec" else 12
+        self._max_tiles = self.spec.tiles_per_hand or 28
 
         self.possible_agents: list[str] = list(AGENTS)
         self.agents: list[str] = list(AGENTS)
@@ -300,20 +334,20 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
             obs[at["hand"] + tile.index] = 1.0
         for mv in view.table:
             obs[at["table"] + mv.tile.index] = 1.0
-        table = view.new_table()
-        if isinstance(table, TreeTable):
-            for value, ports in Counter(table.port_values().values()).items():
+        if self.spec.table == "tree":
+            for value, ports in Counter(v for _, values in view.free_ports
+                                        for v in values).items():
                 obs[at["ports"] + value] = ports
-        elif isinstance(table, LineTable) and table.n:
-            for e, side in enumerate(("left", "right")):
-                for value in table.end_values[e]:
+        else:
+            for port, values in view.free_ports:  # L, R (none before the lead)
+                side = ("left", "right")[port.index]
+                for value in values:
                     obs[at[f"{side}_values"] + value] = 1.0
-                end = table.end_tiles[e]
-                obs[at[f"{side}_double"]] = float(end is not None and end.is_double)
-                last = next((mv for mv in reversed(view.table)
-                             if mv.port is not None and mv.port.is_line and mv.port.index == e),
-                            None)
-                obs[at[f"{side}_luzak"]] = float(last is not None and last.luzak)
+                # the tile at this end: the last laid there, or the lead
+                end = next(mv for mv in reversed(view.table)
+                           if mv.port is None or mv.port.index == port.index)
+                obs[at[f"{side}_double"]] = float(end.tile.is_double)
+                obs[at[f"{side}_luzak"]] = float(end.port is not None and end.luzak)
         obs[at["tiles_on_table"]] = view.n / self._max_tiles
         if "count" in at:
             obs[at["count"]] = (view.count or 0) / POINTS_SCALE
@@ -323,10 +357,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
         obs[at["their_tiles"]] = view.opponent_tiles / 28
         if "boneyard" in at:
             obs[at["boneyard"]] = (view.boneyard or 0) / 14
-            last_move = view.history[-1] if view.history else None
-            obs[at["drawn_pending"]] = float(
-                view.to_move == me and last_move is not None and last_move[0] == me
-                and isinstance(last_move[1], Draw))
+            obs[at["drawn_pending"]] = float(view.pending is not None)
         obs[at["opener"]] = float(view.opener == me)
         return obs
 
@@ -344,7 +375,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
 
     def text(self) -> str:
         """The position as text: the table, the count, scores and both hands."""
-        from dominolab.cli.render import draw_table
+        from dominolab.text import draw_table
 
         hand = self.hand
         lines = [f"{self.spec.title}, hand {self.hand_number}, {AGENTS[hand.opener]} opened; "
@@ -371,5 +402,31 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
         pass
 
 
-__all__ = ["AGENTS", "env", "observation_layout", "raw_env"]
+class LuzakEnv(raw_env):
+    """Luzak (``raw_env("luzak")``)."""
+
+    GAME = "luzak"
+    metadata = _metadata("luzak")
+
+
+class LuzakLineEnv(raw_env):
+    """Luzak without spinners (``raw_env("luzak-line")``)."""
+
+    GAME = "luzak-line"
+    metadata = _metadata("luzak-line")
+
+
+class WidelecEnv(raw_env):
+    """Widelec / Kwartety (``raw_env("widelec")``)."""
+
+    GAME = "widelec"
+    metadata = _metadata("widelec")
+
+
+_ENV_CLASSES: Final[dict[str, type[raw_env]]] = {
+    "luzak": LuzakEnv, "luzak-line": LuzakLineEnv, "widelec": WidelecEnv,
+}
+
+__all__ = ["AGENTS", "ENV_NAMES", "LuzakEnv", "LuzakLineEnv", "WidelecEnv", "env",
+           "illegal_reward", "observation_layout", "raw_env"]
 
