@@ -112,3 +112,39 @@ def test_purity_importing_core_does_not_import_upper_layers() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, check=True)
     assert done.stdout.strip() == "[]"
+
+
+PACKAGE = CORE.parent
+#: the layers above the core, and what each may import of dominolab (docs/architecture.md)
+LAYERS: dict[str, set[str]] = {
+    "players": {"core", "players"},
+    "text": {"core", "text"},
+    "lab": {"core", "players", "lab", "integrations", "web"},
+    "integrations": {"core", "players", "text", "integrations"},
+    "web": {"core", "players", "web"},
+}
+
+
+def _imports_of(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(parsed(path)):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module)
+    return {n for n in found if n.split(".")[0] == "dominolab"}
+
+
+@pytest.mark.parametrize("layer", sorted(LAYERS))
+def test_layers_import_only_below_them_and_never_cli(layer: str) -> None:
+    """Nothing imports ``dominolab.cli`` (it only parses arguments and prints), and each
+    layer imports only the layers below it."""
+    root = PACKAGE / layer
+    paths = sorted(root.rglob("*.py")) if root.is_dir() else [PACKAGE / f"{layer}.py"]
+    assert paths and all(p.exists() for p in paths)
+    for path in paths:
+        for name in _imports_of(path):
+            if name == "dominolab":
+                continue  # the package itself: its version
+            part = name.split(".")[1]
+            assert part in LAYERS[layer], f"{path.relative_to(PACKAGE)} imports {name}"

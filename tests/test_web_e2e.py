@@ -257,6 +257,14 @@ def ui(chromium: Browser, server: str, tmp_path: Path) -> Iterator[Ui]:
 
 # -- driving the page ------------------------------------------------------------------------
 
+#: the history lists one move per version, both read at one moment
+JS_HISTORY_IS_VERSION = """() => {
+  const g = document.querySelector('[data-testid="game"]');
+  const items = document.querySelectorAll('[data-testid="history"] li').length;
+  return g !== null && items === Number(g.dataset.version);
+}"""
+
+
 def game_attr(page: Page, name: str) -> str:
     return page.locator(GAME).get_attribute(f"data-{name}") or ""
 
@@ -447,9 +455,9 @@ def test_full_hand_by_clicking(ui: Ui, game: str) -> None:
             if kind == "play":
                 after = table_count(page)
                 assert after > before, f"table-tile count {before} -> {after} after a play"
-                # one li per move; in hand 1 that is every move of the match so far
-                expect(page.get_by_test_id("history").locator("li")).to_have_count(
-                    int(game_attr(page, "version")))
+                # one li per move; in hand 1 that is every move of the match so far (read
+                # together: the computer may move between two separate reads)
+                page.wait_for_function(JS_HISTORY_IS_VERSION, timeout=5000)
                 expect(page.get_by_test_id("scores")).to_contain_text(re.compile(r"\d"))
                 if game != "widelec":
                     expect(page.get_by_test_id("count")).to_have_text(re.compile(r"\d"))
