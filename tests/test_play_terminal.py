@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -26,10 +27,18 @@ def _env(**extra: str) -> dict[str, str]:
     return env
 
 
+def _default_sigint() -> None:
+    """In the child: Ctrl-C as a person's terminal has it. A suite started in the
+    background by a non-interactive shell inherits SIGINT ignored, and Python then never
+    turns Ctrl-C into KeyboardInterrupt, so the Ctrl-C tests waited in vain."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _spawn(cwd: Path, *args: str, **env: str) -> pexpect.spawn:
     child = pexpect.spawn(sys.executable, ["-m", "dominolab.cli.main", "play", *args],
                           cwd=str(cwd), env=_env(**env), encoding="utf-8",
-                          timeout=TIMEOUT, dimensions=(50, 100))
+                          timeout=TIMEOUT, dimensions=(50, 100),
+                          preexec_fn=_default_sigint)
     return child
 
 

@@ -119,23 +119,12 @@ class Thinking:
                 self.stream.flush()
 
 
-def read_line(prompt: str) -> str:
-    """``input(prompt)``, but with the prompt written from Python first. Inside ``input``
-    the prompt and the blocking read come in one C call: a Ctrl-C that lands between them
-    (a player quick on the key, a loaded machine that pauses the game right after the
-    prompt) would wait for Enter. Written here, the pause comes while Python still runs,
-    and the Ctrl-C is acted on at once."""
-    sys.stdout.write(prompt)
-    sys.stdout.flush()
-    return input()
-
-
 class TerminalGame:
     """One match between you (``seat``) and a computer player, on a text terminal."""
 
     def __init__(self, spec: GameSpec, match: Match, seat: int, computer: Player,
                  save_path: Path, color: bool,
-                 read: Callable[[str], str] | None = None,
+                 read: Callable[[str], str] = input,
                  write: Callable[[str], None] = print, *,
                  budget: Budget | None = None, label: str | None = None,
                  review: bool = True, hint_budget: Budget | None = None,
@@ -159,7 +148,7 @@ class TerminalGame:
         self.decisions: list[tuple[View, Move]] = []
         self.save_path = save_path
         self.st = Style(color)
-        self.read = read or read_line
+        self.read = read
         self._write = write
         self.width = min(shutil.get_terminal_size((80, 24)).columns, 100)
         self.players = ("you", f"computer:{computer.name}") if seat == 0 \
