@@ -98,7 +98,7 @@ def test_header_fields() -> None:
     assert list(header) == ["format", "format_version", "game", "rules_version", "options",
                             "players", "budgets", "seed", "matches", "dominolab"]
     assert header["format"] == "dominolab-sim"
-    assert header["format_version"] == 1
+    assert header["format_version"] == 2
     assert header["game"] == "luzak"
     assert header["rules_version"] == RULES_VERSION
     assert header["options"] == get_game("luzak").options(

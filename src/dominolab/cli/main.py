@@ -169,7 +169,8 @@ def build_parser() -> argparse.ArgumentParser:
         "except with players that think against the clock: pimc, expert, omniscient (or "
         "the level hard) without a budget or with a budget in seconds are not "
         "reproducible; give them a budget in worlds only, e.g. expert:500w. Ctrl-C keeps "
-        "the whole matches finished so far (exit status 130).")
+        "the whole matches finished so far (exit status 130); --resume continues them. An "
+        "existing file is replaced only with --force.")
     p.add_argument("--game", required=True, help="luzak, luzak-line or widelec")
     p.add_argument("--players", default="greedy,greedy", metavar="A,B",
                    help="the players of seats 0 and 1, each optionally with a budget: "
@@ -186,16 +187,35 @@ def build_parser() -> argparse.ArgumentParser:
                         "processes; the same file as a local run (needs: pip install "
                         "'dominolab[cluster]')")
     p.add_argument("--out", metavar="FILE", default=None,
-                   help="the result file (default: sim-GAME-SEED.jsonl)")
-    _add_game_options(p)
+                   help="the result file (default: sim-GAME-SEED.jsonl, with each option "
+                        "that differs from its default: sim-widelec-1-edge-double=no.jsonl; "
+                        ".parquet with --format parquet); not with a sweep")
+    p.add_argument("--format", choices=("jsonl", "parquet"), default="jsonl",
+                   help="jsonl: JSON Lines (the default); parquet: the same content as a "
+                        "Parquet file, one row per hand (needs pyarrow: pip install "
+                        "'dominolab[lab]'; --resume cannot continue it)")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing result file (without it, an existing file is "
+                        "an error)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the file an interrupted run of the same arguments left: "
+                        "play only the missing matches, ending with the file an "
+                        "uninterrupted run writes (a complete file is left as it is)")
+    p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",
+                   help="a rule option, e.g. edge-double=no (see `dominolab games`); a comma "
+                        "list of values (target=31,41,61) sweeps them, one run and one file "
+                        "each; several swept options run every combination")
 
     p = sub.add_parser(
         "report", help="figures and plots of simulation result files (`dominolab simulate`)",
-        description="Summarise one or more result files of `dominolab simulate`: opener "
-        "advantage, score distributions, points by tile number N and luzaks (Luzak), "
-        "quartets, bonuses, hand ends and draws (Widelec), match length, each with its 95% "
-        "interval. Given two or more files, they are shown side by side with each one's "
-        "difference from the first file and its interval.")
+        description="Summarise one or more result files of `dominolab simulate`: opener's "
+        "and responder's points, score distributions, points by tile number N and luzaks "
+        "(Luzak), quartets, bonuses, hand ends and draws (Widelec, over completed hands), "
+        "match length and drawn matches, each with its 95% interval (hands clustered by "
+        "match); the match length each lower target would give; which tiles are luzaked "
+        "and what each tile is worth (files that record tiles). Given two or more files, "
+        "they are shown side by side with each one's difference from the first, paired by "
+        "deal when the files share their seed.")
     p.add_argument("files", nargs="+", metavar="FILE", help="a dominolab-sim JSON Lines file")
     p.add_argument("--html", metavar="OUT", default=None,
                    help="also write a self-contained HTML report with plots to OUT "

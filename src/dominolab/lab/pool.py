@@ -5,17 +5,22 @@ the calling process as it finishes (in the order they finish, not the tasks' ord
 that need an order sort or buffer). With one worker it plays in this process; with more, in
 a pool of processes that leave Ctrl-C to the parent, which stops them all and raises
 :class:`KeyboardInterrupt` after keeping every result taken so far. On a Dask cluster (the
-``cluster`` extra) each task is one Dask task, and the same function gives the same results.
-``func`` and the tasks must be picklable (a module-level function, plain data).
+``cluster`` extra) the tasks go in batches (:func:`batch_size` tasks to one Dask task, a
+bounded number of batches in flight), so the client holds a few futures whatever the number
+of tasks, and the same function gives the same results. ``func`` and the tasks must be
+picklable (a module-level function, plain data).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import multiprocessing
 import os
 import signal
 import socket
+import struct
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final, TypeVar
 
@@ -49,21 +54,23 @@ def _ignore_sigint() -> None:
 
 def run_tasks(func: Callable[[T], R], tasks: Sequence[T], take: Callable[[R], None], *,
               workers: int = 1, client: Any = None,
-              tick: Callable[[], None] | None = None) -> None:
+              tick: Callable[[], None] | None = None, batch: int | None = None) -> None:
     """Run ``func`` on every task; ``take`` each result in this process as it finishes,
     then call ``tick`` (also about twice a second while waiting).
 
     ``workers``: local processes (1, or a single task: in this process). ``client``: a
-    connected ``distributed.Client`` to run on instead (``workers`` is then not used). On
-    Ctrl-C (or when ``take`` or ``tick`` raises) the processes are stopped, the tasks still
-    queued on a cluster are cancelled, and the exception propagates."""
+    connected ``distributed.Client`` to run on instead (``workers`` is then not used), in
+    batches of ``batch`` tasks (default: :func:`batch_size`). On Ctrl-C (or when ``take`` or
+    ``tick`` raises) the processes are stopped, the tasks still queued on a cluster are
+    cancelled, and the exception propagates. On a cluster that has had no worker for
+    :data:`NO_WORKERS_TIMEOUT` seconds, :class:`ClusterError` is raised."""
 
     def ticked() -> None:
         if tick is not None:
             tick()
 
     if client is not None:
-        _run_on_cluster(client, func, tasks, take, ticked)
+        _run_on_cluster(client, func, tasks, take, ticked, batch)
         return
     processes = min(workers, len(tasks))
     if processes <= 1:
@@ -160,6 +167,7 @@ def connect_cluster(address: str, timeout: float = CONNECT_TIMEOUT) -> Any:
             reason = str(exc)
         raise ClusterError(f"cannot reach {where} ({reason}); give --scheduler "
                            f"tcp://HOST:PORT") from None
+    _probe_scheduler(address, where, timeout)
     make_client: Any = distributed.Client  # untyped
     try:
         client = make_client(address, timeout=timeout, set_as_default=False)
@@ -168,45 +176,170 @@ def connect_cluster(address: str, timeout: float = CONNECT_TIMEOUT) -> Any:
         raise ClusterError(f"cannot connect to {where} (is a Dask scheduler listening "
                            f"there?): {type(exc).__name__}") from None
     try:
+        _check_workers(client, where, timeout)
+    except BaseException:
+        client.close()
+        raise
+    return client
+
+
+def _check_workers(client: Any, where: str, timeout: float) -> None:
+    """At least one worker within ``timeout`` seconds, each running this dominolab."""
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+    except TimeoutError:
+        raise ClusterError(f"{where} has no workers (none joined within {timeout:g} s); "
+                           f"start some: dask worker {client.scheduler.address}") from None
+    try:
         versions = client.run(_worker_versions)
     except Exception as exc:
-        client.close()
         raise ClusterError(f"the workers of {where} cannot run dominolab (is it installed "
                            f"there?): {exc}") from None
     mine = (__version__, RULES_VERSION)
     for worker, theirs in versions.items():
         if tuple(theirs) != mine:
-            client.close()
             raise ClusterError(f"worker {worker} runs dominolab {theirs[0]} (rules "
                                f"{theirs[1]}), not {mine[0]} (rules {mine[1]}); install "
                                f"the same version on every worker")
-    return client
+
+
+#: the most a Dask scheduler's first message (its handshake, a few hundred bytes) may be;
+#: anything else that answers (a web server's reply read as a length) is far larger
+_MOST_HANDSHAKE_BYTES: Final = 1 << 20
+
+
+def _probe_scheduler(address: str, where: str, timeout: float) -> None:
+    """Make sure a Dask scheduler answers at ``address`` within ``timeout`` seconds, before
+    ``distributed`` is let near it (its client waits forever for a server that accepts and
+    says nothing, and reads any answer's first bytes as a length to allocate). Over plain
+    TCP the first 8 bytes must be a sane message length; then the server must say it is a
+    scheduler (not a worker or a nanny). Raises :class:`ClusterError`."""
+    from distributed.comm.addressing import get_address_host_port, parse_address
+    from distributed.comm.core import connect as untyped_connect
+
+    connect: Any = untyped_connect
+    not_dask = f"{address!r} answers, but is not a Dask scheduler"
+    deadline = time.monotonic() + timeout
+    if parse_address(address)[0] == "tcp":
+        host, port = get_address_host_port(address)
+        try:
+            with socket.create_connection((host, port), timeout=timeout) as sock:
+                sock.settimeout(max(0.01, deadline - time.monotonic()))
+                first = b""
+                while len(first) < 8:
+                    chunk = sock.recv(8 - len(first))
+                    if not chunk:
+                        raise ClusterError(f"{not_dask} (it closed the connection)")
+                    first += chunk
+        except TimeoutError:
+            raise ClusterError(f"{not_dask} (it said nothing within {timeout:g} s)") from None
+        except OSError as exc:
+            raise ClusterError(f"cannot reach {where} ({exc.strerror or exc})") from None
+        (length,) = struct.unpack("<Q", first)
+        if not 0 < length <= _MOST_HANDSHAKE_BYTES:
+            raise ClusterError(f"{not_dask} (its first bytes are {first!r})")
+
+    async def identity() -> Any:
+        comm = await connect(address, timeout=timeout)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    left = max(0.01, deadline - time.monotonic())
+    try:
+        reply = asyncio.run(asyncio.wait_for(identity(), left))
+    except TimeoutError:
+        raise ClusterError(f"{not_dask} (no answer to a scheduler's question within "
+                           f"{timeout:g} s)") from None
+    except Exception as exc:
+        raise ClusterError(f"{not_dask} ({type(exc).__name__})") from None
+    kind = reply.get("type") if isinstance(reply, dict) else None
+    if kind != "Scheduler":
+        raise ClusterError(f"{not_dask} (it says it is {kind or 'something else'}"
+                           f"{'; give the scheduler address, not a worker' if kind else ''})")
+
+
+#: the most tasks in one Dask task, and how many batches each worker thread should get
+MAX_BATCH: Final = 500
+BATCHES_PER_THREAD: Final = 4
+#: batches in flight per worker thread (the client holds no more futures than this)
+IN_FLIGHT_PER_THREAD: Final = 2
+#: a cluster without a worker for this long, in seconds, while tasks wait, is an error
+NO_WORKERS_TIMEOUT: Final = 30.0
+
+
+def batch_size(tasks: int, threads: int) -> int:
+    """Tasks per Dask task: enough batches to keep ``threads`` worker threads busy and
+    balanced (:data:`BATCHES_PER_THREAD` each), at most :data:`MAX_BATCH` tasks each."""
+    per = -(-tasks // max(1, threads * BATCHES_PER_THREAD))
+    return max(1, min(MAX_BATCH, per))
+
+
+def _run_batch(func: Callable[[T], R], batch: Sequence[T]) -> list[R]:
+    """One Dask task: ``func`` on each task of ``batch``, in order."""
+    return [func(task) for task in batch]
 
 
 def _run_on_cluster(client: Any, func: Callable[[T], R], tasks: Sequence[T],
-                    take: Callable[[R], None], tick: Callable[[], None]) -> None:
-    """One Dask task per task; ``take`` each result as it completes, ``tick`` about twice
-    a second."""
+                    take: Callable[[R], None], tick: Callable[[], None],
+                    batch: int | None) -> None:
+    """Batches of tasks as Dask tasks, a bounded number in flight; ``take`` each result as
+    its batch completes, ``tick`` about twice a second. Raises :class:`ClusterError` when no
+    worker has been seen for :data:`NO_WORKERS_TIMEOUT` seconds."""
     import distributed
 
     wait: Any = distributed.wait  # untyped
-    remaining = set(client.map(func, tasks, pure=False))
+    threads = max(1, sum(client.nthreads().values()))
+    size = batch if batch is not None else batch_size(len(tasks), threads)
+    if size < 1:
+        raise OptionError(f"a batch holds at least 1 task, not {size!r}")
+    starts = iter(range(0, len(tasks), size))
+    limit = max(2, IN_FLIGHT_PER_THREAD * threads)
+    in_flight: set[Any] = set()
+
+    def submit_more() -> None:
+        while len(in_flight) < limit:
+            start = next(starts, None)
+            if start is None:
+                return
+            chunk = list(tasks[start:start + size])
+            in_flight.add(client.submit(_run_batch, func, chunk, pure=False))
+
+    seen_workers = checked = time.monotonic()
     try:
         with client.as_current():
-            while remaining:
+            submit_more()
+            while in_flight:
                 try:
-                    done = wait(list(remaining), timeout=TICK_SECONDS,
+                    done = wait(list(in_flight), timeout=TICK_SECONDS,
                                 return_when="FIRST_COMPLETED").done
                 except TimeoutError:
                     done = set()
+                now = time.monotonic()
                 for future in done:
-                    take(future.result())
-                    remaining.discard(future)
+                    in_flight.discard(future)
+                    results = future.result()
+                    future.release()
+                    for result in results:
+                        take(result)
+                    seen_workers = now
+                submit_more()
+                if not done and now - checked >= 1.0:
+                    checked = now
+                    if client.nthreads():
+                        seen_workers = now
+                    elif now - seen_workers >= NO_WORKERS_TIMEOUT:
+                        raise ClusterError(f"the Dask cluster has had no workers for "
+                                           f"{NO_WORKERS_TIMEOUT:g} s; start some: dask "
+                                           f"worker {client.scheduler.address}")
                 tick()
     except BaseException:
-        client.cancel(list(remaining))
+        client.cancel(list(in_flight))
         raise
 
 
-__all__ = ["CLUSTER_HINT", "CONNECT_TIMEOUT", "ClusterError", "ProgressCallback",
+__all__ = ["BATCHES_PER_THREAD", "CLUSTER_HINT", "CONNECT_TIMEOUT", "IN_FLIGHT_PER_THREAD",
+           "MAX_BATCH", "NO_WORKERS_TIMEOUT", "ClusterError", "ProgressCallback", "batch_size",
            "check_workers", "cluster_client", "connect_cluster", "run_tasks"]

@@ -8,26 +8,43 @@ worlds only, e.g. ``expert:500w``) the same arguments give the same file byte fo
 whatever the number of worker processes, and on a Dask cluster (``scheduler=``, the
 ``cluster`` extra) the same as locally. A match's lines are written together once it is
 complete, in match order, so an interrupted run leaves a valid file holding matches
-``0 .. j-1`` only.
+``0 .. j-1`` only; one killed mid-write leaves them and a torn tail.
+:func:`simulate_to_file` with ``mode="resume"`` continues either: it checks the header is
+the one these arguments write, cuts the torn tail and plays only the missing matches, and
+the file ends byte for byte as an uninterrupted run's.
+
+:func:`default_out` names a run's file by its game, seed and non-default options;
+:func:`make_sweep` makes one setup per combination of listed option values
+(``target=31,41,61``).
 
 This module prints nothing; ``dominolab simulate`` is its command.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, TextIO
+from typing import Any, Final, Literal, Protocol, TextIO, cast
 
 from dominolab import __version__
-from dominolab.core import RULES_VERSION, OptionError, Options, get_game
+from dominolab.core import RULES_VERSION, DominoError, OptionError, Options, get_game
 from dominolab.lab.play import play_match, resolve_player
 from dominolab.lab.pool import ProgressCallback, check_workers, cluster_client, run_tasks
-from dominolab.lab.simfile import FORMAT, FORMAT_VERSION, dumps, match_text
+from dominolab.lab.simfile import (
+    FORMAT,
+    FORMAT_VERSION,
+    ParquetSimWriter,
+    SimFileError,
+    dumps,
+    match_text,
+    recover_sim_file,
+    require_pyarrow,
+)
 from dominolab.players import LEVELS, Budget
 
 #: players whose choices never depend on a clock, whatever their budget
@@ -114,9 +131,62 @@ def make_setup(game: str, players: Sequence[str] | str = ("greedy", "greedy"),
     return SimSetup(spec.name, opts, (a, b), (a_budget, b_budget), seed, matches)
 
 
-def default_out(game: str, seed: int) -> Path:
-    """The default file name: ``sim-GAME-SEED.jsonl``."""
-    return Path(f"sim-{game}-{seed}.jsonl")
+def option_label(options: Options) -> str:
+    """The options that differ from the game's defaults, as ``name=value`` joined by ``-``
+    in the options' own order (``edge-double=no``; yes/no for flags), or ``""``."""
+    defaults = type(options)().to_dict()
+    parts = []
+    for name, value in options.to_dict().items():
+        if value != defaults[name]:
+            text = ("yes" if value else "no") if isinstance(value, bool) else str(value)
+            parts.append(f"{name.replace('_', '-')}={text}")
+    return "-".join(parts)
+
+
+#: the kinds of file a run writes: JSON Lines, or Parquet (needs pyarrow)
+OutKind = Literal["jsonl", "parquet"]
+OUT_KINDS: Final = ("jsonl", "parquet")
+
+
+def default_out(game: str, seed: int, options: Options | None = None,
+                kind: OutKind = "jsonl") -> Path:
+    """The default file name: ``sim-GAME-SEED.jsonl`` with the default options, else
+    ``sim-GAME-SEED-NAME=VALUE[-NAME=VALUE...].jsonl`` naming each option that differs
+    from its default (:func:`option_label`), e.g. ``sim-widelec-1-edge-double=no.jsonl``;
+    ``.parquet`` for ``kind="parquet"``."""
+    label = "" if options is None else option_label(options)
+    return Path(f"sim-{game}-{seed}{'-' + label if label else ''}.{kind}")
+
+
+def split_sweep(texts: Sequence[str]) -> list[list[str]]:
+    """``NAME=VALUE`` texts, each value perhaps a comma list (``target=31,41``) -> every
+    combination of one value per option, the first option's values outermost, each as
+    ``NAME=VALUE`` texts: ``["target=31,41", "edge-double=yes,no"]`` ->
+    ``[["target=31", "edge-double=yes"], ["target=31", "edge-double=no"], ...]``."""
+    choices: list[list[str]] = []
+    for text in texts:
+        name, sep, values = text.partition("=") if isinstance(text, str) else ("", "", "")
+        if sep and "," in values:
+            choices.append([f"{name}={v}" for v in values.split(",")])
+        else:
+            choices.append([text])
+    return [list(combo) for combo in itertools.product(*choices)]
+
+
+def make_sweep(game: str, players: Sequence[str] | str = ("greedy", "greedy"),
+               matches: int = 100, seed: int = 1,
+               options: Sequence[str] = ()) -> list[SimSetup]:
+    """One :class:`SimSetup` per combination of the listed option values
+    (:func:`split_sweep`; one setup when no value is a list), in that order. Raises
+    :class:`~dominolab.core.OptionError` for bad input or a combination given twice."""
+    setups: list[SimSetup] = []
+    for combo in split_sweep(options):
+        setup = make_setup(game, players, matches, seed, combo)
+        if any(s.options == setup.options for s in setups):
+            raise OptionError(f"{' '.join(combo)}: these options are swept twice (a value "
+                              f"repeats)")
+        setups.append(setup)
+    return setups
 
 
 # -- one match ----------------------------------------------------------------------------------
@@ -138,12 +208,14 @@ def _run_task(task: tuple[SimSetup, int]) -> tuple[int, str]:
 
 @dataclass(frozen=True, slots=True)
 class SimOutcome:
-    """What a run wrote: ``written`` whole matches (``0 .. written-1``) of ``requested``."""
+    """What a run left: ``written`` whole matches (``0 .. written-1``) of ``requested``, the
+    first ``resumed`` of them already in the file when it started (``--resume``)."""
 
     requested: int
     written: int
     seconds: float
     interrupted: bool = False
+    resumed: int = 0
 
 
 class SimInterrupted(KeyboardInterrupt):
@@ -155,12 +227,23 @@ class SimInterrupted(KeyboardInterrupt):
         self.outcome = outcome
 
 
-def run_simulation(setup: SimSetup, out: TextIO, workers: int | None = None,
+class TextSink(Protocol):
+    """Where :func:`run_simulation` writes a file's text: a text file, or a
+    :class:`~dominolab.lab.simfile.ParquetSimWriter`."""
+
+    def write(self, text: str, /) -> int: ...
+
+    def flush(self) -> None: ...
+
+
+def run_simulation(setup: SimSetup, out: TextSink, workers: int | None = None,
                    progress_callback: ProgressCallback | None = None,
-                   scheduler: Any = None) -> SimOutcome:
+                   scheduler: Any = None, first: int = 0) -> SimOutcome:
     """Play ``setup`` and write its file to ``out`` (the header first, then each match's
     lines once the match and every one before it are complete; ``out`` is flushed after
-    each match). ``workers``: processes (default: every core; 1 plays in this process).
+    each match). ``first``: ``out`` already holds the header and matches ``0 .. first-1``
+    (a resumed run): play and write only the matches after them. ``workers``: processes
+    (default: every core; 1 plays in this process).
     ``scheduler``: run on a Dask cluster instead (``workers`` is then not used): its
     scheduler's address ``tcp://HOST:PORT`` (see :func:`~dominolab.lab.pool.connect_cluster`)
     or a connected ``distributed.Client``; the file is the same as a local run's.
@@ -169,13 +252,15 @@ def run_simulation(setup: SimSetup, out: TextIO, workers: int | None = None,
     callback raises :class:`KeyboardInterrupt`), after which ``out`` holds whole matches."""
     if isinstance(scheduler, str):
         with cluster_client(scheduler) as client:
-            return run_simulation(setup, out, workers, progress_callback, client)
+            return run_simulation(setup, out, workers, progress_callback, client, first)
     processes = check_workers(workers)
     total = setup.matches
+    if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first <= total:
+        raise OptionError(f"first must be from 0 to {total}, not {first!r}")
     start = time.perf_counter()
     pending: dict[int, str] = {}
-    written = 0
-    received = 0
+    written = first
+    received = first
 
     def take(result: tuple[int, str]) -> None:
         nonlocal written, received
@@ -192,11 +277,12 @@ def run_simulation(setup: SimSetup, out: TextIO, workers: int | None = None,
             progress_callback(received, total)
 
     def outcome(interrupted: bool) -> SimOutcome:
-        return SimOutcome(total, written, time.perf_counter() - start, interrupted)
+        return SimOutcome(total, written, time.perf_counter() - start, interrupted, first)
 
-    out.write(dumps(setup.header()) + "\n")
-    out.flush()
-    tasks = [(setup, i) for i in range(total)]
+    if first == 0:
+        out.write(dumps(setup.header()) + "\n")
+        out.flush()
+    tasks = [(setup, i) for i in range(first, total)]
     try:
         report()
         run_tasks(_run_task, tasks, take, workers=processes, client=scheduler, tick=report)
@@ -205,16 +291,119 @@ def run_simulation(setup: SimSetup, out: TextIO, workers: int | None = None,
     return outcome(False)
 
 
+class OutputExists(DominoError):
+    """The result file exists and the run was asked neither to replace nor to resume it."""
+
+
+class ResumeMismatch(DominoError):
+    """The file to resume was written with other arguments (or another dominolab)."""
+
+
+#: how :func:`simulate_to_file` treats an existing file
+FileMode = Literal["replace", "new", "resume"]
+
+
+def _header_differences(theirs: dict[str, Any], ours: dict[str, Any]) -> list[str]:
+    keys = list(ours) + [k for k in theirs if k not in ours]
+    return [f"{k} {dumps(theirs.get(k))} (these arguments: {dumps(ours.get(k))})"
+            for k in keys if theirs.get(k) != ours.get(k)]
+
+
+def resume_point(setup: SimSetup, path: str | os.PathLike[str]) -> tuple[int, int]:
+    """Where a resumed run of ``setup`` into ``path`` starts: (whole matches in the file,
+    bytes to keep). ``(0, 0)`` when the file is missing or holds no whole header line yet
+    (a run stopped before writing it). Raises :class:`ResumeMismatch` when its header is
+    not the one ``setup`` writes, :class:`~dominolab.lab.simfile.SimFileError` when the
+    file is not one a run left."""
+    header_line = (dumps(setup.header()) + "\n").encode("utf-8")
+    try:
+        with open(path, "rb") as fh:
+            start = fh.read(len(header_line))
+    except FileNotFoundError:
+        return 0, 0
+    if header_line.startswith(start) and len(start) < len(header_line):
+        return 0, 0  # nothing or a torn header: start afresh
+    try:
+        found = recover_sim_file(path)
+    except SimFileError as exc:
+        raise SimFileError(f"cannot resume: {exc}") from None
+    differ = _header_differences(found.header, setup.header())
+    if differ or not start == header_line:
+        raise ResumeMismatch(f"cannot resume {os.fspath(path)}: it was written with other "
+                             f"arguments: {'; '.join(differ) or 'its header is written apart'}")
+    return found.matches, found.whole_bytes
+
+
+class ResumeUnsupported(OptionError):
+    """``--resume`` asked of a Parquet file (only JSON Lines files can be continued)."""
+
+
 def simulate_to_file(setup: SimSetup, path: str | os.PathLike[str], workers: int | None = None,
                      progress_callback: ProgressCallback | None = None,
-                     scheduler: Any = None) -> SimOutcome:
-    """:func:`run_simulation` into the file ``path`` (UTF-8, ``\\n`` line ends), replacing it.
-    With a ``scheduler`` address the cluster is connected first: if that fails
-    (:class:`~dominolab.lab.pool.ClusterError`), the file is not touched."""
-    with cluster_client(scheduler) as client, \
-            open(path, "w", encoding="utf-8", newline="\n") as fh:
-        return run_simulation(setup, fh, workers, progress_callback, client)
+                     scheduler: Any = None, mode: FileMode = "replace",
+                     kind: OutKind = "jsonl") -> SimOutcome:
+    """:func:`run_simulation` into the file ``path``: JSON Lines (UTF-8, ``\\n`` line
+    ends), or with ``kind="parquet"`` Parquet (a
+    :class:`~dominolab.lab.simfile.ParquetSimWriter`; needs pyarrow, else
+    :class:`~dominolab.lab.simfile.PyarrowMissing` before anything is touched).
+
+    ``mode``: ``"replace"`` an existing file; ``"new"``: raise :class:`OutputExists` if a
+    file is there; ``"resume"``: continue the file an interrupted run of the same setup
+    left (:func:`resume_point`: its torn tail is cut, only the missing matches are played;
+    a missing file is started); JSON Lines only: a Parquet file raises
+    :class:`ResumeUnsupported` (its footer is written when it closes, so it cannot be
+    appended to). The file is checked first; then, with a ``scheduler`` address, the
+    cluster is connected: if that fails (:class:`~dominolab.lab.pool.ClusterError`), the
+    file is not touched."""
+    if mode not in ("replace", "new", "resume"):
+        raise OptionError(f"mode must be replace, new or resume, not {mode!r}")
+    if kind not in OUT_KINDS:
+        raise OptionError(f"kind must be {' or '.join(OUT_KINDS)}, not {kind!r}")
+    if kind == "parquet":
+        return _simulate_to_parquet(setup, path, workers, progress_callback, scheduler, mode)
+    first, keep = resume_point(setup, path) if mode == "resume" else (0, 0)
+    if mode == "new" and os.path.isfile(path):
+        raise OutputExists(f"{os.fspath(path)} exists (not replaced)")
+    if first == setup.matches:
+        with open(path, "r+b") as fh:
+            fh.truncate(keep)
+        return SimOutcome(setup.matches, first, 0.0, False, first)
+    with cluster_client(scheduler) as client:
+        if first > 0:
+            with open(path, "r+b") as fh:
+                fh.truncate(keep)
+            fh_mode = "a"
+        else:
+            fh_mode = "x" if mode == "new" and not os.path.exists(path) else "w"
+        try:
+            with open(path, fh_mode, encoding="utf-8", newline="\n") as out:
+                return run_simulation(setup, cast(TextIO, out), workers, progress_callback,
+                                      client, first)
+        except FileExistsError:
+            raise OutputExists(f"{os.fspath(path)} exists (not replaced)") from None
 
 
-__all__ = ["SimInterrupted", "SimOutcome", "SimSetup", "default_out", "is_reproducible",
-           "make_setup", "match_lines", "run_simulation", "simulate_to_file", "split_players"]
+def _simulate_to_parquet(setup: SimSetup, path: str | os.PathLike[str], workers: int | None,
+                         progress_callback: ProgressCallback | None, scheduler: Any,
+                         mode: FileMode) -> SimOutcome:
+    if mode == "resume":
+        raise ResumeUnsupported(
+            f"cannot resume {os.fspath(path)}: only JSON Lines runs can be continued (a "
+            f"Parquet file is completed when it is closed); start it afresh with --force, or "
+            f"write JSON Lines")
+    require_pyarrow()
+    if mode == "new" and os.path.exists(path):
+        raise OutputExists(f"{os.fspath(path)} exists (not replaced)")
+    with cluster_client(scheduler) as client:
+        try:
+            with ParquetSimWriter(path, exclusive=mode == "new") as out:
+                return run_simulation(setup, out, workers, progress_callback, client)
+        except FileExistsError:
+            raise OutputExists(f"{os.fspath(path)} exists (not replaced)") from None
+
+
+__all__ = ["OUT_KINDS", "FileMode", "OutKind", "OutputExists", "ResumeMismatch",
+           "ResumeUnsupported", "TextSink", "SimInterrupted", "SimOutcome",
+           "SimSetup", "default_out", "is_reproducible", "make_setup", "make_sweep",
+           "match_lines", "option_label", "resume_point", "run_simulation",
+           "simulate_to_file", "split_players", "split_sweep"]
