@@ -8,8 +8,10 @@ expected figures are then computed again from those raw records, independently o
 
 from __future__ import annotations
 
+import html
 import json
 import math
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -21,13 +23,18 @@ from dominolab.core import Match, Play, get_game
 from dominolab.core.moves import Draw, Pass
 from dominolab.lab import (
     SimFileError,
+    dumps,
     expected_plots,
+    make_setup,
+    match_lines,
     player_seed,
     read_sim_file,
     render_html,
+    render_plots,
     summarise_file,
     summary_text,
 )
+from dominolab.lab.report import report_tables, sweep_option, variant_labels
 from dominolab.players import make_player
 
 Record = dict[str, Any]
@@ -122,14 +129,33 @@ def _mean(xs: list[float]) -> float:
     return sum(xs) / len(xs)
 
 
-def _ci(xs: list[float]) -> tuple[float, float]:
-    m = _mean(xs)
-    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
-    return (m - 1.96 * sd / math.sqrt(len(xs)), m + 1.96 * sd / math.sqrt(len(xs)))
-
-
 def _close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def _by_match(hands: list[Record], value: Any, keep: Any = None) -> list[tuple[float, float]]:
+    """Per match: the sum of ``value(hand)`` over its hands (those ``keep`` keeps), and how
+    many hands that is."""
+    out: dict[int, list[float]] = {}
+    for h in hands:
+        x = out.setdefault(h["match"], [0.0, 0.0])
+        if keep is None or keep(h):
+            x[0] += value(h)
+            x[1] += 1
+    return [(x, n) for x, n in out.values()]
+
+
+def _cluster_ci(per_match: list[tuple[float, float]]) -> tuple[float, float, float]:
+    """The ratio of sums with its interval, the match as the unit (the delta method)."""
+    n = len(per_match)
+    r = sum(x for x, _ in per_match) / sum(h for _, h in per_match)
+    mean_h = sum(h for _, h in per_match) / n
+    se = math.sqrt(sum((x - r * h) ** 2 for x, h in per_match) / (n * (n - 1))) / mean_h
+    return r, r - 1.96 * se, r + 1.96 * se
+
+
+def _done(h: Record) -> bool:
+    return bool(h["end"] != "target")
 
 
 # -- figures ------------------------------------------------------------------------------------
@@ -143,10 +169,20 @@ def test_luzak_figures_match_the_raw_records(tmp_path: Path, game: str) -> None:
     margins = [float(h["points"][h["opener"]] - h["points"][1 - h["opener"]]) for h in hands]
     e = s.estimates["opener_advantage"]
     assert _close(e.value, _mean(margins))
-    assert e.ci is not None and all(map(_close, e.ci, _ci(margins)))
+    # hands of a match are one cluster: the interval is the ratio estimator's, by match
+    r, lo, hi = _cluster_ci(_by_match(hands, lambda h: h["points"][h["opener"]]
+                                      - h["points"][1 - h["opener"]]))
+    assert e.ci is not None and _close(r, e.value) and _close(e.ci[0], lo)
+    assert _close(e.ci[1], hi)
+    opener = _mean([float(h["points"][h["opener"]]) for h in hands])
+    responder = _mean([float(h["points"][1 - h["opener"]]) for h in hands])
+    assert _close(s.estimates["opener_points"].value, opener)
+    assert _close(s.estimates["responder_points"].value, responder)
     won = sum(1.0 if m["winner"] == m["first_opener"] else 0.5 if m["winner"] is None else 0.0
               for m in ms)
     assert _close(s.estimates["first_opener_wins"].value, won / len(ms))
+    drawn = sum(m["winner"] is None for m in ms)
+    assert _close(s.estimates["draws"].value, drawn / len(ms))
     assert _close(s.estimates["match_hands"].value, _mean([float(m["hands"]) for m in ms]))
     # points by N: the table-count points, per hand
     by_n: dict[int, int] = {}
@@ -166,19 +202,30 @@ def test_luzak_figures_match_the_raw_records(tmp_path: Path, game: str) -> None:
     assert _close(s.estimates["luzak_cost"].value, sum(handed) / sum(luzaks))
 
 
-def test_widelec_figures_match_the_raw_records(tmp_path: Path) -> None:
+def test_widelec_figures_count_completed_hands(tmp_path: Path) -> None:
+    """With win-at-once the hand in which the target is reached is cut short: per-hand
+    figures take the completed hands only, and the cut hands have a share of their own."""
     path = tmp_path / "w.jsonl"
-    hands, ms, _ = write_sim(path, "widelec", 10)
+    every, ms, _ = write_sim(path, "widelec", 10)
+    hands = [h for h in every if _done(h)]
+    assert len(hands) < len(every), "each match should end in a cut hand"
     s = summarise_file(read_sim_file(str(path)))
+    assert s.hands == len(every) and s.completed_hands == len(hands)
     n = len(hands)
     est = s.estimates
+    assert _close(est["cut_share"].value, (len(every) - n) / len(every))
     assert _close(est["quartets_per_hand"].value, sum(sum(h["quartets"]) for h in hands) / n)
     bonuses = [h["bonus"] for h in hands if h["bonus"]]
     assert list(s.bonuses) == bonuses
     assert _close(est["bonus_share"].value, len(bonuses) / n)
     assert _close(est["domino_share"].value, sum(h["end"] == "domino" for h in hands) / n)
     assert _close(est["block_share"].value, sum(h["end"] == "block" for h in hands) / n)
+    assert _close(est["domino_share"].value + est["block_share"].value, 1.0)
     assert _close(est["draws_per_hand"].value, sum(sum(h["draws"]) for h in hands) / n)
+    r, lo, hi = _cluster_ci(_by_match(every, lambda h: float(h["end"] == "domino"), _done))
+    assert _close(est["domino_share"].value, r)
+    ci = est["domino_share"].ci
+    assert ci is not None and _close(ci[0], max(0.0, lo)) and _close(ci[1], min(1.0, hi))
     margins = [float(h["points"][h["opener"]] - h["points"][1 - h["opener"]]) for h in hands]
     assert _close(est["opener_advantage"].value, _mean(margins))
     totals = [float(t) for m in ms for t in m["totals"]]
@@ -197,7 +244,11 @@ def test_lab_writer_agrees_with_the_fixture(tmp_path: Path) -> None:
         write_sim(path, game, 3)
         setup = lab.make_setup(game, ("greedy", "random"), seed=1, matches=3)
         ours = [json.loads(x) for x in path.read_text().splitlines()[1:]]
-        theirs = [json.loads(x) for i in range(3) for x in lab.match_lines(setup, i).splitlines()]
+        theirs = [json.loads(x) for i in range(3)
+                  for x in lab.match_lines(setup, i).splitlines()]
+        for obj in theirs:  # the optional tile fields are checked on their own below
+            for key in ("luzaked", "scored", "left"):
+                obj.pop(key, None)
         assert ours == theirs
 
 
@@ -217,9 +268,10 @@ class _Imgs(HTMLParser):
 
 
 @pytest.mark.parametrize(("game", "plots"), [
-    ("luzak", ["advantage", "scores", "match-length", "points-by-n", "luzaks"]),
+    ("luzak", ["advantage", "scores", "match-length", "points-by-n", "luzaks",
+               "target-length"]),
     ("widelec", ["advantage", "scores", "match-length", "quartets", "bonus", "hand-ends",
-                 "draws"]),
+                 "draws", "target-length"]),
 ])
 def test_html_holds_every_plot(tmp_path: Path, game: str, plots: list[str]) -> None:
     pytest.importorskip("matplotlib")
@@ -237,27 +289,188 @@ def test_html_holds_every_plot(tmp_path: Path, game: str, plots: list[str]) -> N
     assert all((i.get("src") or "").startswith("data:image/png;base64,") for i in parser.imgs)
 
 
-def test_two_files_side_by_side(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def _row(text: str, label: str) -> str:
+    return next(line for line in text.splitlines() if line.strip().startswith(label))
+
+
+def test_two_files_with_the_same_seed_are_paired_by_deal(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    write_sim(a, "luzak", 8, players=("greedy", "random"))
-    write_sim(b, "luzak", 8, players=("greedy", "greedy"), options=["luzak-scores-count=no"])
+    ha, _, _ = write_sim(a, "luzak", 8, players=("greedy", "random"))
+    hb, _, _ = write_sim(b, "luzak", 8, players=("greedy", "greedy"),
+                         options=["luzak-scores-count=no"])
     assert main(["report", str(a), str(b)]) == 0
     text = capsys.readouterr().out
     assert "[2]-[1]" in text and str(a) in text and str(b) in text
     assert "luzak_scores_count=no" in text and "seat 1 random" in text
+    assert "luzak-scores-count=no" in text  # the variant's name in the column head
+    assert "paired by deal" in text and "unpaired" not in text
+    # the paired difference, computed here from the per-match sums: each match's
+    # linearised contribution to R_b minus its contribution to R_a
+    margin = lambda h: float(h["points"][h["opener"]] - h["points"][1 - h["opener"]])  # noqa: E731
+    pa, pb = _by_match(ha, margin), _by_match(hb, margin)
+    ra = sum(x for x, _ in pa) / sum(h for _, h in pa)
+    rb = sum(x for x, _ in pb) / sum(h for _, h in pb)
+    ma, mb = sum(h for _, h in pa) / 8, sum(h for _, h in pb) / 8
+    d = [(xb - rb * hb_) / mb - (xa - ra * ha_) / ma
+         for (xa, ha_), (xb, hb_) in zip(pa, pb, strict=True)]
+    md = sum(d) / 8
+    se = math.sqrt(sum((x - md) ** 2 for x in d) / (8 * 7))
+    diff = rb - ra
+    row = _row(text, "opener advantage")
+    assert f"{diff:+.2f} [{diff - 1.96 * se:+.2f}, {diff + 1.96 * se:+.2f}]" in row
+    # shares of matches differ in percentage points
+    assert " pp [" in _row(text, "first opener wins")
+
+
+def test_two_files_with_different_seeds_are_unpaired(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    write_sim(a, "luzak", 8, players=("greedy", "random"))
+    write_sim(b, "luzak", 8, seed=100, players=("greedy", "greedy"))
+    assert main(["report", str(a), str(b)]) == 0
+    text = capsys.readouterr().out
+    assert "unpaired: different seeds (1 and 100)" in text
     sa, sb = (summarise_file(read_sim_file(str(p))) for p in (a, b))
     ea, eb = sa.estimates["opener_advantage"], sb.estimates["opener_advantage"]
     d = eb.value - ea.value
     assert ea.se is not None and eb.se is not None
     half = 1.96 * math.sqrt(ea.se ** 2 + eb.se ** 2)
-    row = next(line for line in text.splitlines() if line.startswith("opener advantage"))
-    assert f"{d:+.2f} [{d - half:+.2f}, {d + half:+.2f}]" in row
+    assert f"{d:+.2f} [{d - half:+.2f}, {d + half:+.2f}]" in _row(text, "opener advantage")
+    # Luzak (12 tiles) against Widelec (7): different deals even with one seed
+    c = tmp_path / "c.jsonl"
+    write_sim(c, "widelec", 4)
+    sc = summarise_file(read_sim_file(str(c)))
+    assert "different deals (12 and 7 tiles a hand)" in summary_text([sa, sc])
+
+
+def _tables_in_html(page: str) -> list[str]:
+    return re.findall(r'<h2 id="table-([^"]+)">', page)
+
+
+@pytest.mark.parametrize("files", [1, 2, 4])
+def test_html_has_every_table_and_plot(tmp_path: Path, files: int) -> None:
     pytest.importorskip("matplotlib")
-    page = render_html([sa, sb])
-    assert "[2] &minus; [1]" in page
+    paths = []
+    for k in range(files):
+        p = tmp_path / f"f{k}.jsonl"
+        game = "luzak" if k % 2 == 0 else "widelec"
+        write_sim(p, game, 4, options=[f"target={41 + 10 * k}"])
+        paths.append(p)
+    summaries = [summarise_file(read_sim_file(str(p))) for p in paths]
+    tables = report_tables(summaries)
+    text = summary_text(summaries)
+    page = render_html(summaries)
+    assert _tables_in_html(page) == [t.id for t in tables]
+    for t in tables:
+        assert t.title + ":" in text
+        for row in t.rows:  # every cell of the text's tables is in the page
+            assert all(html.escape(cell) in page for cell in row)
     parser = _Imgs()
     parser.feed(page)
-    assert len(parser.imgs) == len(expected_plots([sa, sb]))
+    assert parser.figures == expected_plots(summaries)
+
+
+def test_variant_labels_name_what_differs(tmp_path: Path) -> None:
+    a, b, c = (tmp_path / f"{x}.jsonl" for x in "abc")
+    write_sim(a, "widelec", 1)
+    write_sim(b, "widelec", 1, options=["edge-double=no"])
+    write_sim(c, "luzak", 1)
+    sims = [read_sim_file(str(p)) for p in (a, b, c)]
+    assert variant_labels(sims[:2]) == ["edge-double=yes", "edge-double=no"]
+    assert variant_labels([sims[1]]) == ["widelec edge-double=no"]
+    assert variant_labels([sims[0], sims[2]]) == ["widelec", "luzak"]
+    assert variant_labels([sims[0], sims[0]]) == ["a [1]", "a [2]"]
+
+
+def test_a_sweep_plots_each_figure_against_the_option(tmp_path: Path) -> None:
+    paths = []
+    for t in (31, 61, 41):
+        p = tmp_path / f"t{t}.jsonl"
+        write_sim(p, "widelec", 3, options=[f"target={t}"])
+        paths.append(p)
+    sims = [read_sim_file(str(p)) for p in paths]
+    assert sweep_option(sims) == "target"
+    assert variant_labels(sims) == ["target=31", "target=61", "target=41"]
+    assert sweep_option(sims[:1]) is None
+    summaries = [summarise_file(s) for s in sims]
+    assert expected_plots(summaries)[-1] == "sweep"
+    pytest.importorskip("matplotlib")
+    assert "sweep" in render_plots(summaries)
+
+
+def test_target_replay_reproduces_the_run_and_answers_lower_targets(tmp_path: Path) -> None:
+    path = tmp_path / "l.jsonl"
+    hands, ms, _ = write_sim(path, "luzak", 12)
+    s = summarise_file(read_sim_file(str(path)))
+    by_target = {t.target: t for t in s.target_lengths}
+    assert sorted(by_target) == [11, 21, 31, 41, 51, 61]
+    # at the run's own target the replay gives the matches' real lengths
+    assert _close(by_target[61].mean, _mean([float(m["hands"]) for m in ms]))
+    # lower targets: replayed here by hand, even hands honoured
+    for target in (21, 41):
+        lengths = []
+        for m in ms:
+            pts = [h["points"] for h in hands if h["match"] == m["match"]]
+            totals, k = [0, 0], 0
+            for k, (p0, p1) in enumerate(pts, start=1):
+                totals = [totals[0] + p0, totals[1] + p1]
+                if max(totals) >= target and k % 2 == 0:
+                    break
+            lengths.append(float(k))
+        assert _close(by_target[target].mean, _mean(lengths))
+        assert all(x % 2 == 0 for x in lengths)
+
+
+def _lab_file(path: Path, game: str, matches: int, options: list[str] | None = None) -> None:
+    """A file written by the simulator itself (it records the tiles of each hand)."""
+    setup = make_setup(game, ("greedy", "random"), seed=3, matches=matches,
+                       options=options or [])
+    text = dumps(setup.header()) + "\n" + "".join(match_lines(setup, i)
+                                                   for i in range(matches))
+    path.write_text(text, encoding="utf-8")
+
+
+def test_tiles_luzaked_and_what_each_tile_is_worth(tmp_path: Path) -> None:
+    path = tmp_path / "l.jsonl"
+    _lab_file(path, "luzak", 6)
+    raw = [json.loads(x) for x in path.read_text().splitlines()[1:]]
+    hands = [h for h in raw if h["type"] == "hand"]
+    if "luzaked" not in hands[0]:
+        pytest.skip("this simulator writes no tile fields")
+    s = summarise_file(read_sim_file(str(path)))
+    counts: dict[str, int] = {}
+    for h in hands:
+        for t in h["luzaked"]:
+            counts[t] = counts.get(t, 0) + 1
+    assert {f.tile: f.count for f in s.luzaked} == counts
+    assert all(_close(f.estimate.value, f.count / len(hands)) for f in s.luzaked)
+    values = [f.estimate.value for f in s.luzaked]
+    assert values == sorted(values, reverse=True)
+    # every tile laid is counted once (a Luzak hand lays ``moves`` tiles), and the points
+    # are those the file says each laying scored
+    assert sum(f.base for f in s.tile_worth) == sum(h["moves"] for h in hands)
+    assert sum(f.count for f in s.tile_worth) == sum(p for h in hands for _, p in h["scored"])
+    text = summary_text([s])
+    assert "Which tiles are luzaked most" in text and "What each tile is worth" in text
+    # Widelec: the drawn tiles come into play too
+    w = tmp_path / "w.jsonl"
+    _lab_file(w, "widelec", 4)
+    sw = summarise_file(read_sim_file(str(w)))
+    wh = [json.loads(x) for x in w.read_text().splitlines()[1:]]
+    done = [h for h in wh if h["type"] == "hand" and h["end"] != "target"]
+    laid = sum(7 + 7 + sum(h["draws"]) - len(h["left"][0]) - len(h["left"][1]) for h in done)
+    assert sum(f.base for f in sw.tile_worth) == laid
+    assert not sw.luzaked
+
+
+def test_files_without_tile_fields_skip_the_tile_sections(tmp_path: Path) -> None:
+    path = tmp_path / "old.jsonl"
+    write_sim(path, "luzak", 3)
+    s = summarise_file(read_sim_file(str(path)))
+    assert not s.luzaked and not s.tile_worth
+    assert [t.id for t in report_tables([s])] == ["figures", "points-by-n", "target-length"]
+    assert "tile" not in " ".join(expected_plots([s]))
 
 
 def test_mixed_games_and_an_interrupted_file(tmp_path: Path) -> None:

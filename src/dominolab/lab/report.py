@@ -1,17 +1,29 @@
 """Reports on simulation result files (:mod:`dominolab.lab.simfile`).
 
 :func:`summarise_file` computes the figures of one file read with
-:func:`~dominolab.lab.simfile.read_sim_file`; :func:`summary_text` renders one or more
-files side by side as text, and :func:`render_html` as a self-contained HTML page with
-plots (matplotlib, imported only there).
+:func:`~dominolab.lab.simfile.read_sim_file`; :func:`report_tables` lays out every table of
+a report of one or more files; :func:`summary_text` renders them as text and
+:func:`render_html` as a self-contained HTML page with the same tables and plots
+(matplotlib, imported only there).
 
-Intervals are 95%, from :mod:`dominolab.lab.stats`. Units of independence: the
-*opener advantage per hand* and the other per-hand means take the hands as independent
-(hands of one match share its seed, so the true interval may be somewhat wider); shares of
-matches (first opener wins) use the Wilson interval over matches, a draw counting half;
-ratios over luzaks (a luzak's cost) are clustered by match
-(:func:`~dominolab.lab.stats.ratio_interval`). The difference of two files (file k - file 1)
-is ``d ± 1.96 sqrt(se1² + se2²)``, the files being independent runs.
+How the figures are measured (intervals are 95%, from :mod:`dominolab.lab.stats`):
+
+- **The match is the unit of independence.** Hands of one match share its players' state
+  and its scores, so every per-hand figure is a ratio estimator over matches (the figure's
+  sum over a match's hands, over its number of hands) with a cluster-robust interval
+  (:class:`~dominolab.lab.stats.ClusterSample`). Shares of matches (the first opener wins,
+  a draw counting half; drawn matches) use the Wilson interval over matches.
+- **Completed hands only.** With Widelec's ``win_at_once`` the hand in which a total reaches
+  the target is cut short; counting it would make every per-hand figure move with the
+  target. Per-hand figures therefore count completed hands only, and the share of cut
+  hands is a figure of its own. (Luzak hands are always played out.)
+- **Differences** (file k minus file 1) are *paired by deal* when both files share their
+  deals — the same header seed and the same number of tiles a hand, so match ``i`` of each
+  is dealt the same hands and has the same first opener: each match's contribution to the
+  difference is taken within the match (:func:`~dominolab.lab.stats.paired_difference`),
+  which takes the luck of the deal out of the interval. Otherwise the runs are independent
+  and the interval comes from the two standard errors. Differences of shares are in
+  percentage points (pp).
 
 This module prints nothing; ``dominolab report`` is its command.
 """
@@ -19,17 +31,28 @@ This module prints nothing; ``dominolab report`` is its command.
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import io
 import math
-from collections import Counter
+import statistics
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from dominolab.core import get_game
+from dominolab.core import Deal, get_game, parse_tile
 from dominolab.lab.simfile import HandLine, MatchLine, SimFile
-from dominolab.lab.stats import Estimate
+from dominolab.lab.stats import (
+    ClusterSample,
+    Estimate,
+    mean,
+    mean_interval,
+    paired_difference,
+    percentile,
+    unpaired_difference,
+)
 
 
 class MatplotlibMissing(ImportError):
@@ -40,7 +63,8 @@ class MatplotlibMissing(ImportError):
 
 @dataclass(frozen=True, slots=True)
 class FigureRow:
-    """One row of the summary table: a key, a label, a unit of format."""
+    """One row of the figures table: a key, a label, whether it is a share (shown in %,
+    its differences in percentage points)."""
 
     key: str
     label: str
@@ -49,11 +73,14 @@ class FigureRow:
 
 #: the rows shown for every game, then for Luzak games, then for Widelec
 COMMON_ROWS = (
+    FigureRow("opener_points", "opener's points per hand"),
+    FigureRow("responder_points", "responder's points per hand"),
     FigureRow("opener_advantage", "opener advantage per hand (points)"),
-    FigureRow("first_opener_wins", "first opener wins the match", percent=True),
-    FigureRow("seat0_wins", "seat 0 wins the match", percent=True),
-    FigureRow("seat_margin", "seat 0 - seat 1 points per hand"),
     FigureRow("hand_points", "points per hand (each seat)"),
+    FigureRow("seat_margin", "seat 0 - seat 1 points per hand"),
+    FigureRow("first_opener_wins", "first opener wins the match (draw = half)", percent=True),
+    FigureRow("seat0_wins", "seat 0 wins the match (draw = half)", percent=True),
+    FigureRow("draws", "drawn matches", percent=True),
     FigureRow("match_total", "match total (each seat)"),
     FigureRow("match_hands", "match length (hands)"),
 )
@@ -62,6 +89,7 @@ LUZAK_ROWS = (
     FigureRow("luzak_cost", "luzak cost: points handed over per luzak"),
 )
 WIDELEC_ROWS = (
+    FigureRow("cut_share", "hands cut short at the target (of all hands)", percent=True),
     FigureRow("quartets_per_hand", "quartets per hand"),
     FigureRow("quartet_points_per_hand", "quartet points per hand"),
     FigureRow("bonus_share", "hands with an end bonus", percent=True),
@@ -71,22 +99,52 @@ WIDELEC_ROWS = (
     FigureRow("draws_per_hand", "draws per hand"),
     FigureRow("passes_per_hand", "passes per hand"),
 )
+#: figures that are shares of matches (Wilson interval); other shares are shares of hands
+_MATCH_SHARES = frozenset({"first_opener_wins", "seat0_wins", "draws"})
+
+
+@dataclass(frozen=True, slots=True)
+class TargetLength:
+    """Match length had the match been played to ``target``: replayed from the hands' scores
+    (see :func:`hands_to_target`) over ``matches`` matches."""
+
+    target: int
+    matches: int
+    mean: float
+    ci: tuple[float, float] | None
+    median: float
+    p10: float
+    p90: float
+
+
+@dataclass(frozen=True, slots=True)
+class TileFigure:
+    """One tile's figure: ``value`` over ``base`` (hands, or times laid), with its interval
+    clustered by match."""
+
+    tile: str
+    count: float
+    base: float
+    estimate: Estimate
 
 
 @dataclass(frozen=True, slots=True)
 class FileSummary:
-    """The figures of one file. ``estimates`` is keyed by :class:`FigureRow` keys;
-    the distributions are raw values for the plots."""
+    """The figures of one file. ``estimates`` (for display) and ``samples`` (per-match sums,
+    for differences) are keyed by :class:`FigureRow` keys; the distributions are raw values
+    for the plots, over completed hands."""
 
     sim: SimFile
     matches: int
     hands: int
     estimates: dict[str, Estimate]
+    samples: dict[str, ClusterSample]
     hand_points: tuple[int, ...]
     match_totals: tuple[int, ...]
     match_hands: tuple[int, ...]
     match_ends: dict[str, int]
     hand_ends: dict[str, int]
+    completed_hands: int = 0
     #: Luzak: N -> (points per hand scored at tile N, share of hands scoring at N)
     points_by_n: dict[int, tuple[float, float]] = field(default_factory=dict)
     luzaks_per_hand: tuple[int, ...] = ()
@@ -94,6 +152,11 @@ class FileSummary:
     quartets_per_hand: tuple[int, ...] = ()
     bonuses: tuple[int, ...] = ()
     draws_per_hand: tuple[int, ...] = ()
+    target_lengths: tuple[TargetLength, ...] = ()
+    #: tiles laid as luzaks per hand (files with the ``luzaked`` field), most first
+    luzaked: tuple[TileFigure, ...] = ()
+    #: points scored per laying of each tile (files with ``scored`` and ``left``)
+    tile_worth: tuple[TileFigure, ...] = ()
 
 
 def layer_of(hand: HandLine, n: int) -> int:
@@ -111,69 +174,222 @@ def handed_over(hand: HandLine, game: str) -> int:
     return sum(p for n, seat, p in hand.scored_n if seat != layer_of(hand, n))
 
 
-def _share_matches(matches: Sequence[MatchLine], seat_of: Callable[[MatchLine], int]) -> Estimate:
-    score = math.fsum(0.5 if m.winner is None else 1.0 if m.winner == seat_of(m) else 0.0
-                      for m in matches)
-    return Estimate.of_share(score, len(matches))
+def completed(match: MatchLine) -> tuple[HandLine, ...]:
+    """The match's hands that were played to their end (not cut short at the target)."""
+    return tuple(h for h in match.hands if h.end != "target")
+
+
+def _match_score(m: MatchLine, seat: int) -> float:
+    return 0.5 if m.winner is None else 1.0 if m.winner == seat else 0.0
+
+
+def _per_match(matches: Sequence[MatchLine], x: Callable[[MatchLine], float],
+               h: Callable[[MatchLine], float]) -> ClusterSample:
+    return ClusterSample(tuple(m.match for m in matches), tuple(float(x(m)) for m in matches),
+                         tuple(float(h(m)) for m in matches))
+
+
+def _per_hand(matches: Sequence[MatchLine], x: Callable[[HandLine], float],
+              hands: Callable[[MatchLine], Sequence[HandLine]] = completed) -> ClusterSample:
+    """A per-hand mean over the given hands of each match, as per-match sums."""
+    return _per_match(matches, lambda m: math.fsum(x(hd) for hd in hands(m)),
+                      lambda m: len(hands(m)))
+
+
+def _clipped(e: Estimate, lo: float = 0.0, hi: float = 1.0) -> Estimate:
+    if e.ci is None:
+        return e
+    return Estimate(e.value, (max(lo, e.ci[0]), min(hi, e.ci[1])), e.se)
+
+
+def hands_to_target(points: Sequence[tuple[int, int]], target: int, even_hands: bool = False,
+                    ) -> int | None:
+    """The number of hands a match would have lasted with this ``target``, from its hands'
+    points in order: the first hand after which a total has reached the target (with
+    ``even_hands``, the first even-numbered such hand). None when the hands given end before
+    that. Also right for Widelec's ``win_at_once``: scores only grow within a hand, so the
+    target is first reached during the first hand whose end total reaches it (a cut hand's
+    points are those made up to the cut, which reached the run's own target)."""
+    totals = [0, 0]
+    reached = False
+    for k, (a, b) in enumerate(points, start=1):
+        totals[0] += a
+        totals[1] += b
+        reached = reached or max(totals) >= target
+        if reached and not (even_hands and k % 2 == 1):
+            return k
+    return None
+
+
+def replay_targets(sim: SimFile) -> tuple[int, ...]:
+    """The targets a file's hands can answer for: its own target and every 10 below it
+    (down to 10). A higher target needs a run with that target: the run's matches stopped
+    once its own target was reached."""
+    target = int(sim.header.get("options", {}).get("target", 0))
+    if target <= 0:
+        return ()
+    return tuple(sorted(t for t in range(target, 0, -10) if t >= 10 or t == target))
+
+
+def _target_lengths(sim: SimFile) -> tuple[TargetLength, ...]:
+    opts = sim.header.get("options", {})
+    even = bool(opts.get("even_hands", False))
+    out: list[TargetLength] = []
+    for t in replay_targets(sim):
+        lengths = [hands_to_target([hd.points for hd in m.hands], t,
+                                   even and not opts.get("win_at_once", False))
+                   for m in sim.matches]
+        known = [float(k) for k in lengths if k is not None]
+        if not known:
+            continue
+        out.append(TargetLength(t, len(known), mean(known), mean_interval(known),
+                                statistics.median(known), percentile(known, 10),
+                                percentile(known, 90)))
+    return tuple(out)
+
+
+def _counted(matches: Sequence[MatchLine], num: Counter[int],
+             den: Counter[int] | None) -> ClusterSample:
+    """Per-match counts (keyed by match index) over per-match counts, or over hands."""
+    return ClusterSample(tuple(m.match for m in matches),
+                         tuple(float(num[m.match]) for m in matches),
+                         tuple(float(len(m.hands) if den is None else den[m.match])
+                               for m in matches))
+
+
+def _luzaked(sim: SimFile) -> tuple[TileFigure, ...]:
+    """Luzaks per hand of each tile laid as a luzak (files with ``luzaked``)."""
+    matches = sim.matches
+    if not sim.is_luzak or not matches or any(h.luzaked is None for h in sim.hand_lines):
+        return ()
+    counts: defaultdict[str, Counter[int]] = defaultdict(Counter)
+    for m in matches:
+        for h in m.hands:
+            for t in h.luzaked or ():
+                counts[_digits(t)][m.match] += 1
+    out = []
+    for tile, per in counts.items():
+        sample = _counted(matches, per, None)
+        out.append(TileFigure(tile, float(sum(per.values())),
+                              float(sum(len(m.hands) for m in matches)),
+                              _clipped(sample.estimate(), 0.0, math.inf)))
+    return tuple(sorted(out, key=lambda f: (-f.estimate.value, f.tile)))
+
+
+@functools.lru_cache(maxsize=256)
+def _digits(text: str) -> str:
+    """A tile as written in a file (``"65"``, either half first) in its two-digit form."""
+    return parse_tile(text).digits
+
+
+def _dealt(sim: SimFile, m: MatchLine, h: HandLine) -> list[str]:
+    """Every tile that came into play in a hand: both hands of its deal (hand ``h`` of the
+    match's seed), and for a game with a boneyard the tiles drawn (the boneyard's first)."""
+    deal = Deal.for_hand(m.seed, h.hand, sim.spec.hand_size)
+    tiles = [*deal.hands[0], *deal.hands[1]]
+    if sim.spec.has_boneyard:
+        tiles += deal.rest[:sum(h.draws)]
+    return [t.digits for t in tiles]
+
+
+def _tile_worth(sim: SimFile) -> tuple[TileFigure, ...]:
+    """Points scored per laying of each tile: the ``scored`` points over the times laid (the
+    tiles that came into play less those ``left`` in hand). Completed hands only."""
+    matches = sim.matches
+    if not matches or any(h.scored is None or h.left is None for h in sim.hand_lines):
+        return ()
+    points: defaultdict[str, Counter[int]] = defaultdict(Counter)
+    laid: defaultdict[str, Counter[int]] = defaultdict(Counter)
+    for m in matches:
+        for h in completed(m):
+            left = {_digits(t) for seat in h.left or () for t in seat}
+            for tile in _dealt(sim, m, h):
+                if tile not in left:
+                    laid[tile][m.match] += 1
+            for t, p in h.scored or ():
+                points[_digits(t)][m.match] += p
+    out = []
+    for name, per in laid.items():
+        pts: Counter[int] = points.get(name, Counter())
+        sample = _counted(matches, pts, per)
+        out.append(TileFigure(name, float(sum(pts.values())), float(sum(per.values())),
+                              _clipped(sample.estimate(), 0.0, math.inf)))
+    return tuple(sorted(out, key=lambda f: (-f.estimate.value, f.tile)))
 
 
 def summarise_file(sim: SimFile) -> FileSummary:
     """Every figure of one file."""
     matches = sim.matches
     hands = sim.hand_lines
-    n_hands = len(hands)
-    est: dict[str, Estimate] = {
-        "opener_advantage": Estimate.of_mean([float(h.opener_margin) for h in hands]),
-        "first_opener_wins": _share_matches(matches, lambda m: m.first_opener),
-        "seat0_wins": _share_matches(matches, lambda m: 0),
-        "seat_margin": Estimate.of_mean([float(h.points[0] - h.points[1]) for h in hands]),
-        "hand_points": Estimate.of_mean([float(p) for h in hands for p in h.points]),
-        "match_total": Estimate.of_mean([float(t) for m in matches for t in m.totals]),
-        "match_hands": Estimate.of_mean([float(len(m.hands)) for m in matches]),
+    done = [h for m in matches for h in completed(m)]
+    n_done = len(done)
+    smp: dict[str, ClusterSample] = {
+        "opener_points": _per_hand(matches, lambda h: h.points[h.opener]),
+        "responder_points": _per_hand(matches, lambda h: h.points[1 - h.opener]),
+        "opener_advantage": _per_hand(matches, lambda h: h.opener_margin),
+        "hand_points": _per_hand(matches, lambda h: (h.points[0] + h.points[1]) / 2),
+        "seat_margin": _per_hand(matches, lambda h: h.points[0] - h.points[1]),
+        "first_opener_wins": _per_match(matches, lambda m: _match_score(m, m.first_opener),
+                                        lambda m: 1),
+        "seat0_wins": _per_match(matches, lambda m: _match_score(m, 0), lambda m: 1),
+        "draws": _per_match(matches, lambda m: m.winner is None, lambda m: 1),
+        "match_total": _per_match(matches, lambda m: (m.totals[0] + m.totals[1]) / 2,
+                                  lambda m: 1),
+        "match_hands": _per_match(matches, lambda m: len(m.hands), lambda m: 1),
     }
     summary: dict[str, Any] = {}
     if sim.is_luzak:
         by_n: dict[int, float] = {}
         hands_at_n: Counter[int] = Counter()
-        for h in hands:
+        for h in done:
             for n in {n for n, _, _ in h.scored_n}:
                 hands_at_n[n] += 1
             for n, _, p in h.scored_n:
                 by_n[n] = by_n.get(n, 0.0) + p
-        summary["points_by_n"] = {n: (by_n[n] / n_hands, hands_at_n[n] / n_hands)
+        summary["points_by_n"] = {n: (by_n[n] / n_done, hands_at_n[n] / n_done)
                                   for n in sorted(by_n)}
-        summary["luzaks_per_hand"] = tuple(sum(h.luzaks) for h in hands)
-        est["luzaks_per_hand"] = Estimate.of_mean([float(x) for x in summary["luzaks_per_hand"]])
-        est["luzak_cost"] = Estimate.of_ratio(
-            [float(sum(handed_over(h, sim.game) for h in m.hands)) for m in matches],
-            [float(sum(sum(h.luzaks) for h in m.hands)) for m in matches])
-        costs: list[int] = []
-        for h in hands:
-            if sum(h.luzaks):
-                costs.append(handed_over(h, sim.game))
-        summary["luzak_costs"] = tuple(costs)
+        summary["luzaks_per_hand"] = tuple(sum(h.luzaks) for h in done)
+        smp["luzaks_per_hand"] = _per_hand(matches, lambda h: sum(h.luzaks))
+        smp["luzak_cost"] = _per_match(
+            matches, lambda m: sum(handed_over(h, sim.game) for h in completed(m)),
+            lambda m: sum(sum(h.luzaks) for h in completed(m)))
+        summary["luzak_costs"] = tuple(handed_over(h, sim.game) for h in done if sum(h.luzaks))
+        summary["luzaked"] = _luzaked(sim)
     else:
-        q = [sum(h.quartets) for h in hands]
-        summary["quartets_per_hand"] = tuple(q)
-        summary["bonuses"] = tuple(h.bonus for h in hands if h.bonus > 0)
-        summary["draws_per_hand"] = tuple(sum(h.draws) for h in hands)
-        est["quartets_per_hand"] = Estimate.of_mean([float(x) for x in q])
-        est["quartet_points_per_hand"] = Estimate.of_mean(
-            [float(sum(h.quartet_points)) for h in hands])
-        est["bonus_share"] = Estimate.of_share(len(summary["bonuses"]), n_hands)
-        est["bonus_size"] = Estimate.of_mean([float(b) for b in summary["bonuses"]])
-        ends = Counter(h.end for h in hands)
-        est["domino_share"] = Estimate.of_share(ends["domino"], n_hands)
-        est["block_share"] = Estimate.of_share(ends["block"], n_hands)
-        est["draws_per_hand"] = Estimate.of_mean([float(x) for x in summary["draws_per_hand"]])
-        est["passes_per_hand"] = Estimate.of_mean([float(sum(h.passes)) for h in hands])
+        summary["quartets_per_hand"] = tuple(sum(h.quartets) for h in done)
+        summary["bonuses"] = tuple(h.bonus for h in done if h.bonus > 0)
+        summary["draws_per_hand"] = tuple(sum(h.draws) for h in done)
+        smp["cut_share"] = _per_hand(matches, lambda h: h.end == "target",
+                                     hands=lambda m: m.hands)
+        smp["quartets_per_hand"] = _per_hand(matches, lambda h: sum(h.quartets))
+        smp["quartet_points_per_hand"] = _per_hand(matches, lambda h: sum(h.quartet_points))
+        smp["bonus_share"] = _per_hand(matches, lambda h: h.bonus > 0)
+        smp["bonus_size"] = _per_match(
+            matches, lambda m: sum(h.bonus for h in completed(m)),
+            lambda m: sum(h.bonus > 0 for h in completed(m)))
+        smp["domino_share"] = _per_hand(matches, lambda h: h.end == "domino")
+        smp["block_share"] = _per_hand(matches, lambda h: h.end == "block")
+        smp["draws_per_hand"] = _per_hand(matches, lambda h: sum(h.draws))
+        smp["passes_per_hand"] = _per_hand(matches, lambda h: sum(h.passes))
+    summary["tile_worth"] = _tile_worth(sim)
+    est: dict[str, Estimate] = {}
+    percent = {r.key for r in (*COMMON_ROWS, *LUZAK_ROWS, *WIDELEC_ROWS) if r.percent}
+    for key, sample in smp.items():
+        if key in _MATCH_SHARES:
+            est[key] = Estimate.of_share(math.fsum(sample.numerators), len(sample.keys))
+        elif key in percent:
+            est[key] = _clipped(sample.estimate())
+        else:
+            est[key] = sample.estimate()
     return FileSummary(
-        sim=sim, matches=len(matches), hands=n_hands, estimates=est,
-        hand_points=tuple(p for h in hands for p in h.points),
+        sim=sim, matches=len(matches), hands=len(hands), completed_hands=n_done,
+        estimates=est, samples=smp,
+        hand_points=tuple(p for h in done for p in h.points),
         match_totals=tuple(t for m in matches for t in m.totals),
         match_hands=tuple(len(m.hands) for m in matches),
         match_ends=dict(Counter(m.end for m in matches)),
         hand_ends=dict(Counter(h.end for h in hands)),
+        target_lengths=_target_lengths(sim),
         **summary)
 
 
@@ -187,29 +403,236 @@ def rows_for(summaries: Sequence[FileSummary]) -> tuple[FigureRow, ...]:
     return rows
 
 
+# -- comparing files ----------------------------------------------------------------------------
+
+def shares_deals(a: SimFile, b: SimFile) -> bool:
+    """Whether match ``i`` of both files is dealt the same hands: the same header seed and
+    the same number of tiles a hand (hand ``h`` of seed ``s`` is then the same deal, and the
+    first opener, drawn by lot from the seed, is the same)."""
+    return a.header.get("seed") == b.header.get("seed") and a.spec.hand_size == b.spec.hand_size
+
+
+def comparison_text(first: FileSummary, other: FileSummary) -> str:
+    """How ``other`` is compared with ``first``, and why."""
+    a, b = first.sim, other.sim
+    if shares_deals(a, b):
+        common = len({m.match for m in a.matches} & {m.match for m in b.matches})
+        return (f"paired by deal: both use seed {a.header.get('seed')} and deal "
+                f"{a.spec.hand_size} tiles a hand, so match i of each is dealt the same hands "
+                f"with the same first opener; each difference is taken match by match over "
+                f"the {common} matches both hold, which takes the luck of the deal out of "
+                f"its interval")
+    why = (f"different seeds ({a.header.get('seed')} and {b.header.get('seed')})"
+           if a.header.get("seed") != b.header.get("seed")
+           else f"different deals ({a.spec.hand_size} and {b.spec.hand_size} tiles a hand)")
+    return (f"unpaired: {why}, so the deals are independent; the interval comes from the "
+            f"two standard errors")
+
+
 def differences(summaries: Sequence[FileSummary]) -> list[dict[str, Estimate]]:
-    """For files 2.., each figure minus file 1's (where both files have it)."""
-    first = summaries[0].estimates
-    return [{k: e.minus(first[k]) for k, e in s.estimates.items() if k in first}
-            for s in summaries[1:]]
+    """For files 2.., each figure minus file 1's (where both files have it): paired by deal
+    when the files share their deals (:func:`shares_deals`), unpaired otherwise."""
+    first = summaries[0]
+    out = []
+    for s in summaries[1:]:
+        paired = shares_deals(first.sim, s.sim)
+        diff = paired_difference if paired else unpaired_difference
+        out.append({k: diff(first.samples[k], smp) for k, smp in s.samples.items()
+                    if k in first.samples})
+    return out
 
 
-# -- text ---------------------------------------------------------------------------------------
+def _option_text(v: Any) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return str(v)
+
+
+def _players_text(sim: SimFile) -> str:
+    players = sim.header.get("players", ["?", "?"])
+    budgets = sim.header.get("budgets", [None, None])
+    return ",".join(p if b is None else f"{p}:{b}"
+                    for p, b in zip(players, budgets, strict=True))
+
+
+def variant_labels(sims: Sequence[SimFile]) -> list[str]:
+    """A short name for each file from what sets it apart from the others: the game, the
+    options that differ (``edge-double=no``), the players, the seed; the file name when
+    nothing does. One file: its game and the options that differ from the defaults."""
+    if len(sims) == 1:
+        sim = sims[0]
+        defaults = get_game(sim.game).options(None).to_dict()
+        opts = [f"{k.replace('_', '-')}={_option_text(v)}"
+                for k, v in sim.header.get("options", {}).items() if defaults.get(k) != v]
+        return [" ".join([sim.game, *opts])]
+    parts: list[list[str]] = [[] for _ in sims]
+    if len({s.game for s in sims}) > 1:
+        for p, s in zip(parts, sims, strict=True):
+            p.append(s.game)
+    keys: list[str] = []
+    for s in sims:
+        keys += [k for k in s.header.get("options", {}) if k not in keys]
+    for k in keys:
+        values = [s.header.get("options", {}).get(k) for s in sims]
+        present = [v for v in values if v is not None]
+        if len(present) == len(values) and len({repr(v) for v in present}) > 1:
+            for p, v in zip(parts, values, strict=True):
+                p.append(f"{k.replace('_', '-')}={_option_text(v)}")
+    if len({_players_text(s) for s in sims}) > 1:
+        for p, s in zip(parts, sims, strict=True):
+            p.append(_players_text(s))
+    if len({s.header.get("seed") for s in sims}) > 1:
+        for p, s in zip(parts, sims, strict=True):
+            p.append(f"seed {s.header.get('seed')}")
+    labels = [" ".join(p) if p else Path(s.path).stem for p, s in zip(parts, sims, strict=True)]
+    if len(set(labels)) < len(labels):
+        labels = [f"{label} [{i}]" for i, label in enumerate(labels, start=1)]
+    return labels
+
+
+def sweep_option(sims: Sequence[SimFile]) -> str | None:
+    """The one option whose value sets two or more files of one game apart (and nothing
+    else: the same players), or None."""
+    if len(sims) < 2 or len({s.game for s in sims}) > 1 \
+            or len({_players_text(s) for s in sims}) > 1:
+        return None
+    opts = [s.header.get("options", {}) for s in sims]
+    differ = [k for k in opts[0] if len({repr(o.get(k)) for o in opts}) > 1]
+    if len(differ) != 1 or len({repr(o.get(differ[0])) for o in opts}) != len(sims):
+        return None
+    return str(differ[0])
+
+
+# -- tables -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """One table of the report, rendered alike in text and HTML."""
+
+    id: str
+    title: str
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    note: str = ""
+
 
 def fmt_estimate(e: Estimate | None, percent: bool = False, signed: bool = False) -> str:
-    """``12.3 [10.1, 14.5]`` (or percent: ``51.0% [47.9, 54.1]``); ``-`` when absent."""
+    """``12.34 [11.90, 12.78]``; shares in % (``50.45% [48.26, 52.64]``), their differences
+    in percentage points (``+3.95 pp [+2.71, +5.19]``)."""
     if e is None or math.isnan(e.value):
         return "-"
-    scale, suffix = (100.0, "%") if percent else (1.0, "")
+    scale = 100.0 if percent else 1.0
     sign = "+" if signed else ""
-    text = f"{e.value * scale:{sign}.2f}{suffix}"
+    unit = (" pp" if signed else "%") if percent else ""
+    text = f"{e.value * scale:{sign}.2f}{unit}"
     if e.ci is not None:
         text += f" [{e.ci[0] * scale:{sign}.2f}, {e.ci[1] * scale:{sign}.2f}]"
     return text
 
 
+def _figures_table(summaries: Sequence[FileSummary], labels: Sequence[str]) -> Table:
+    diffs = differences(summaries)
+    heads = [f"[{i}] {label}" for i, label in enumerate(labels, start=1)]
+    heads += [f"[{i}]-[1]" for i in range(2, len(summaries) + 1)]
+    rows = []
+    for row in rows_for(summaries):
+        cells = [fmt_estimate(s.estimates.get(row.key), row.percent) for s in summaries]
+        cells += [fmt_estimate(d.get(row.key), row.percent, signed=True) for d in diffs]
+        rows.append((row.label, *cells))
+    counts = ", ".join(f"[{i}] {s.completed_hands} of {s.hands}"
+                       for i, s in enumerate(summaries, start=1))
+    note = ("Per-hand figures count completed hands only (" + counts + "); a Widelec hand "
+            "cut short when a total reaches the target counts only in 'hands cut short'. "
+            "Per-hand intervals are clustered by match (hands of one match are not "
+            "independent); shares of matches are Wilson intervals over matches, a draw "
+            "counting half in 'wins'. Differences of shares are in percentage points (pp).")
+    return Table("figures", "Figures (95% intervals)", ("figure", *heads), tuple(rows), note)
+
+
+def _comparisons_table(summaries: Sequence[FileSummary]) -> Table:
+    rows = tuple((f"[{i}]-[1]", comparison_text(summaries[0], s))
+                 for i, s in enumerate(summaries[1:], start=2))
+    return Table("comparisons", "How the files are compared", ("difference", "how"), rows)
+
+
+def _points_by_n_table(summaries: Sequence[FileSummary], labels: Sequence[str]) -> Table:
+    luzak = [(i, s) for i, s in enumerate(summaries, start=1) if s.sim.is_luzak]
+    ns = sorted({n for _, s in luzak for n in s.points_by_n})
+    rows = []
+    for n in ns:
+        cells = []
+        for _, s in luzak:
+            pts, share = s.points_by_n.get(n, (0.0, 0.0))
+            cells.append(f"{pts:.2f} ({share * 100:.1f}%)")
+        rows.append((f"N={n}", *cells))
+    return Table("points-by-n", "Points per hand by tile number N (Luzak games)",
+                 ("tile N", *(f"[{i}] {labels[i - 1]}" for i, _ in luzak)), tuple(rows),
+                 "Table-count points scored when laying tile N, per completed hand, and (in "
+                 "brackets) the share of hands scoring at N.")
+
+
+def _target_table(summaries: Sequence[FileSummary], labels: Sequence[str]) -> Table:
+    rows = []
+    for i, s in enumerate(summaries, start=1):
+        for t in s.target_lengths:
+            ci = "" if t.ci is None else f" [{t.ci[0]:.2f}, {t.ci[1]:.2f}]"
+            rows.append((f"[{i}] {labels[i - 1]}", str(t.target), f"{t.mean:.2f}{ci}",
+                         f"{t.median:g}", f"{t.p10:g}-{t.p90:g}", str(t.matches)))
+    return Table("target-length", "Which target gives matches of N hands",
+                 ("file", "target", "mean hands (95%)", "median", "10th-90th pct", "matches"),
+                 tuple(rows),
+                 "Replayed from each match's hand scores without re-running: the hand after "
+                 "which a total first reaches the target (even-hands: the next even hand; "
+                 "win-at-once: the hand in which it is reached). Only targets up to the run's "
+                 "own can be answered, and the players played for the run's target, so the "
+                 "lower targets are what the same play would have given.")
+
+
+def _tile_table(summaries: Sequence[FileSummary], labels: Sequence[str], what: str,
+                top: int | None) -> Table:
+    rows = []
+    for i, s in enumerate(summaries, start=1):
+        figs = s.luzaked if what == "luzaked" else s.tile_worth
+        scale = 100.0 if what == "luzaked" else 1.0
+        for f in figs[:top]:
+            e = f.estimate
+            shown = Estimate(e.value * scale, None if e.ci is None else
+                             (e.ci[0] * scale, e.ci[1] * scale), None)
+            rows.append((f"[{i}] {labels[i - 1]}", f.tile, fmt_estimate(shown),
+                         f"{f.count:g} / {f.base:g}"))
+    if what == "luzaked":
+        return Table("tiles-luzaked", "Which tiles are luzaked most",
+                     ("file", "tile", "luzaks per 100 hands (95%)", "luzaks / hands"),
+                     tuple(rows),
+                     f"The {top} tiles laid most often as a luzak, per 100 hands (interval "
+                     "clustered by match).")
+    return Table("tile-worth", "What each tile is worth",
+                 ("file", "tile", "points per laying (95%)", "points / times laid"),
+                 tuple(rows),
+                 "Points its laying scored, per time the tile was laid (completed hands).")
+
+
+def report_tables(summaries: Sequence[FileSummary]) -> list[Table]:
+    """Every table of the report of these files, in order."""
+    labels = variant_labels([s.sim for s in summaries])
+    tables = [_figures_table(summaries, labels)]
+    if len(summaries) > 1:
+        tables.append(_comparisons_table(summaries))
+    if any(s.sim.is_luzak for s in summaries):
+        tables.append(_points_by_n_table(summaries, labels))
+    if any(s.target_lengths for s in summaries):
+        tables.append(_target_table(summaries, labels))
+    if any(s.luzaked for s in summaries):
+        tables.append(_tile_table(summaries, labels, "luzaked", 8))
+    if any(s.tile_worth for s in summaries):
+        tables.append(_tile_table(summaries, labels, "worth", None))
+    return tables
+
+
+# -- text ---------------------------------------------------------------------------------------
+
 def header_lines(sim: SimFile) -> list[str]:
-    """The header of a file as ``key: value`` lines."""
+    """A file's header, as lines of text."""
     h = sim.header
     options = ", ".join(f"{k}={_option_text(v)}" for k, v in h.get("options", {}).items())
     done = f"{len(sim.matches)} of {sim.requested} matches"
@@ -225,54 +648,60 @@ def header_lines(sim: SimFile) -> list[str]:
             f"played: {done}"]
 
 
-def _option_text(v: Any) -> str:
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    return str(v)
+def _wrap(text: str, width: int = 92, indent: str = "") -> list[str]:
+    lines: list[str] = []
+    line = indent
+    for word in text.split():
+        if len(line) + len(word) + 1 > width and line.strip():
+            lines.append(line.rstrip())
+            line = indent
+        line += word + " "
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines
+
+
+def table_text(table: Table) -> list[str]:
+    """A table as aligned text lines (numbers right-aligned), its title first."""
+    grid = [list(table.header), *[list(r) for r in table.rows]]
+    widths = [max(len(r[c]) for r in grid) for c in range(len(grid[0]))]
+    out = [table.title + ":"]
+    for r in grid:
+        out.append("  " + "  ".join(cell.ljust(w) if c == 0 else cell.rjust(w)
+                                    for c, (cell, w) in enumerate(zip(r, widths, strict=True)))
+                   .rstrip())
+    if table.note:
+        out.extend(_wrap(table.note, indent="  "))
+    return out
 
 
 def summary_text(summaries: Sequence[FileSummary]) -> str:
     """The terminal summary of one or more files (file k compared with file 1)."""
+    labels = variant_labels([s.sim for s in summaries])
     out: list[str] = []
-    for i, s in enumerate(summaries, start=1):
-        out.append(f"[{i}] {s.sim.path}")
+    for i, (s, label) in enumerate(zip(summaries, labels, strict=True), start=1):
+        out.append(f"[{i}] {label}: {s.sim.path}")
         out.extend("    " + line for line in header_lines(s.sim))
         ends = ", ".join(f"{k} {v}" for k, v in sorted(s.match_ends.items()))
-        out.append(f"    {s.matches} matches ({ends}), {s.hands} hands")
-    out.append("")
-    diffs = differences(summaries)
-    heads = [f"[{i}]" for i in range(1, len(summaries) + 1)]
-    heads += [f"[{i}]-[1]" for i in range(2, len(summaries) + 1)]
-    table: list[list[str]] = [["figure (95% interval)", *heads]]
-    for row in rows_for(summaries):
-        cells = [fmt_estimate(s.estimates.get(row.key), row.percent) for s in summaries]
-        cells += [fmt_estimate(d.get(row.key), row.percent, signed=True) for d in diffs]
-        table.append([row.label, *cells])
-    widths = [max(len(r[c]) for r in table) for c in range(len(table[0]))]
-    for r in table:
-        out.append("  ".join(cell.ljust(w) if c == 0 else cell.rjust(w)
-                             for c, (cell, w) in enumerate(zip(r, widths, strict=True))).rstrip())
-    luzak = [s for s in summaries if s.sim.is_luzak]
-    if luzak:
+        out.append(f"    {s.matches} matches ({ends}), {s.hands} hands "
+                   f"({s.completed_hands} completed)")
+    for table in report_tables(summaries):
         out.append("")
-        out.append("points per hand by tile number N (Luzak; share of hands scoring at N):")
-        ns = sorted({n for s in luzak for n in s.points_by_n})
-        out.append("  " + " " * 5 + "   ".join(
-            f"[{summaries.index(s) + 1}]".rjust(15) for s in luzak))
-        for n in ns:
-            cells = []
-            for s in luzak:
-                pts, share = s.points_by_n.get(n, (0.0, 0.0))
-                cells.append(f"{pts:6.2f} ({share * 100:4.1f}%)")
-            out.append(f"  N={n:<3}" + "   ".join(cells))
-    out.append("")
-    out.append("Per-hand intervals take the hands as independent; match shares are Wilson\n"
-               "intervals over matches (a draw counts half); the luzak cost is clustered by\n"
-               "match. Differences: file k - file 1, normal approximation.")
+        if table.id == "comparisons":
+            out.append(table.title + ":")
+            for diff, how in table.rows:
+                out.extend(_wrap(f"{diff}: {how}", indent="  "))
+            continue
+        out.extend(table_text(table))
     return "\n".join(out)
 
 
 # -- plots and HTML -----------------------------------------------------------------------------
+
+#: the headline figures plotted against a swept option's value
+SWEEP_FIGURES = ("opener_advantage", "first_opener_wins", "hand_points", "match_hands",
+                 "luzaks_per_hand", "quartets_per_hand", "domino_share", "cut_share")
+
 
 def expected_plots(summaries: Sequence[FileSummary]) -> list[str]:
     """The plots a report of these files holds, in order (their ids)."""
@@ -281,6 +710,14 @@ def expected_plots(summaries: Sequence[FileSummary]) -> list[str]:
         plots += ["points-by-n", "luzaks"]
     if any(not s.sim.is_luzak for s in summaries):
         plots += ["quartets", "bonus", "hand-ends", "draws"]
+    if any(len(s.target_lengths) > 1 for s in summaries):
+        plots.append("target-length")
+    if any(s.luzaked for s in summaries):
+        plots.append("tiles-luzaked")
+    if any(s.tile_worth for s in summaries):
+        plots.append("tile-worth")
+    if sweep_option([s.sim for s in summaries]) is not None:
+        plots.append("sweep")
     return plots
 
 
@@ -305,168 +742,338 @@ def _png(plt: Any, fig: Any) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+#: one colour per file, the same in every plot (colour-blind safe: Okabe and Ito)
+_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442",
+            "#000000")
+
+
+def _colour(i: int) -> str:
+    return _COLOURS[i % len(_COLOURS)]
+
+
+def _xticks(ax: Any, names: Sequence[str]) -> None:
+    long = sum(len(n) for n in names) > 48
+    ax.set_xticks(range(len(names)), names, rotation=20 if long else 0,
+                  ha="right" if long else "center", fontsize=8)
+    ax.set_xlim(-0.6, len(names) - 0.4)
+
+
 def _errorbars(ax: Any, names: Sequence[str], ests: Sequence[Estimate | None], title: str,
-               scale: float = 1.0, ref: float | None = None) -> None:
+               ylabel: str, scale: float = 1.0, ref: float | None = None,
+               colours: Sequence[int] | None = None) -> None:
     for i, e in enumerate(ests):
         if e is None or math.isnan(e.value):
             continue
+        c = _colour(colours[i] if colours is not None else i)
         if e.ci is not None:
             ax.errorbar([i], [e.value * scale], yerr=[[(e.value - e.ci[0]) * scale],
                                                       [(e.ci[1] - e.value) * scale]],
-                        fmt="o", capsize=6)
+                        fmt="o", capsize=6, color=c)
         else:
-            ax.plot([i], [e.value * scale], "o")
+            ax.plot([i], [e.value * scale], "o", color=c)
     if ref is not None:
         ax.axhline(ref, color="grey", linewidth=0.8, linestyle="--")
-    ax.set_xticks(range(len(names)), names)
-    ax.set_xlim(-0.6, len(names) - 0.4)
+    _xticks(ax, names)
     ax.set_title(title, fontsize=10)
+    ax.set_ylabel(ylabel)
 
 
-def _hist(ax: Any, names: Sequence[str], data: Sequence[Sequence[int]], title: str,
-          xlabel: str, discrete: bool = True) -> None:
-    present = [(n, d) for n, d in zip(names, data, strict=True) if d]
+def _int_bins(lo: int, hi: int, most: int = 60) -> list[float]:
+    """Bins for whole numbers ``lo..hi``: edges at half-integers, each bin the same number of
+    whole numbers (1, 2, 5, 10, ...), so no bin holds more values than its neighbour."""
+    width = 1
+    steps = (1, 2, 5)
+    k = 0
+    while (hi - lo + 1) / width > most:
+        k += 1
+        width = steps[k % 3] * 10 ** (k // 3)
+    start = lo - (lo % width) if width > 1 else lo
+    edges = [start - 0.5 + width * j for j in range((hi - start) // width + 2)]
+    return edges
+
+
+def _step_hist(ax: Any, names: Sequence[str], data: Sequence[Sequence[int]], title: str,
+               xlabel: str, ylabel: str, colours: Sequence[int] | None = None) -> None:
+    """Distributions of whole numbers as outlines (step histograms) on integer bins, as
+    percentages, so that several files can be read over each other."""
+    present = [(j, n, d) for j, (n, d) in enumerate(zip(names, data, strict=True)) if d]
     if not present:
         ax.set_title(title + " (no data)", fontsize=10)
         return
-    lo = min(min(d) for _, d in present)
-    hi = max(max(d) for _, d in present)
-    if discrete and hi - lo <= 60:
-        bins: Any = [x - 0.5 for x in range(lo, hi + 2)]
-    else:
-        bins = 30
-    for n, d in present:
-        ax.hist(d, bins=bins, alpha=0.55 if len(present) > 1 else 0.9, label=n,
-                weights=[1 / len(d)] * len(d))
+    lo = min(min(d) for _, _, d in present)
+    hi = max(max(d) for _, _, d in present)
+    bins = _int_bins(lo, hi)
+    width = bins[1] - bins[0]
+    for j, n, d in present:
+        c = _colour(colours[j] if colours is not None else j)
+        ax.hist(d, bins=bins, histtype="step", linewidth=1.6, color=c, label=n,
+                weights=[100 / len(d)] * len(d))
     ax.set_title(title, fontsize=10)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("share")
-    if len(present) > 1:
+    ax.set_xlabel(xlabel if width == 1 else f"{xlabel} (bins of {width:g})")
+    ax.set_ylabel(ylabel)
+    if len(names) > 1:
         ax.legend(fontsize=8)
 
 
 def _grouped_bars(ax: Any, names: Sequence[str], cats: Sequence[Any],
-                  values: Sequence[Sequence[float]], title: str, xlabel: str) -> None:
+                  values: Sequence[Sequence[float]], title: str, xlabel: str, ylabel: str,
+                  colours: Sequence[int] | None = None) -> None:
+    """Bars side by side, one colour per file."""
     k = max(len(values), 1)
     width = 0.8 / k
     for j, (n, vals) in enumerate(zip(names, values, strict=True)):
-        ax.bar([i + (j - (k - 1) / 2) * width for i in range(len(cats))], vals, width, label=n)
+        c = _colour(colours[j] if colours is not None else j)
+        ax.bar([i + (j - (k - 1) / 2) * width for i in range(len(cats))], vals, width,
+               label=n, color=c)
     ax.set_xticks(range(len(cats)), [str(c) for c in cats])
     ax.set_title(title, fontsize=10)
     ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     if k > 1:
         ax.legend(fontsize=8)
+
+
+def _shares(data: Sequence[Sequence[int]]) -> tuple[list[int], list[list[float]]]:
+    """The whole-number values seen, and each file's percentage at each."""
+    cats = sorted({x for d in data for x in d})
+    out = []
+    for d in data:
+        c = Counter(d)
+        out.append([100 * c[x] / len(d) if d else 0.0 for x in cats])
+    return cats, out
+
+
+def _discrete(ax: Any, names: Sequence[str], data: Sequence[Sequence[int]], title: str,
+              xlabel: str, ylabel: str, colours: Sequence[int] | None = None) -> None:
+    """A distribution over a few whole numbers: bars side by side when there are few values,
+    outlines when there are many."""
+    cats, shares = _shares(data)
+    if len(cats) * len(names) <= 48:
+        _grouped_bars(ax, names, cats, shares, title, xlabel, ylabel, colours)
+    else:
+        _step_hist(ax, names, data, title, xlabel, ylabel, colours)
+
+
+def _option_value(sim: SimFile, key: str) -> Any:
+    return sim.header.get("options", {}).get(key)
 
 
 def render_plots(summaries: Sequence[FileSummary]) -> dict[str, tuple[str, str]]:
     """Every plot as ``id -> (caption, PNG data URI)``. Raises :class:`MatplotlibMissing`."""
     plt = _pyplot()
-    names = [f"[{i}]" for i in range(1, len(summaries) + 1)]
+    names = variant_labels([s.sim for s in summaries])
     out: dict[str, tuple[str, str]] = {}
+    wide = (12.0, 3.8)
 
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
-    _errorbars(axes[0], names, [s.estimates["opener_advantage"] for s in summaries],
-               "opener advantage per hand (points)", ref=0.0)
-    _errorbars(axes[1], names, [s.estimates["first_opener_wins"] for s in summaries],
-               "first opener wins the match (%)", scale=100.0, ref=50.0)
-    out["advantage"] = ("Opener advantage per hand (mean of the opener's points minus the "
-                        "other's, 95% interval over hands) and the share of matches won by "
-                        "the first opener (Wilson 95% interval).", _png(plt, fig))
+    fig, axes = plt.subplots(1, 3, figsize=wide)
+    for k, (key, marker) in enumerate((("opener_points", "o"), ("responder_points", "s"))):
+        for i, s in enumerate(summaries):
+            e = s.estimates[key]
+            if e.ci is None or math.isnan(e.value):
+                continue
+            axes[0].errorbar([i + (k - 0.5) * 0.3], [e.value],
+                             yerr=[[e.value - e.ci[0]], [e.ci[1] - e.value]], fmt=marker,
+                             capsize=4, color=_colour(i), mfc="white" if k else _colour(i),
+                             label=("opener" if k == 0 else "responder") if i == 0 else None)
+    _xticks(axes[0], names)
+    axes[0].set_title("points per hand: opener (filled), responder (open)", fontsize=10)
+    axes[0].set_ylabel("points per hand")
+    _errorbars(axes[1], names, [s.estimates["opener_advantage"] for s in summaries],
+               "opener advantage per hand", "points per hand", ref=0.0)
+    _errorbars(axes[2], names, [s.estimates["first_opener_wins"] for s in summaries],
+               "first opener wins the match", "matches won (%, draw = half)", scale=100.0,
+               ref=50.0)
+    out["advantage"] = ("Opening: each seat's points per completed hand as opener and as "
+                        "responder, the opener's advantage (their difference), and the "
+                        "share of matches the first opener won; 95% intervals (hands "
+                        "clustered by match; Wilson over matches).", _png(plt, fig))
 
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
-    _hist(axes[0], names, [s.hand_points for s in summaries], "points per hand (each seat)",
-          "points", discrete=False)
-    _hist(axes[1], names, [s.match_totals for s in summaries], "match totals (each seat)",
-          "points", discrete=False)
-    out["scores"] = ("Score distributions: each seat's points in a hand, and each seat's "
-                     "match total.", _png(plt, fig))
+    fig, axes = plt.subplots(1, 2, figsize=wide)
+    _step_hist(axes[0], names, [s.hand_points for s in summaries],
+               "points per completed hand (each seat)", "points in a hand", "hands (%)")
+    _step_hist(axes[1], names, [s.match_totals for s in summaries],
+               "match total (each seat)", "points in a match", "seats (%)")
+    out["scores"] = ("Score distributions, drawn as outlines: each seat's points in a "
+                     "completed hand, and each seat's match total.", _png(plt, fig))
 
-    fig, ax = plt.subplots(figsize=(6, 3.4))
-    _hist(ax, names, [s.match_hands for s in summaries], "match length", "hands")
+    fig, ax = plt.subplots(figsize=(8, 3.8))
+    _discrete(ax, names, [s.match_hands for s in summaries], "match length",
+              "hands in the match", "matches (%)")
     out["match-length"] = ("Match length in hands.", _png(plt, fig))
 
-    luzak = [(n, s) for n, s in zip(names, summaries, strict=True) if s.sim.is_luzak]
+    luzak = [(i, s) for i, s in enumerate(summaries) if s.sim.is_luzak]
     if luzak:
+        ln = [names[i] for i, _ in luzak]
+        lc = [i for i, _ in luzak]
         ns = sorted({n for _, s in luzak for n in s.points_by_n})
-        fig, ax = plt.subplots(figsize=(9, 3.4))
-        _grouped_bars(ax, [n for n, _ in luzak], ns,
+        fig, ax = plt.subplots(figsize=wide)
+        _grouped_bars(ax, ln, ns,
                       [[s.points_by_n.get(n, (0.0, 0.0))[0] for n in ns] for _, s in luzak],
-                      "points per hand scored at tile number N", "N")
+                      "points scored at each tile number N", "tile number N (the N-th tile "
+                      "laid in the hand)", "points per hand", lc)
         out["points-by-n"] = ("Points by tile number N (Luzak games): the table-count points "
-                              "scored when laying tile N, per hand (the luzak pip bonus "
-                              "excluded).", _png(plt, fig))
-        fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
-        _hist(axes[0], [n for n, _ in luzak], [s.luzaks_per_hand for _, s in luzak],
-              "luzaks per hand", "luzaks")
-        _errorbars(axes[1], [n for n, _ in luzak],
-                   [s.estimates["luzak_cost"] for _, s in luzak],
-                   "points handed over per luzak")
+                              "scored when laying tile N, per completed hand (the luzak pip "
+                              "bonus excluded).", _png(plt, fig))
+        fig, axes = plt.subplots(1, 2, figsize=wide)
+        _discrete(axes[0], ln, [s.luzaks_per_hand for _, s in luzak], "luzaks per hand",
+                  "luzaks in a hand (both seats)", "hands (%)", lc)
+        _errorbars(axes[1], ln, [s.estimates["luzak_cost"] for _, s in luzak],
+                   "points handed over per luzak", "points per luzak", colours=lc)
         out["luzaks"] = ("Luzak frequency (luzaks per hand) and its cost: points handed to "
                          "the opponent per luzak (Luzak: its pips; without spinners: the "
                          "counts it gave away), 95% interval clustered by match.",
                          _png(plt, fig))
 
-    wid = [(n, s) for n, s in zip(names, summaries, strict=True) if not s.sim.is_luzak]
+    wid = [(i, s) for i, s in enumerate(summaries) if not s.sim.is_luzak]
     if wid:
-        wn = [n for n, _ in wid]
-        fig, ax = plt.subplots(figsize=(6, 3.4))
-        _hist(ax, wn, [s.quartets_per_hand for _, s in wid], "quartets per hand", "quartets")
-        out["quartets"] = ("Quartets scored in play per hand (Widelec).", _png(plt, fig))
-        fig, ax = plt.subplots(figsize=(6, 3.4))
-        _hist(ax, wn, [s.bonuses for _, s in wid], "end-of-hand bonus (hands with one)",
-              "bonus points", discrete=False)
-        out["bonus"] = ("Bonus sizes: the end-of-hand bonus of the hands that had one "
-                        "(Widelec).", _png(plt, fig))
-        fig, ax = plt.subplots(figsize=(6, 3.4))
+        wn = [names[i] for i, _ in wid]
+        wc = [i for i, _ in wid]
+        fig, ax = plt.subplots(figsize=(8, 3.8))
+        _discrete(ax, wn, [s.quartets_per_hand for _, s in wid], "quartets per hand",
+                  "quartets scored in a completed hand (both seats)", "hands (%)", wc)
+        out["quartets"] = ("Quartets scored in play per completed hand (Widelec).",
+                           _png(plt, fig))
+        fig, ax = plt.subplots(figsize=(8, 3.8))
+        _step_hist(ax, wn, [s.bonuses for _, s in wid], "end-of-hand bonus (hands with one)",
+                   "bonus points", "hands with a bonus (%)", wc)
+        out["bonus"] = ("Bonus sizes: the end-of-hand bonus of the completed hands that had "
+                        "one (Widelec), as outlines.", _png(plt, fig))
+        fig, ax = plt.subplots(figsize=(8, 3.8))
         ends = ["domino", "block", "target"]
-        _grouped_bars(ax, wn, ends,
+        _grouped_bars(ax, wn, ["domino", "block", "cut at the target"],
                       [[s.hand_ends.get(e, 0) / max(s.hands, 1) * 100 for e in ends]
-                       for _, s in wid], "how hands end (%)", "end")
-        out["hand-ends"] = ("Domino versus block: how the hands ended (target: the match "
-                            "was won mid-hand).", _png(plt, fig))
-        fig, ax = plt.subplots(figsize=(6, 3.4))
-        _hist(ax, wn, [s.draws_per_hand for _, s in wid], "draws per hand (both seats)",
-              "draws")
-        out["draws"] = ("Draws from the boneyard per hand (Widelec).", _png(plt, fig))
+                       for _, s in wid], "how hands end", "end of the hand", "hands (%)", wc)
+        out["hand-ends"] = ("How the hands ended, of all hands: a domino (went out), a block, "
+                            "or cut short when a total reached the target (the figures "
+                            "table takes domino and block over completed hands).",
+                            _png(plt, fig))
+        fig, ax = plt.subplots(figsize=(8, 3.8))
+        _discrete(ax, wn, [s.draws_per_hand for _, s in wid], "draws per hand",
+                  "tiles drawn in a completed hand (both seats)", "hands (%)", wc)
+        out["draws"] = ("Draws from the boneyard per completed hand (Widelec).",
+                        _png(plt, fig))
+
+    if any(len(s.target_lengths) > 1 for s in summaries):
+        fig, ax = plt.subplots(figsize=(8, 3.8))
+        for i, s in enumerate(summaries):
+            if len(s.target_lengths) < 2:
+                continue
+            ts = [t.target for t in s.target_lengths]
+            ax.plot(ts, [t.mean for t in s.target_lengths], "o-", color=_colour(i),
+                    label=names[i])
+            ax.fill_between(ts, [t.ci[0] if t.ci else t.mean for t in s.target_lengths],
+                            [t.ci[1] if t.ci else t.mean for t in s.target_lengths],
+                            color=_colour(i), alpha=0.2)
+            ax.plot(ts, [t.median for t in s.target_lengths], "--", color=_colour(i))
+        ax.set_title("match length by target, replayed: mean (line, 95% band), median "
+                     "(dashed)", fontsize=10)
+        ax.set_xlabel("target (points)")
+        ax.set_ylabel("hands in the match")
+        ax.legend(fontsize=8)
+        out["target-length"] = ("Which target gives matches of N hands: the mean (with its "
+                                "95% interval) and median match length each target would "
+                                "have given, replayed from the run's hand scores.",
+                                _png(plt, fig))
+
+    if any(s.luzaked for s in summaries):
+        tiles = sorted({f.tile for s in summaries for f in s.luzaked[:8]})
+        fig, ax = plt.subplots(figsize=wide)
+        lz = [(i, {f.tile: 100 * f.estimate.value for f in s.luzaked}) for i, s in
+              enumerate(summaries) if s.luzaked]
+        _grouped_bars(ax, [names[i] for i, _ in lz], tiles,
+                      [[d.get(t, 0.0) for t in tiles] for _, d in lz],
+                      "tiles laid as luzaks", "tile", "luzaks per 100 hands",
+                      [i for i, _ in lz])
+        ax.set_ylim(bottom=0)
+        out["tiles-luzaked"] = ("Which tiles are luzaked most: each file's most luzaked "
+                                "tiles, as luzaks per 100 hands.", _png(plt, fig))
+    if any(s.tile_worth for s in summaries):
+        tw = [(i, {f.tile: f.estimate.value for f in s.tile_worth}) for i, s in
+              enumerate(summaries) if s.tile_worth]
+        tiles = sorted({t for _, d in tw for t in d}, key=lambda t: (-int(t[0]), -int(t[1])))
+        fig, ax = plt.subplots(figsize=(14, 3.8))
+        _grouped_bars(ax, [names[i] for i, _ in tw], tiles,
+                      [[d.get(t, 0.0) for t in tiles] for _, d in tw],
+                      "what each tile is worth", "tile", "points per laying",
+                      [i for i, _ in tw])
+        out["tile-worth"] = ("What each tile is worth: the points its laying scored, per "
+                             "time it was laid.", _png(plt, fig))
+
+    swept = sweep_option([s.sim for s in summaries])
+    if swept is not None:
+        rows = {r.key: r for r in rows_for(summaries)}
+        figs = [k for k in SWEEP_FIGURES if all(k in s.estimates for s in summaries)]
+        values = [_option_value(s.sim, swept) for s in summaries]
+        numeric = all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+        order = sorted(range(len(values)), key=lambda i: values[i]) if numeric \
+            else list(range(len(values)))
+        cols = 4
+        nrows = (len(figs) + cols - 1) // cols
+        fig, axes = plt.subplots(nrows, cols, figsize=(12, 3.2 * nrows), squeeze=False)
+        dashed = swept.replace("_", "-")
+        for ax, fk in zip(axes.flat, figs, strict=False):
+            scale = 100.0 if rows[fk].percent else 1.0
+            xs = [values[i] if numeric else order.index(i) for i in order]
+            ys = [summaries[i].estimates[fk].value * scale for i in order]
+            lo = [y - (summaries[i].estimates[fk].ci or (0.0, 0.0))[0] * scale
+                  if summaries[i].estimates[fk].ci else 0.0 for y, i in zip(ys, order,
+                                                                            strict=True)]
+            hi = [(summaries[i].estimates[fk].ci or (0.0, 0.0))[1] * scale - y
+                  if summaries[i].estimates[fk].ci else 0.0 for y, i in zip(ys, order,
+                                                                           strict=True)]
+            ax.errorbar(xs, ys, yerr=[lo, hi], fmt="o-", capsize=4, color=_colour(0))
+            if not numeric:
+                ax.set_xticks(range(len(order)), [_option_text(values[i]) for i in order])
+            ax.set_title(rows[fk].label, fontsize=9)
+            ax.set_xlabel(dashed)
+            ax.set_ylabel("%" if rows[fk].percent else "")
+        for ax in list(axes.flat)[len(figs):]:
+            ax.axis("off")
+        out["sweep"] = (f"Each headline figure against {dashed}, with its 95% interval.",
+                        _png(plt, fig))
     assert list(out) == expected_plots(summaries)
     return out
 
 
-_CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px;color:#222}
+_CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px;color:#222}
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px}
 td.num{text-align:right;font-variant-numeric:tabular-nums}th{background:#f3f3f3}
 figure{margin:1.5em 0}figcaption{font-size:90%;color:#444;max-width:900px}
-.note{font-size:90%;color:#555}"""
+img{max-width:100%}.note{font-size:90%;color:#555;max-width:900px}"""
+
+
+def table_html(table: Table) -> str:
+    """A table as HTML, with its title and note."""
+    e = html.escape
+    parts = [f'<h2 id="table-{e(table.id)}">{e(table.title)}</h2>',
+             f'<table class="{e(table.id)}"><tr>']
+    parts.extend(f"<th>{e(h)}</th>" for h in table.header)
+    parts.append("</tr>")
+    for row in table.rows:
+        parts.append("<tr>" + "".join(
+            f"<td>{e(c)}</td>" if j == 0 or table.id == "comparisons"
+            else f'<td class="num">{e(c)}</td>' for j, c in enumerate(row)) + "</tr>")
+    parts.append("</table>")
+    if table.note:
+        parts.append(f'<p class="note">{e(table.note)}</p>')
+    return "\n".join(parts)
 
 
 def render_html(summaries: Sequence[FileSummary]) -> str:
-    """A self-contained HTML report (plots embedded as data URIs). Raises
-    :class:`MatplotlibMissing` when matplotlib is not installed."""
+    """A self-contained HTML report (plots embedded as data URIs) holding every table of
+    the text report. Raises :class:`MatplotlibMissing` when matplotlib is not installed."""
     plots = render_plots(summaries)
+    labels = variant_labels([s.sim for s in summaries])
     e = html.escape
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              "<title>dominolab report</title>", f"<style>{_CSS}</style></head><body>",
              "<h1>dominolab simulation report</h1>", "<h2>Files</h2>"]
-    for i, s in enumerate(summaries, start=1):
-        parts.append(f"<h3>[{i}] {e(s.sim.path)}</h3><ul>")
+    for i, (s, label) in enumerate(zip(summaries, labels, strict=True), start=1):
+        parts.append(f"<h3>[{i}] {e(label)}: {e(s.sim.path)}</h3><ul>")
         parts.extend(f"<li>{e(line)}</li>" for line in header_lines(s.sim))
-        parts.append(f"<li>{s.matches} matches, {s.hands} hands</li></ul>")
-    parts.append("<h2>Figures</h2><table><tr><th>figure (95% interval)</th>")
-    parts.extend(f"<th>[{i}]</th>" for i in range(1, len(summaries) + 1))
-    parts.extend(f"<th>[{i}] &minus; [1]</th>" for i in range(2, len(summaries) + 1))
-    parts.append("</tr>")
-    diffs = differences(summaries)
-    for row in rows_for(summaries):
-        cells = [fmt_estimate(s.estimates.get(row.key), row.percent) for s in summaries]
-        cells += [fmt_estimate(d.get(row.key), row.percent, signed=True) for d in diffs]
-        parts.append(f"<tr><td>{e(row.label)}</td>"
-                     + "".join(f'<td class="num">{e(c)}</td>' for c in cells) + "</tr>")
-    parts.append("</table>")
-    parts.append('<p class="note">Per-hand intervals take the hands as independent (hands of '
-                 "one match share its seed, so they may be somewhat narrow); match shares are "
-                 "Wilson intervals over matches, a draw counting half; the luzak cost is "
-                 "clustered by match. Differences are file k minus file 1 with a normal "
-                 "95% interval from the two standard errors.</p>")
+        parts.append(f"<li>{s.matches} matches, {s.hands} hands ({s.completed_hands} "
+                     "completed)</li></ul>")
+    parts.extend(table_html(t) for t in report_tables(summaries))
     parts.append("<h2>Plots</h2>")
     for pid, (caption, uri) in plots.items():
         parts.append(f'<figure id="{pid}"><img src="{uri}" alt="{e(pid)}">'
@@ -475,7 +1082,10 @@ def render_html(summaries: Sequence[FileSummary]) -> str:
     return "\n".join(parts) + "\n"
 
 
-__all__ = ["COMMON_ROWS", "FigureRow", "FileSummary", "LUZAK_ROWS", "MatplotlibMissing",
-           "WIDELEC_ROWS", "differences", "expected_plots", "fmt_estimate", "handed_over",
-           "header_lines", "layer_of", "render_html", "render_plots", "rows_for",
-           "summarise_file", "summary_text"]
+__all__ = ["COMMON_ROWS", "SWEEP_FIGURES", "FigureRow", "FileSummary", "LUZAK_ROWS",
+           "MatplotlibMissing", "Table", "TargetLength", "TileFigure", "WIDELEC_ROWS",
+           "comparison_text", "completed", "differences", "expected_plots", "fmt_estimate",
+           "handed_over", "hands_to_target", "header_lines", "layer_of", "render_html",
+           "render_plots", "replay_targets", "report_tables", "rows_for", "shares_deals",
+           "summarise_file", "summary_text", "sweep_option", "table_html", "table_text",
+           "variant_labels"]

@@ -147,6 +147,91 @@ class Estimate:
         return Estimate(d, (d - Z95 * se, d + Z95 * se), se)
 
 
+@dataclass(frozen=True, slots=True)
+class ClusterSample:
+    """A figure measured in independent clusters (a match, a pair of matches): cluster ``i``
+    contributes ``numerators[i]`` (e.g. the points of its hands) over ``denominators[i]``
+    (its number of hands). The figure is the ratio of the sums, ``R = sum(x) / sum(h)``;
+    units within a cluster may be correlated, the clusters are not. ``keys`` name the
+    clusters (a match index), so that two samples over the same clusters can be paired.
+    """
+
+    keys: tuple[int, ...]
+    numerators: tuple[float, ...]
+    denominators: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        if not len(self.keys) == len(self.numerators) == len(self.denominators):
+            raise ValueError("keys, numerators and denominators differ in length")
+
+    @staticmethod
+    def of(pairs: Sequence[tuple[int, float, float]]) -> ClusterSample:
+        """From ``(key, numerator, denominator)`` triples."""
+        return ClusterSample(tuple(k for k, _, _ in pairs), tuple(x for _, x, _ in pairs),
+                             tuple(h for _, _, h in pairs))
+
+    def restricted(self, keys: Sequence[int]) -> ClusterSample:
+        """The clusters named by ``keys`` (each must be present), in that order."""
+        where = {k: i for i, k in enumerate(self.keys)}
+        idx = [where[k] for k in keys]
+        return ClusterSample(tuple(keys), tuple(self.numerators[i] for i in idx),
+                             tuple(self.denominators[i] for i in idx))
+
+    @property
+    def ratio(self) -> float:
+        total = math.fsum(self.denominators)
+        return math.fsum(self.numerators) / total if total else math.nan
+
+    def influence(self) -> list[float]:
+        """Each cluster's linearised contribution to ``R`` (the delta method):
+        ``(x_i - R h_i) / mean(h)``; they sum to zero, and ``R``'s standard error is
+        ``sqrt(sum(z_i^2) / (n (n - 1)))``."""
+        n = len(self.keys)
+        total = math.fsum(self.denominators)
+        r = self.ratio
+        return [(x - r * h) / (total / n) for x, h in zip(self.numerators, self.denominators,
+                                                          strict=True)]
+
+    def estimate(self) -> Estimate:
+        """``R`` with its cluster-robust 95% interval (:func:`ratio_interval`)."""
+        return Estimate.of_ratio(self.numerators, self.denominators)
+
+
+def _se_of_influence(z: Sequence[float]) -> float | None:
+    n = len(z)
+    if n < 2:
+        return None
+    m = mean(z)
+    return math.sqrt(math.fsum((v - m) ** 2 for v in z) / (n * (n - 1)))
+
+
+def paired_difference(a: ClusterSample, b: ClusterSample, z: float = Z95) -> Estimate:
+    """``R_b - R_a`` over the clusters both samples hold, paired cluster by cluster.
+
+    For two runs that share their clusters' randomness (the same deals, match by match), the
+    per-cluster difference of the linearised contributions,
+    ``d_i = (x_bi - R_b h_bi) / mean(h_b) - (x_ai - R_a h_ai) / mean(h_a)``, is one
+    independent unit per cluster, and ``se = sqrt(sum((d_i - mean(d))^2) / (n (n - 1)))``.
+    With every denominator 1 this is the textbook paired interval: ``mean(b_i - a_i) ±
+    z sd(b_i - a_i) / sqrt(n)``. Clusters present in only one sample are left out (both
+    ratios are then taken over the common clusters)."""
+    in_b = set(b.keys)
+    common = [k for k in a.keys if k in in_b]
+    ra, rb = a.restricted(common), b.restricted(common)
+    d = rb.ratio - ra.ratio
+    if len(common) < 2 or math.isnan(d):
+        return Estimate(d, None, None)
+    se = _se_of_influence([y - x for x, y in zip(ra.influence(), rb.influence(), strict=True)])
+    assert se is not None
+    return Estimate(d, (d - z * se, d + z * se), se)
+
+
+def unpaired_difference(a: ClusterSample, b: ClusterSample) -> Estimate:
+    """``R_b - R_a`` for independent runs: ``d ± z sqrt(se_a² + se_b²)``, each standard error
+    cluster-robust."""
+    return b.estimate().minus(a.estimate())
+
+
 def rounded(x: float) -> float | None:
     """A figure for JSON: None for ``nan``, else rounded to six decimals."""
     return None if math.isnan(x) else round(x, 6)
@@ -157,5 +242,6 @@ def rounded_interval(ci: tuple[float, float] | None) -> list[float] | None:
     return None if ci is None else [round(ci[0], 6), round(ci[1], 6)]
 
 
-__all__ = ["Estimate", "Timing", "Z95", "mean", "mean_interval", "percentile",
-           "ratio_interval", "rounded", "rounded_interval", "sample_sd", "wilson_interval"]
+__all__ = ["ClusterSample", "Estimate", "Timing", "Z95", "mean", "mean_interval",
+           "paired_difference", "percentile", "ratio_interval", "rounded", "rounded_interval",
+           "sample_sd", "unpaired_difference", "wilson_interval"]
