@@ -12,6 +12,7 @@ import html
 import json
 import math
 import re
+from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -216,7 +217,7 @@ def test_widelec_figures_count_completed_hands(tmp_path: Path) -> None:
     assert _close(est["cut_share"].value, (len(every) - n) / len(every))
     assert _close(est["quartets_per_hand"].value, sum(sum(h["quartets"]) for h in hands) / n)
     bonuses = [h["bonus"] for h in hands if h["bonus"]]
-    assert list(s.bonuses) == bonuses
+    assert s.bonuses == Counter(bonuses)  # how often each bonus size occurs
     assert _close(est["bonus_share"].value, len(bonuses) / n)
     assert _close(est["domino_share"].value, sum(h["end"] == "domino" for h in hands) / n)
     assert _close(est["block_share"].value, sum(h["end"] == "block" for h in hands) / n)

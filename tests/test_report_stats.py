@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
+from collections import Counter
 
 import pytest
 
@@ -16,8 +18,16 @@ from dominolab.lab.report import hands_to_target
 from dominolab.lab.stats import (
     ClusterSample,
     Estimate,
+    PairedSums,
+    RatioSums,
+    mean,
     mean_interval,
+    mean_interval_of_counts,
+    mean_of_counts,
+    median_of_counts,
     paired_difference,
+    percentile,
+    percentile_of_counts,
     ratio_interval,
     unpaired_difference,
 )
@@ -148,3 +158,59 @@ def test_paired_interval_covers_and_is_narrower() -> None:
     assert 0.92 <= covered / reps <= 0.98
     assert unpaired_covered / reps >= 0.92
     assert sum(widths) < 0.8 * sum(unpaired_widths)
+
+
+# -- running sums (the report reads a match at a time) -------------------------------------------
+
+def test_running_sums_give_the_samples_figures() -> None:
+    """:class:`RatioSums` and :class:`PairedSums` kept a cluster at a time give the
+    estimates of the whole samples: exactly for whole and half numbers, closely for any."""
+    rng = random.Random(11)
+    for whole in (True, False):
+        a_x, a_h, b_x, b_h = [], [], [], []
+        for _ in range(200):
+            ka, kb = rng.randint(0, 6), rng.randint(1, 6)
+            if whole:
+                a_x.append(float(sum(rng.randint(-3, 20) for _ in range(ka))) / 2)
+                b_x.append(float(sum(rng.randint(-3, 25) for _ in range(kb))))
+            else:
+                a_x.append(sum(rng.gauss(5, 3) for _ in range(ka)))
+                b_x.append(sum(rng.gauss(6, 3) for _ in range(kb)))
+            a_h.append(float(ka))
+            b_h.append(float(kb))
+        a, b = _sample(a_x, a_h), _sample(b_x, b_h)
+        sa = RatioSums.of(a)
+        assert sa.ratio == a.ratio if whole else sa.ratio == pytest.approx(a.ratio)
+        e, want = sa.estimate(), a.estimate()
+        assert e.value == pytest.approx(want.value, rel=1e-12)
+        assert e.ci == pytest.approx(want.ci, rel=1e-12)
+        assert e.se == pytest.approx(want.se, rel=1e-9)
+        pair = PairedSums.new()
+        for xa, ha, xb, hb in zip(a_x, a_h, b_x, b_h, strict=True):
+            pair.add(xa, ha, xb, hb)
+        p, want = pair.difference(), paired_difference(a, b)
+        assert p.value == pytest.approx(want.value, rel=1e-12)
+        assert p.ci == pytest.approx(want.ci, rel=1e-12)
+        assert p.se == pytest.approx(want.se, rel=1e-9)
+    assert RatioSums().estimate().ci is None and math.isnan(RatioSums().estimate().value)
+    one = RatioSums()
+    one.add(3.0, 2.0)
+    assert one.estimate() == Estimate(1.5, None, None)
+    single = PairedSums.new()
+    single.add(1.0, 1.0, 2.0, 1.0)
+    assert single.difference() == Estimate(1.0, None, None)
+
+
+def test_figures_of_counts_equal_those_of_the_values() -> None:
+    rng = random.Random(3)
+    for n in (1, 2, 5, 40, 101):
+        values = [rng.randint(1, 12) for _ in range(n)]
+        counts = Counter(values)
+        floats = [float(v) for v in values]
+        assert mean_of_counts(counts) == mean(floats)
+        assert mean_interval_of_counts(counts) == mean_interval(floats)
+        assert median_of_counts(counts) == statistics.median(floats)
+        for q in (0, 10, 50, 90, 100):
+            assert percentile_of_counts(counts, q) == percentile(floats, q)
+    assert math.isnan(mean_of_counts(Counter()))
+    assert math.isnan(percentile_of_counts(Counter(), 50))

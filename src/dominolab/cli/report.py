@@ -11,21 +11,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from dominolab.lab import (
-    MatplotlibMissing,
-    SimFileError,
-    read_sim_file,
-    render_html,
-    summarise_file,
-    summary_text,
-)
+from dominolab.lab import MatplotlibMissing, SimFileError, render_html, summary_text
+from dominolab.lab.report import summarise_files
 
 EXIT_USAGE = 2
 
 
 def run_report(args: argparse.Namespace) -> int:
     try:
-        summaries = [summarise_file(read_sim_file(path)) for path in args.files]
+        summaries = summarise_files(args.files)
     except SimFileError as exc:
         print(f"dominolab report: {exc}", file=sys.stderr)
         return EXIT_USAGE

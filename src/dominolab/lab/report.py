@@ -1,9 +1,13 @@
 """Reports on simulation result files (:mod:`dominolab.lab.simfile`).
 
-:func:`summarise_file` computes the figures of one file read with
-:func:`~dominolab.lab.simfile.read_sim_file`; :func:`report_tables` lays out every table of
-a report of one or more files; :func:`summary_text` renders them as text and
-:func:`render_html` as a self-contained HTML page with the same tables and plots
+:func:`summarise_files` computes the figures of one or more files in one pass over each,
+reading them a match at a time (:func:`~dominolab.lab.simfile.iter_sim`; JSON Lines, gzip
+or Parquet) and in step, so that its memory stays flat however many matches a file holds:
+a :class:`FileSummary` keeps running sums (:class:`~dominolab.lab.stats.RatioSums`) and
+counts of whole numbers, never the matches. :func:`summarise_file` is one file's (a path,
+or a :class:`~dominolab.lab.simfile.SimFile` already read). :func:`report_tables` lays out
+every table of a report of one or more files; :func:`summary_text` renders them as text
+and :func:`render_html` as a self-contained HTML page with the same tables and plots
 (matplotlib, imported only there).
 
 How the figures are measured (intervals are 95%, from :mod:`dominolab.lab.stats`):
@@ -21,9 +25,10 @@ How the figures are measured (intervals are 95%, from :mod:`dominolab.lab.stats`
   deals — the same header seed and the same number of tiles a hand, so match ``i`` of each
   is dealt the same hands and has the same first opener: each match's contribution to the
   difference is taken within the match (:func:`~dominolab.lab.stats.paired_difference`),
-  which takes the luck of the deal out of the interval. Otherwise the runs are independent
-  and the interval comes from the two standard errors. Differences of shares are in
-  percentage points (pp).
+  which takes the luck of the deal out of the interval (the two files are read in step,
+  and each figure keeps its paired sums, :class:`~dominolab.lab.stats.PairedSums`).
+  Otherwise the runs are independent and the interval comes from the two standard errors.
+  Differences of shares are in percentage points (pp).
 
 This module prints nothing; ``dominolab report`` is its command.
 """
@@ -35,23 +40,31 @@ import functools
 import html
 import io
 import math
-import statistics
-from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+import os
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dominolab.core import Deal, get_game, parse_tile
-from dominolab.lab.simfile import HandLine, MatchLine, SimFile
+from dominolab.core import Deal, GameSpec, get_game, parse_tile
+from dominolab.lab.simfile import (
+    HandLine,
+    HeaderFacts,
+    MatchLine,
+    SimFile,
+    SimStream,
+    iter_sim,
+)
 from dominolab.lab.stats import (
-    ClusterSample,
     Estimate,
-    mean,
-    mean_interval,
-    paired_difference,
-    percentile,
-    unpaired_difference,
+    PairedSums,
+    RatioSums,
+    mean_interval_of_counts,
+    mean_of_counts,
+    median_of_counts,
+    percentile_of_counts,
 )
 
 
@@ -129,34 +142,65 @@ class TileFigure:
 
 
 @dataclass(frozen=True, slots=True)
-class FileSummary:
-    """The figures of one file. ``estimates`` (for display) and ``samples`` (per-match sums,
-    for differences) are keyed by :class:`FigureRow` keys; the distributions are raw values
-    for the plots, over completed hands."""
+class SimInfo(HeaderFacts):
+    """What a summary keeps of its file: the path, the header, how many whole matches it
+    held (``read``) and whether the run stopped early; never the matches."""
 
-    sim: SimFile
+    path: str
+    header: dict[str, Any]
+    read: int
+    interrupted: bool
+
+
+#: a file as the labels and headers take it: a summary's :class:`SimInfo`, a whole
+#: :class:`~dominolab.lab.simfile.SimFile` or an open :class:`~dominolab.lab.simfile.SimStream`
+Sim = SimInfo | SimFile | SimStream
+
+
+@dataclass(frozen=True, slots=True)
+class Pairing:
+    """A file's figures paired match by match with those of the file it is compared with
+    (``first``, the same :class:`SimInfo`): the sums of each figure over the ``matches``
+    matches both hold (see :class:`~dominolab.lab.stats.PairedSums`)."""
+
+    first: SimInfo
+    matches: int
+    sums: dict[str, PairedSums]
+
+
+@dataclass(frozen=True, slots=True)
+class FileSummary:
+    """The figures of one file, gathered in one pass over its matches: it holds running
+    sums and counts, never the matches. ``estimates`` (for display) and ``samples`` (each
+    figure's per-match sums, for differences) are keyed by :class:`FigureRow` keys; the
+    distributions, over completed hands, count how often each whole number occurs (for
+    the plots). ``paired``: this file's figures paired with the first file's, when
+    :func:`summarise_files` read the two in step (they share their deals)."""
+
+    sim: SimInfo
     matches: int
     hands: int
     estimates: dict[str, Estimate]
-    samples: dict[str, ClusterSample]
-    hand_points: tuple[int, ...]
-    match_totals: tuple[int, ...]
-    match_hands: tuple[int, ...]
+    samples: dict[str, RatioSums]
+    hand_points: Counter[int]
+    match_totals: Counter[int]
+    match_hands: Counter[int]
     match_ends: dict[str, int]
     hand_ends: dict[str, int]
     completed_hands: int = 0
     #: Luzak: N -> (points per hand scored at tile N, share of hands scoring at N)
     points_by_n: dict[int, tuple[float, float]] = field(default_factory=dict)
-    luzaks_per_hand: tuple[int, ...] = ()
-    luzak_costs: tuple[int, ...] = ()
-    quartets_per_hand: tuple[int, ...] = ()
-    bonuses: tuple[int, ...] = ()
-    draws_per_hand: tuple[int, ...] = ()
+    luzaks_per_hand: Counter[int] = field(default_factory=Counter)
+    luzak_costs: Counter[int] = field(default_factory=Counter)
+    quartets_per_hand: Counter[int] = field(default_factory=Counter)
+    bonuses: Counter[int] = field(default_factory=Counter)
+    draws_per_hand: Counter[int] = field(default_factory=Counter)
     target_lengths: tuple[TargetLength, ...] = ()
     #: tiles laid as luzaks per hand (files with the ``luzaked`` field), most first
     luzaked: tuple[TileFigure, ...] = ()
     #: points scored per laying of each tile (files with ``scored`` and ``left``)
     tile_worth: tuple[TileFigure, ...] = ()
+    paired: Pairing | None = None
 
 
 def layer_of(hand: HandLine, n: int) -> int:
@@ -181,19 +225,6 @@ def completed(match: MatchLine) -> tuple[HandLine, ...]:
 
 def _match_score(m: MatchLine, seat: int) -> float:
     return 0.5 if m.winner is None else 1.0 if m.winner == seat else 0.0
-
-
-def _per_match(matches: Sequence[MatchLine], x: Callable[[MatchLine], float],
-               h: Callable[[MatchLine], float]) -> ClusterSample:
-    return ClusterSample(tuple(m.match for m in matches), tuple(float(x(m)) for m in matches),
-                         tuple(float(h(m)) for m in matches))
-
-
-def _per_hand(matches: Sequence[MatchLine], x: Callable[[HandLine], float],
-              hands: Callable[[MatchLine], Sequence[HandLine]] = completed) -> ClusterSample:
-    """A per-hand mean over the given hands of each match, as per-match sums."""
-    return _per_match(matches, lambda m: math.fsum(x(hd) for hd in hands(m)),
-                      lambda m: len(hands(m)))
 
 
 def _clipped(e: Estimate, lo: float = 0.0, hi: float = 1.0) -> Estimate:
@@ -221,7 +252,7 @@ def hands_to_target(points: Sequence[tuple[int, int]], target: int, even_hands: 
     return None
 
 
-def replay_targets(sim: SimFile) -> tuple[int, ...]:
+def replay_targets(sim: Sim) -> tuple[int, ...]:
     """The targets a file's hands can answer for: its own target and every 10 below it
     (down to 10). A higher target needs a run with that target: the run's matches stopped
     once its own target was reached."""
@@ -231,166 +262,308 @@ def replay_targets(sim: SimFile) -> tuple[int, ...]:
     return tuple(sorted(t for t in range(target, 0, -10) if t >= 10 or t == target))
 
 
-def _target_lengths(sim: SimFile) -> tuple[TargetLength, ...]:
-    opts = sim.header.get("options", {})
-    even = bool(opts.get("even_hands", False))
-    out: list[TargetLength] = []
-    for t in replay_targets(sim):
-        lengths = [hands_to_target([hd.points for hd in m.hands], t,
-                                   even and not opts.get("win_at_once", False))
-                   for m in sim.matches]
-        known = [float(k) for k in lengths if k is not None]
-        if not known:
-            continue
-        out.append(TargetLength(t, len(known), mean(known), mean_interval(known),
-                                statistics.median(known), percentile(known, 10),
-                                percentile(known, 90)))
-    return tuple(out)
-
-
-def _counted(matches: Sequence[MatchLine], num: Counter[int],
-             den: Counter[int] | None) -> ClusterSample:
-    """Per-match counts (keyed by match index) over per-match counts, or over hands."""
-    return ClusterSample(tuple(m.match for m in matches),
-                         tuple(float(num[m.match]) for m in matches),
-                         tuple(float(len(m.hands) if den is None else den[m.match])
-                               for m in matches))
-
-
-def _luzaked(sim: SimFile) -> tuple[TileFigure, ...]:
-    """Luzaks per hand of each tile laid as a luzak (files with ``luzaked``)."""
-    matches = sim.matches
-    if not sim.is_luzak or not matches or any(h.luzaked is None for h in sim.hand_lines):
-        return ()
-    counts: defaultdict[str, Counter[int]] = defaultdict(Counter)
-    for m in matches:
-        for h in m.hands:
-            for t in h.luzaked or ():
-                counts[_digits(t)][m.match] += 1
-    out = []
-    for tile, per in counts.items():
-        sample = _counted(matches, per, None)
-        out.append(TileFigure(tile, float(sum(per.values())),
-                              float(sum(len(m.hands) for m in matches)),
-                              _clipped(sample.estimate(), 0.0, math.inf)))
-    return tuple(sorted(out, key=lambda f: (-f.estimate.value, f.tile)))
-
-
 @functools.lru_cache(maxsize=256)
 def _digits(text: str) -> str:
     """A tile as written in a file (``"65"``, either half first) in its two-digit form."""
     return parse_tile(text).digits
 
 
-def _dealt(sim: SimFile, m: MatchLine, h: HandLine) -> list[str]:
+def _dealt(spec: GameSpec, m: MatchLine, h: HandLine) -> list[str]:
     """Every tile that came into play in a hand: both hands of its deal (hand ``h`` of the
     match's seed), and for a game with a boneyard the tiles drawn (the boneyard's first)."""
-    deal = Deal.for_hand(m.seed, h.hand, sim.spec.hand_size)
+    deal = Deal.for_hand(m.seed, h.hand, spec.hand_size)
     tiles = [*deal.hands[0], *deal.hands[1]]
-    if sim.spec.has_boneyard:
+    if spec.has_boneyard:
         tiles += deal.rest[:sum(h.draws)]
     return [t.digits for t in tiles]
 
 
-def _tile_worth(sim: SimFile) -> tuple[TileFigure, ...]:
-    """Points scored per laying of each tile: the ``scored`` points over the times laid (the
-    tiles that came into play less those ``left`` in hand). Completed hands only."""
-    matches = sim.matches
-    if not matches or any(h.scored is None or h.left is None for h in sim.hand_lines):
-        return ()
-    points: defaultdict[str, Counter[int]] = defaultdict(Counter)
-    laid: defaultdict[str, Counter[int]] = defaultdict(Counter)
-    for m in matches:
-        for h in completed(m):
-            left = {_digits(t) for seat in h.left or () for t in seat}
-            for tile in _dealt(sim, m, h):
-                if tile not in left:
-                    laid[tile][m.match] += 1
-            for t, p in h.scored or ():
-                points[_digits(t)][m.match] += p
+def match_figures(m: MatchLine, game: str) -> dict[str, tuple[float, float]]:
+    """One match's contribution to each figure of its game: ``key -> (x, h)``, the figure
+    summed over the match's hands (or the match's value) and its number of hands (or 1).
+    The figure is ``sum(x) / sum(h)`` over the matches (a per-hand figure over completed
+    hands; a share of matches)."""
+    hands = m.hands
+    done = [h for h in hands if h.end != "target"]
+    k = float(len(done))
+    opener = responder = margin = both = seats = 0
+    for h in done:
+        a, b = h.points
+        mine, theirs = (a, b) if h.opener == 0 else (b, a)
+        opener += mine
+        responder += theirs
+        margin += mine - theirs
+        both += a + b
+        seats += a - b
+    fig: dict[str, tuple[float, float]] = {
+        "opener_points": (float(opener), k),
+        "responder_points": (float(responder), k),
+        "opener_advantage": (float(margin), k),
+        "hand_points": (float(both) / 2, k),
+        "seat_margin": (float(seats), k),
+        "first_opener_wins": (_match_score(m, m.first_opener), 1.0),
+        "seat0_wins": (_match_score(m, 0), 1.0),
+        "draws": (float(m.winner is None), 1.0),
+        "match_total": ((m.totals[0] + m.totals[1]) / 2, 1.0),
+        "match_hands": (float(len(hands)), 1.0),
+    }
+    if get_game(game).luzaks:
+        luzaks = [sum(h.luzaks) for h in done]
+        fig["luzaks_per_hand"] = (float(sum(luzaks)), k)
+        fig["luzak_cost"] = (float(sum(handed_over(h, game) for h in done)),
+                             float(sum(luzaks)))
+    else:
+        bonus = [h.bonus for h in done]
+        with_bonus = float(sum(b > 0 for b in bonus))
+        fig["cut_share"] = (float(len(hands) - len(done)), float(len(hands)))
+        fig["quartets_per_hand"] = (float(sum(sum(h.quartets) for h in done)), k)
+        fig["quartet_points_per_hand"] = (float(sum(sum(h.quartet_points) for h in done)), k)
+        fig["bonus_share"] = (with_bonus, k)
+        fig["bonus_size"] = (float(sum(bonus)), with_bonus)
+        fig["domino_share"] = (float(sum(h.end == "domino" for h in done)), k)
+        fig["block_share"] = (float(sum(h.end == "block" for h in done)), k)
+        fig["draws_per_hand"] = (float(sum(sum(h.draws) for h in done)), k)
+        fig["passes_per_hand"] = (float(sum(sum(h.passes) for h in done)), k)
+    return fig
+
+
+def _tile_figures(sums: dict[str, RatioSums], matches: int,
+                  denominators: RatioSums | None = None) -> tuple[TileFigure, ...]:
+    """Each tile's figure from its sums over the matches that had it; the others add
+    ``(0, h)``: only their number (``matches``) and, with ``denominators`` (the sums of
+    ``(0, h)`` over every match), their denominators count."""
     out = []
-    for name, per in laid.items():
-        pts: Counter[int] = points.get(name, Counter())
-        sample = _counted(matches, pts, per)
-        out.append(TileFigure(name, float(sum(pts.values())), float(sum(per.values())),
-                              _clipped(sample.estimate(), 0.0, math.inf)))
+    for tile, s in sums.items():
+        whole = RatioSums(matches, s.sx, s.sh, s.sxx, s.sxh, s.shh) if denominators is None \
+            else RatioSums(matches, s.sx, denominators.sh, s.sxx, s.sxh, denominators.shh)
+        out.append(TileFigure(tile, whole.sx, whole.sh,
+                              _clipped(whole.estimate(), 0.0, math.inf)))
     return tuple(sorted(out, key=lambda f: (-f.estimate.value, f.tile)))
 
 
-def summarise_file(sim: SimFile) -> FileSummary:
-    """Every figure of one file."""
-    matches = sim.matches
-    hands = sim.hand_lines
-    done = [h for m in matches for h in completed(m)]
-    n_done = len(done)
-    smp: dict[str, ClusterSample] = {
-        "opener_points": _per_hand(matches, lambda h: h.points[h.opener]),
-        "responder_points": _per_hand(matches, lambda h: h.points[1 - h.opener]),
-        "opener_advantage": _per_hand(matches, lambda h: h.opener_margin),
-        "hand_points": _per_hand(matches, lambda h: (h.points[0] + h.points[1]) / 2),
-        "seat_margin": _per_hand(matches, lambda h: h.points[0] - h.points[1]),
-        "first_opener_wins": _per_match(matches, lambda m: _match_score(m, m.first_opener),
-                                        lambda m: 1),
-        "seat0_wins": _per_match(matches, lambda m: _match_score(m, 0), lambda m: 1),
-        "draws": _per_match(matches, lambda m: m.winner is None, lambda m: 1),
-        "match_total": _per_match(matches, lambda m: (m.totals[0] + m.totals[1]) / 2,
-                                  lambda m: 1),
-        "match_hands": _per_match(matches, lambda m: len(m.hands), lambda m: 1),
-    }
-    summary: dict[str, Any] = {}
-    if sim.is_luzak:
-        by_n: dict[int, float] = {}
-        hands_at_n: Counter[int] = Counter()
-        for h in done:
-            for n in {n for n, _, _ in h.scored_n}:
-                hands_at_n[n] += 1
-            for n, _, p in h.scored_n:
-                by_n[n] = by_n.get(n, 0.0) + p
-        summary["points_by_n"] = {n: (by_n[n] / n_done, hands_at_n[n] / n_done)
-                                  for n in sorted(by_n)}
-        summary["luzaks_per_hand"] = tuple(sum(h.luzaks) for h in done)
-        smp["luzaks_per_hand"] = _per_hand(matches, lambda h: sum(h.luzaks))
-        smp["luzak_cost"] = _per_match(
-            matches, lambda m: sum(handed_over(h, sim.game) for h in completed(m)),
-            lambda m: sum(sum(h.luzaks) for h in completed(m)))
-        summary["luzak_costs"] = tuple(handed_over(h, sim.game) for h in done if sum(h.luzaks))
-        summary["luzaked"] = _luzaked(sim)
-    else:
-        summary["quartets_per_hand"] = tuple(sum(h.quartets) for h in done)
-        summary["bonuses"] = tuple(h.bonus for h in done if h.bonus > 0)
-        summary["draws_per_hand"] = tuple(sum(h.draws) for h in done)
-        smp["cut_share"] = _per_hand(matches, lambda h: h.end == "target",
-                                     hands=lambda m: m.hands)
-        smp["quartets_per_hand"] = _per_hand(matches, lambda h: sum(h.quartets))
-        smp["quartet_points_per_hand"] = _per_hand(matches, lambda h: sum(h.quartet_points))
-        smp["bonus_share"] = _per_hand(matches, lambda h: h.bonus > 0)
-        smp["bonus_size"] = _per_match(
-            matches, lambda m: sum(h.bonus for h in completed(m)),
-            lambda m: sum(h.bonus > 0 for h in completed(m)))
-        smp["domino_share"] = _per_hand(matches, lambda h: h.end == "domino")
-        smp["block_share"] = _per_hand(matches, lambda h: h.end == "block")
-        smp["draws_per_hand"] = _per_hand(matches, lambda h: sum(h.draws))
-        smp["passes_per_hand"] = _per_hand(matches, lambda h: sum(h.passes))
-    summary["tile_worth"] = _tile_worth(sim)
-    est: dict[str, Estimate] = {}
-    percent = {r.key for r in (*COMMON_ROWS, *LUZAK_ROWS, *WIDELEC_ROWS) if r.percent}
-    for key, sample in smp.items():
-        if key in _MATCH_SHARES:
-            est[key] = Estimate.of_share(math.fsum(sample.numerators), len(sample.keys))
-        elif key in percent:
-            est[key] = _clipped(sample.estimate())
+class _Summariser:
+    """Every figure of one file, fed a match at a time (:meth:`add`), as running sums and
+    counts: its memory grows with the number of distinct values (scores, lengths, tiles),
+    not with the number of matches."""
+
+    def __init__(self, path: str, header: dict[str, Any]) -> None:
+        self.path, self.header = path, header
+        self.game = str(header["game"])
+        self.spec = get_game(self.game)
+        self.samples: dict[str, RatioSums] = {}
+        self.matches = self.hands = self.done = 0
+        self.hand_points: Counter[int] = Counter()
+        self.match_totals: Counter[int] = Counter()
+        self.match_hands: Counter[int] = Counter()
+        self.match_ends: Counter[str] = Counter()
+        self.hand_ends: Counter[str] = Counter()
+        self.by_n: dict[int, float] = {}
+        self.hands_at_n: Counter[int] = Counter()
+        self.luzaks_per_hand: Counter[int] = Counter()
+        self.luzak_costs: Counter[int] = Counter()
+        self.quartets_per_hand: Counter[int] = Counter()
+        self.bonuses: Counter[int] = Counter()
+        self.draws_per_hand: Counter[int] = Counter()
+        opts = header.get("options", {})
+        self.even = bool(opts.get("even_hands", False)) and not opts.get("win_at_once", False)
+        self.lengths: dict[int, Counter[int]] = {t: Counter() for t in replay_targets(
+            SimInfo(path, header, 0, False))}
+        # the tile sections: kept while every hand so far records the fields they need
+        self.luzaked_ok = self.spec.luzaks
+        self.worth_ok = True
+        self.all_hands = RatioSums()
+        self.luzaked: dict[str, RatioSums] = {}
+        self.worth: dict[str, RatioSums] = {}
+
+    def add(self, m: MatchLine) -> dict[str, tuple[float, float]]:
+        """Take one match; returns its contributions (:func:`match_figures`)."""
+        fig = match_figures(m, self.game)
+        for key, (x, per) in fig.items():
+            sums = self.samples.get(key)
+            if sums is None:
+                sums = self.samples[key] = RatioSums()
+            sums.add(x, per)
+        hands = m.hands
+        self.matches += 1
+        self.hands += len(hands)
+        self.match_totals.update(m.totals)
+        self.match_hands[len(hands)] += 1
+        self.match_ends[m.end] += 1
+        luzaks = self.spec.luzaks
+        for h in hands:
+            self.hand_ends[h.end] += 1
+            if h.end == "target":
+                continue
+            self.done += 1
+            self.hand_points.update(h.points)
+            if luzaks:
+                for n in {n for n, _, _ in h.scored_n}:
+                    self.hands_at_n[n] += 1
+                for n, _, p in h.scored_n:
+                    self.by_n[n] = self.by_n.get(n, 0.0) + p
+                count = sum(h.luzaks)
+                self.luzaks_per_hand[count] += 1
+                if count:
+                    self.luzak_costs[handed_over(h, self.game)] += 1
+            else:
+                self.quartets_per_hand[sum(h.quartets)] += 1
+                if h.bonus > 0:
+                    self.bonuses[h.bonus] += 1
+                self.draws_per_hand[sum(h.draws)] += 1
+        if self.lengths:
+            points = [h.points for h in hands]
+            for t, counts in self.lengths.items():
+                k = hands_to_target(points, t, self.even)
+                if k is not None:
+                    counts[k] += 1
+        self._tiles(m)
+        return fig
+
+    def _tiles(self, m: MatchLine) -> None:
+        hands = m.hands
+        self.all_hands.add(0.0, float(len(hands)))
+        if self.luzaked_ok and any(h.luzaked is None for h in hands):
+            self.luzaked_ok = False
+            self.luzaked.clear()
+        if self.luzaked_ok:
+            counts = Counter(_digits(t) for h in hands for t in h.luzaked or ())
+            for tile, c in counts.items():
+                sums = self.luzaked.get(tile)
+                if sums is None:
+                    sums = self.luzaked[tile] = RatioSums()
+                sums.add(float(c), float(len(hands)))
+        if self.worth_ok and any(h.scored is None or h.left is None for h in hands):
+            self.worth_ok = False
+            self.worth.clear()
+        if self.worth_ok:
+            points: Counter[str] = Counter()
+            laid: Counter[str] = Counter()
+            for h in hands:
+                if h.end == "target":
+                    continue
+                left = {_digits(t) for seat in h.left or () for t in seat}
+                laid.update(t for t in _dealt(self.spec, m, h) if t not in left)
+                for t, p in h.scored or ():
+                    points[_digits(t)] += p
+            for tile, c in laid.items():
+                sums = self.worth.get(tile)
+                if sums is None:
+                    sums = self.worth[tile] = RatioSums()
+                sums.add(float(points[tile]), float(c))
+
+    def _target_lengths(self) -> tuple[TargetLength, ...]:
+        out = []
+        for t, counts in self.lengths.items():
+            n = sum(counts.values())
+            if not n:
+                continue
+            out.append(TargetLength(t, n, mean_of_counts(counts),
+                                    mean_interval_of_counts(counts), median_of_counts(counts),
+                                    percentile_of_counts(counts, 10),
+                                    percentile_of_counts(counts, 90)))
+        return tuple(out)
+
+    def summary(self, paired: Pairing | None = None) -> FileSummary:
+        """The figures of the matches taken so far."""
+        est: dict[str, Estimate] = {}
+        percent = {r.key for r in (*COMMON_ROWS, *LUZAK_ROWS, *WIDELEC_ROWS) if r.percent}
+        for key, sums in self.samples.items():
+            if key in _MATCH_SHARES:
+                est[key] = Estimate.of_share(sums.sx, sums.n)
+            elif key in percent:
+                est[key] = _clipped(sums.estimate())
+            else:
+                est[key] = sums.estimate()
+        extra: dict[str, Any] = {}
+        if self.spec.luzaks:
+            n_done = self.done
+            extra["points_by_n"] = {n: (self.by_n[n] / n_done, self.hands_at_n[n] / n_done)
+                                    for n in sorted(self.by_n)}
+            extra.update(luzaks_per_hand=self.luzaks_per_hand, luzak_costs=self.luzak_costs)
+            if self.luzaked_ok and self.matches:
+                extra["luzaked"] = _tile_figures(self.luzaked, self.matches, self.all_hands)
         else:
-            est[key] = sample.estimate()
-    return FileSummary(
-        sim=sim, matches=len(matches), hands=len(hands), completed_hands=n_done,
-        estimates=est, samples=smp,
-        hand_points=tuple(p for h in done for p in h.points),
-        match_totals=tuple(t for m in matches for t in m.totals),
-        match_hands=tuple(len(m.hands) for m in matches),
-        match_ends=dict(Counter(m.end for m in matches)),
-        hand_ends=dict(Counter(h.end for h in hands)),
-        target_lengths=_target_lengths(sim),
-        **summary)
+            extra.update(quartets_per_hand=self.quartets_per_hand, bonuses=self.bonuses,
+                         draws_per_hand=self.draws_per_hand)
+        if self.worth_ok and self.matches:
+            extra["tile_worth"] = _tile_figures(self.worth, self.matches)
+        requested = int(self.header["matches"])
+        return FileSummary(
+            sim=SimInfo(self.path, self.header, self.matches, self.matches < requested),
+            matches=self.matches, hands=self.hands, completed_hands=self.done,
+            estimates=est, samples=self.samples, hand_points=self.hand_points,
+            match_totals=self.match_totals, match_hands=self.match_hands,
+            match_ends=dict(self.match_ends), hand_ends=dict(self.hand_ends),
+            target_lengths=self._target_lengths(), paired=paired, **extra)
+
+
+def _pair(sums: dict[str, PairedSums], a: dict[str, tuple[float, float]],
+          b: dict[str, tuple[float, float]]) -> None:
+    """Add match ``i`` of two files (their :func:`match_figures`) to the paired sums of the
+    figures both have."""
+    for key, (xb, hb) in b.items():
+        if key in a:
+            xa, ha = a[key]
+            pair = sums.get(key)
+            if pair is None:
+                pair = sums[key] = PairedSums.new()
+            pair.add(xa, ha, xb, hb)
+
+
+Source = SimFile | str | os.PathLike[str]
+
+
+def _open(source: Source, stack: ExitStack) -> tuple[str, dict[str, Any], Iterator[MatchLine]]:
+    if isinstance(source, SimFile):
+        return source.path, source.header, iter(source.matches)
+    stream = stack.enter_context(iter_sim(source))
+    return stream.path, stream.header, stream
+
+
+def summarise_files(sources: Sequence[Source]) -> list[FileSummary]:
+    """Every figure of each file (a path, read a match at a time with
+    :func:`~dominolab.lab.simfile.iter_sim`, or a :class:`SimFile` already read), in one
+    pass over each: the files are read in step, match ``i`` of each together, so that each
+    file that shares its deals with the first (:func:`shares_deals`) is paired with it
+    match by match (its summary's ``paired``) as they are read. Memory holds one match of
+    each file and the running sums. Raises what :func:`~dominolab.lab.simfile.iter_sim`
+    raises."""
+    with ExitStack() as stack:
+        opened = [_open(src, stack) for src in sources]
+        builders = [_Summariser(path, header) for path, header, _ in opened]
+        heads = [SimInfo(path, header, 0, False) for path, header, _ in opened]
+        paired = [k for k in range(1, len(opened)) if shares_deals(heads[0], heads[k])]
+        pair_sums: dict[int, dict[str, PairedSums]] = {k: {} for k in paired}
+        pair_matches = dict.fromkeys(paired, 0)
+        live: list[Iterator[MatchLine] | None] = [it for _, _, it in opened]
+        while any(it is not None for it in live):
+            figs: list[dict[str, tuple[float, float]] | None] = []
+            for i, it in enumerate(live):
+                m = None if it is None else next(it, None)
+                if m is None:
+                    live[i] = None
+                    figs.append(None)
+                else:
+                    figs.append(builders[i].add(m))
+            first = figs[0]
+            if first is None:
+                continue
+            for k in paired:
+                other = figs[k]
+                if other is not None:
+                    _pair(pair_sums[k], first, other)
+                    pair_matches[k] += 1
+    out = [builders[0].summary()] if builders else []
+    for k in range(1, len(builders)):
+        pairing = (Pairing(out[0].sim, pair_matches[k], pair_sums[k]) if k in pair_sums
+                   else None)
+        out.append(builders[k].summary(pairing))
+    return out
+
+
+def summarise_file(source: Source) -> FileSummary:
+    """Every figure of one file (a path, read a match at a time, or a :class:`SimFile`)."""
+    return summarise_files([source])[0]
 
 
 def rows_for(summaries: Sequence[FileSummary]) -> tuple[FigureRow, ...]:
@@ -405,7 +578,7 @@ def rows_for(summaries: Sequence[FileSummary]) -> tuple[FigureRow, ...]:
 
 # -- comparing files ----------------------------------------------------------------------------
 
-def shares_deals(a: SimFile, b: SimFile) -> bool:
+def shares_deals(a: Sim, b: Sim) -> bool:
     """Whether match ``i`` of both files is dealt the same hands: the same header seed and
     the same number of tiles a hand (hand ``h`` of seed ``s`` is then the same deal, and the
     first opener, drawn by lot from the seed, is the same)."""
@@ -416,7 +589,8 @@ def comparison_text(first: FileSummary, other: FileSummary) -> str:
     """How ``other`` is compared with ``first``, and why."""
     a, b = first.sim, other.sim
     if shares_deals(a, b):
-        common = len({m.match for m in a.matches} & {m.match for m in b.matches})
+        # both files hold matches 0, 1, ... in order: the first min(n_a, n_b) are common
+        common = min(first.matches, other.matches)
         return (f"paired by deal: both use seed {a.header.get('seed')} and deal "
                 f"{a.spec.hand_size} tiles a hand, so match i of each is dealt the same hands "
                 f"with the same first opener; each difference is taken match by match over "
@@ -429,16 +603,32 @@ def comparison_text(first: FileSummary, other: FileSummary) -> str:
             f"two standard errors")
 
 
+def _paired_sums(first: FileSummary, other: FileSummary) -> dict[str, PairedSums]:
+    """The paired sums of ``other`` with ``first``: those :func:`summarise_files` gathered
+    when it read the two in step, else read now, the two files in step from their paths."""
+    if other.paired is not None and other.paired.first is first.sim:
+        return other.paired.sums
+    sums: dict[str, PairedSums] = {}
+    with iter_sim(first.sim.path) as sa, iter_sim(other.sim.path) as sb:
+        for ma, mb in zip(sa, sb, strict=False):
+            _pair(sums, match_figures(ma, sa.game), match_figures(mb, sb.game))
+    return sums
+
+
 def differences(summaries: Sequence[FileSummary]) -> list[dict[str, Estimate]]:
     """For files 2.., each figure minus file 1's (where both files have it): paired by deal
     when the files share their deals (:func:`shares_deals`), unpaired otherwise."""
     first = summaries[0]
     out = []
     for s in summaries[1:]:
-        paired = shares_deals(first.sim, s.sim)
-        diff = paired_difference if paired else unpaired_difference
-        out.append({k: diff(first.samples[k], smp) for k, smp in s.samples.items()
-                    if k in first.samples})
+        if shares_deals(first.sim, s.sim):
+            pairs = _paired_sums(first, s)
+            out.append({k: pairs[k].difference() if k in pairs else Estimate(math.nan, None,
+                                                                              None)
+                        for k in s.samples if k in first.samples})
+        else:
+            out.append({k: smp.estimate().minus(first.samples[k].estimate())
+                        for k, smp in s.samples.items() if k in first.samples})
     return out
 
 
@@ -448,14 +638,14 @@ def _option_text(v: Any) -> str:
     return str(v)
 
 
-def _players_text(sim: SimFile) -> str:
+def _players_text(sim: Sim) -> str:
     players = sim.header.get("players", ["?", "?"])
     budgets = sim.header.get("budgets", [None, None])
     return ",".join(p if b is None else f"{p}:{b}"
                     for p, b in zip(players, budgets, strict=True))
 
 
-def variant_labels(sims: Sequence[SimFile]) -> list[str]:
+def variant_labels(sims: Sequence[Sim]) -> list[str]:
     """A short name for each file from what sets it apart from the others: the game, the
     options that differ (``edge-double=no``), the players, the seed; the file name when
     nothing does. One file: its game and the options that differ from the defaults."""
@@ -490,7 +680,7 @@ def variant_labels(sims: Sequence[SimFile]) -> list[str]:
     return labels
 
 
-def sweep_option(sims: Sequence[SimFile]) -> str | None:
+def sweep_option(sims: Sequence[Sim]) -> str | None:
     """The one option whose value sets two or more files of one game apart (and nothing
     else: the same players), or None."""
     if len(sims) < 2 or len({s.game for s in sims}) > 1 \
@@ -631,11 +821,12 @@ def report_tables(summaries: Sequence[FileSummary]) -> list[Table]:
 
 # -- text ---------------------------------------------------------------------------------------
 
-def header_lines(sim: SimFile) -> list[str]:
+def header_lines(sim: Sim) -> list[str]:
     """A file's header, as lines of text."""
     h = sim.header
     options = ", ".join(f"{k}={_option_text(v)}" for k, v in h.get("options", {}).items())
-    done = f"{len(sim.matches)} of {sim.requested} matches"
+    read = len(sim.matches) if isinstance(sim, SimFile) else sim.read
+    done = f"{read} of {sim.requested} matches"
     if sim.interrupted:
         done += " (interrupted run)"
     budgets = ", ".join("default" if b is None else str(b) for b in h.get("budgets", []))
@@ -792,11 +983,13 @@ def _int_bins(lo: int, hi: int, most: int = 60) -> list[float]:
     return edges
 
 
-def _step_hist(ax: Any, names: Sequence[str], data: Sequence[Sequence[int]], title: str,
+def _step_hist(ax: Any, names: Sequence[str], data: Sequence[Mapping[int, int]], title: str,
                xlabel: str, ylabel: str, colours: Sequence[int] | None = None) -> None:
-    """Distributions of whole numbers as outlines (step histograms) on integer bins, as
-    percentages, so that several files can be read over each other."""
-    present = [(j, n, d) for j, (n, d) in enumerate(zip(names, data, strict=True)) if d]
+    """Distributions of whole numbers (each ``value -> how often``) as outlines (step
+    histograms) on integer bins, as percentages, so that several files can be read over
+    each other."""
+    present = [(j, n, d) for j, (n, d) in enumerate(zip(names, data, strict=True))
+               if sum(d.values())]
     if not present:
         ax.set_title(title + " (no data)", fontsize=10)
         return
@@ -806,8 +999,10 @@ def _step_hist(ax: Any, names: Sequence[str], data: Sequence[Sequence[int]], tit
     width = bins[1] - bins[0]
     for j, n, d in present:
         c = _colour(colours[j] if colours is not None else j)
-        ax.hist(d, bins=bins, histtype="step", linewidth=1.6, color=c, label=n,
-                weights=[100 / len(d)] * len(d))
+        values = sorted(d)
+        total = sum(d.values())
+        ax.hist(values, bins=bins, histtype="step", linewidth=1.6, color=c, label=n,
+                weights=[100 * d[v] / total for v in values])
     ax.set_title(title, fontsize=10)
     ax.set_xlabel(xlabel if width == 1 else f"{xlabel} (bins of {width:g})")
     ax.set_ylabel(ylabel)
@@ -833,17 +1028,18 @@ def _grouped_bars(ax: Any, names: Sequence[str], cats: Sequence[Any],
         ax.legend(fontsize=8)
 
 
-def _shares(data: Sequence[Sequence[int]]) -> tuple[list[int], list[list[float]]]:
-    """The whole-number values seen, and each file's percentage at each."""
-    cats = sorted({x for d in data for x in d})
+def _shares(data: Sequence[Mapping[int, int]]) -> tuple[list[int], list[list[float]]]:
+    """The whole-number values seen (each file's ``value -> how often``), and each file's
+    percentage at each."""
+    cats = sorted({x for d in data for x, c in d.items() if c})
     out = []
     for d in data:
-        c = Counter(d)
-        out.append([100 * c[x] / len(d) if d else 0.0 for x in cats])
+        total = sum(d.values())
+        out.append([100 * d.get(x, 0) / total if total else 0.0 for x in cats])
     return cats, out
 
 
-def _discrete(ax: Any, names: Sequence[str], data: Sequence[Sequence[int]], title: str,
+def _discrete(ax: Any, names: Sequence[str], data: Sequence[Mapping[int, int]], title: str,
               xlabel: str, ylabel: str, colours: Sequence[int] | None = None) -> None:
     """A distribution over a few whole numbers: bars side by side when there are few values,
     outlines when there are many."""
@@ -854,7 +1050,7 @@ def _discrete(ax: Any, names: Sequence[str], data: Sequence[Sequence[int]], titl
         _step_hist(ax, names, data, title, xlabel, ylabel, colours)
 
 
-def _option_value(sim: SimFile, key: str) -> Any:
+def _option_value(sim: Sim, key: str) -> Any:
     return sim.header.get("options", {}).get(key)
 
 
@@ -1083,9 +1279,9 @@ def render_html(summaries: Sequence[FileSummary]) -> str:
 
 
 __all__ = ["COMMON_ROWS", "SWEEP_FIGURES", "FigureRow", "FileSummary", "LUZAK_ROWS",
-           "MatplotlibMissing", "Table", "TargetLength", "TileFigure", "WIDELEC_ROWS",
-           "comparison_text", "completed", "differences", "expected_plots", "fmt_estimate",
-           "handed_over", "hands_to_target", "header_lines", "layer_of", "render_html",
-           "render_plots", "replay_targets", "report_tables", "rows_for", "shares_deals",
-           "summarise_file", "summary_text", "sweep_option", "table_html", "table_text",
-           "variant_labels"]
+           "MatplotlibMissing", "Pairing", "Sim", "SimInfo", "Table", "TargetLength",
+           "TileFigure", "WIDELEC_ROWS", "comparison_text", "completed", "differences",
+           "expected_plots", "fmt_estimate", "handed_over", "hands_to_target", "header_lines",
+           "layer_of", "match_figures", "render_html", "render_plots", "replay_targets",
+           "report_tables", "rows_for", "shares_deals", "summarise_file", "summarise_files",
+           "summary_text", "sweep_option", "table_html", "table_text", "variant_labels"]

@@ -149,7 +149,7 @@ class MatchLine:
                 "totals": list(self.totals), "hands": len(self.hands)}
 
 
-class _HeaderFacts:
+class HeaderFacts:
     """What a file's header tells, shared by :class:`SimFile` and :class:`SimStream`."""
 
     __slots__ = ()
@@ -180,7 +180,7 @@ class _HeaderFacts:
 
 
 @dataclass(frozen=True, slots=True)
-class SimFile(_HeaderFacts):
+class SimFile(HeaderFacts):
     """A whole result file: its header and its whole matches, in order."""
 
     path: str
@@ -502,7 +502,7 @@ class _Reader:
                                "file holds whole matches only)")
 
 
-class SimStream(_HeaderFacts):
+class SimStream(HeaderFacts):
     """A result file read a match at a time (:func:`iter_sim`): its ``header`` (checked
     when the file is opened), then, iterated, each whole match in order as a
     :class:`MatchLine` with its hands, every line checked as :func:`read_sim_file` checks

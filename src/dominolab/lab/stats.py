@@ -7,8 +7,9 @@ head-to-head all take their figures from here. Intervals are two-sided 95% by de
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 #: the normal quantile of a two-sided 95% interval (1.95996..., rounded as usual)
 Z95 = 1.96
@@ -232,6 +233,173 @@ def unpaired_difference(a: ClusterSample, b: ClusterSample) -> Estimate:
     return b.estimate().minus(a.estimate())
 
 
+# -- running sums: the same figures read a cluster at a time, in constant memory ------------------
+
+@dataclass(slots=True)
+class RatioSums:
+    """A :class:`ClusterSample` kept as running sums, fed one cluster at a time
+    (:meth:`add`): the number of clusters and the sums of ``x``, ``h``, ``x²``, ``x h`` and
+    ``h²``. Its :meth:`estimate` is the sample's: the ratio of the sums with the
+    cluster-robust interval of :func:`ratio_interval`, whose sum of squared residuals
+    ``Σ(x_i - R h_i)²`` is expanded over these sums and evaluated exactly. The sums are
+    exact while the values are whole numbers, halves or quarters below 2**50 (every figure
+    of the report); otherwise they round as any running float sum does."""
+
+    n: int = 0
+    sx: float = 0.0
+    sh: float = 0.0
+    sxx: float = 0.0
+    sxh: float = 0.0
+    shh: float = 0.0
+
+    def add(self, x: float, h: float) -> None:
+        """One cluster: numerator ``x`` over denominator ``h``."""
+        self.n += 1
+        self.sx += x
+        self.sh += h
+        self.sxx += x * x
+        self.sxh += x * h
+        self.shh += h * h
+
+    @staticmethod
+    def of(sample: ClusterSample) -> RatioSums:
+        """The sums of a whole sample."""
+        sums = RatioSums()
+        for x, h in zip(sample.numerators, sample.denominators, strict=True):
+            sums.add(x, h)
+        return sums
+
+    @property
+    def ratio(self) -> float:
+        return self.sx / self.sh if self.sh else math.nan
+
+    def residuals(self, r: float) -> Fraction:
+        """``Σ(x_i - r h_i)²``, exactly (from the sums)."""
+        fr = Fraction(r)
+        return Fraction(self.sxx) - 2 * fr * Fraction(self.sxh) + fr * fr * Fraction(self.shh)
+
+    def estimate(self, z: float = Z95) -> Estimate:
+        """``R`` with its cluster-robust interval, as :meth:`ClusterSample.estimate`."""
+        n = self.n
+        if n == 0 or self.sh == 0:
+            return Estimate(math.nan, None, None)
+        ratio = self.sx / self.sh
+        if n < 2:
+            return Estimate(ratio, None, None)
+        se = math.sqrt(float(self.residuals(ratio)) / (n * (n - 1))) / (self.sh / n)
+        ci = (ratio - z * se, ratio + z * se)
+        return Estimate(ratio, ci, (ci[1] - ci[0]) / (2 * Z95))
+
+
+@dataclass(slots=True)
+class PairedSums:
+    """Two :class:`ClusterSample` s over the same clusters, fed a cluster of each at a time
+    (:meth:`add`), kept as each one's :class:`RatioSums` and the cross sums (``Σ x_a x_b``,
+    ``Σ x_a h_b``, ``Σ h_a x_b``, ``Σ h_a h_b``); :meth:`difference` is
+    :func:`paired_difference` of the two samples."""
+
+    a: RatioSums
+    b: RatioSums
+    xaxb: float = 0.0
+    xahb: float = 0.0
+    haxb: float = 0.0
+    hahb: float = 0.0
+
+    @staticmethod
+    def new() -> PairedSums:
+        return PairedSums(RatioSums(), RatioSums())
+
+    def add(self, xa: float, ha: float, xb: float, hb: float) -> None:
+        """One cluster: ``xa / ha`` in the first sample, ``xb / hb`` in the second."""
+        self.a.add(xa, ha)
+        self.b.add(xb, hb)
+        self.xaxb += xa * xb
+        self.xahb += xa * hb
+        self.haxb += ha * xb
+        self.hahb += ha * hb
+
+    def difference(self, z: float = Z95) -> Estimate:
+        """``R_b - R_a``, paired cluster by cluster (:func:`paired_difference`): the sum of
+        the squared differences of the linearised contributions is expanded over the sums
+        and evaluated exactly."""
+        a, b = self.a, self.b
+        n = a.n
+        d = b.ratio - a.ratio
+        if n < 2 or math.isnan(d):
+            return Estimate(d, None, None)
+        ra, rb = Fraction(a.ratio), Fraction(b.ratio)
+        ma, mb = Fraction(a.sh / n), Fraction(b.sh / n)
+        # d_i = (x_bi - R_b h_bi) / m_b - (x_ai - R_a h_ai) / m_a
+        total = ((Fraction(b.sx) - rb * Fraction(b.sh)) / mb
+                 - (Fraction(a.sx) - ra * Fraction(a.sh)) / ma)
+        cross = (Fraction(self.xaxb) - ra * Fraction(self.haxb) - rb * Fraction(self.xahb)
+                 + ra * rb * Fraction(self.hahb))
+        squares = (b.residuals(b.ratio) / (mb * mb) + a.residuals(a.ratio) / (ma * ma)
+                   - 2 * cross / (ma * mb))
+        spread = squares - total * total / n
+        se = math.sqrt(float(spread) / (n * (n - 1)))
+        return Estimate(d, (d - z * se, d + z * se), se)
+
+
+def _nth_of_counts(ordered: Sequence[tuple[float, int]], i: int) -> float:
+    """The ``i``-th (0-based) of the values, each ``(value, count)`` in increasing order."""
+    seen = 0
+    for v, c in ordered:
+        seen += c
+        if i < seen:
+            return v
+    raise IndexError(i)
+
+
+def _ordered(counts: Mapping[int, int]) -> list[tuple[float, int]]:
+    return [(float(v), c) for v, c in sorted(counts.items()) if c]
+
+
+def mean_of_counts(counts: Mapping[int, int]) -> float:
+    """:func:`mean` of whole numbers given as ``value -> how often``."""
+    n = sum(counts.values())
+    return float(sum(v * c for v, c in counts.items())) / n if n else math.nan
+
+
+def mean_interval_of_counts(counts: Mapping[int, int], z: float = Z95,
+                            ) -> tuple[float, float] | None:
+    """:func:`mean_interval` of whole numbers given as ``value -> how often`` (the same
+    floats: the squared deviations are summed exactly, as :func:`math.fsum` does)."""
+    n = sum(counts.values())
+    if n < 2:
+        return None
+    m = mean_of_counts(counts)
+    squares = float(sum(c * Fraction((v - m) ** 2) for v, c in counts.items()))
+    half = z * math.sqrt(squares / (n - 1)) / math.sqrt(n)
+    return (m - half, m + half)
+
+
+def percentile_of_counts(counts: Mapping[int, int], q: float) -> float:
+    """:func:`percentile` of whole numbers given as ``value -> how often``."""
+    if not 0 <= q <= 100:
+        raise ValueError(f"a percentile lies in 0..100, not {q}")
+    ordered = _ordered(counts)
+    n = sum(c for _, c in ordered)
+    if not n:
+        return math.nan
+    pos = (n - 1) * q / 100
+    lo = math.floor(pos)
+    hi = min(lo + 1, n - 1)
+    low = _nth_of_counts(ordered, lo)
+    return low + (_nth_of_counts(ordered, hi) - low) * (pos - lo)
+
+
+def median_of_counts(counts: Mapping[int, int]) -> float:
+    """:func:`statistics.median` of whole numbers given as ``value -> how often``."""
+    ordered = _ordered(counts)
+    n = sum(c for _, c in ordered)
+    if not n:
+        raise ValueError("no median for no values")
+    if n % 2:
+        return _nth_of_counts(ordered, n // 2)
+    return (_nth_of_counts(ordered, n // 2 - 1) + _nth_of_counts(ordered, n // 2)) / 2
+
+
 def rounded(x: float) -> float | None:
     """A figure for JSON: None for ``nan``, else rounded to six decimals."""
     return None if math.isnan(x) else round(x, 6)
@@ -242,6 +410,8 @@ def rounded_interval(ci: tuple[float, float] | None) -> list[float] | None:
     return None if ci is None else [round(ci[0], 6), round(ci[1], 6)]
 
 
-__all__ = ["ClusterSample", "Estimate", "Timing", "Z95", "mean", "mean_interval",
-           "paired_difference", "percentile", "ratio_interval", "rounded", "rounded_interval",
-           "sample_sd", "unpaired_difference", "wilson_interval"]
+__all__ = ["ClusterSample", "Estimate", "PairedSums", "RatioSums", "Timing", "Z95", "mean",
+           "mean_interval", "mean_interval_of_counts", "mean_of_counts", "median_of_counts",
+           "paired_difference", "percentile", "percentile_of_counts", "ratio_interval",
+           "rounded", "rounded_interval", "sample_sd", "unpaired_difference",
+           "wilson_interval"]
