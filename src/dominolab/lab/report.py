@@ -15,7 +15,7 @@ How the figures are measured (intervals are 95%, from :mod:`dominolab.lab.stats`
 - **The match is the unit of independence.** Hands of one match share its players' state
   and its scores, so every per-hand figure is a ratio estimator over matches (the figure's
   sum over a match's hands, over its number of hands) with a cluster-robust interval
-  (:class:`~dominolab.lab.stats.ClusterSample`). Shares of matches (the first opener wins,
+  (:class:`~dominolab.lab.stats.RatioSums`). Shares of matches (the first opener wins,
   a draw counting half; drawn matches) use the Wilson interval over matches.
 - **Completed hands only.** With Widelec's ``win_at_once`` the hand in which a total reaches
   the target is cut short; counting it would make every per-hand figure move with the
@@ -24,9 +24,9 @@ How the figures are measured (intervals are 95%, from :mod:`dominolab.lab.stats`
 - **Differences** (file k minus file 1) are *paired by deal* when both files share their
   deals — the same header seed and the same number of tiles a hand, so match ``i`` of each
   is dealt the same hands and has the same first opener: each match's contribution to the
-  difference is taken within the match (:func:`~dominolab.lab.stats.paired_difference`),
-  which takes the luck of the deal out of the interval (the two files are read in step,
-  and each figure keeps its paired sums, :class:`~dominolab.lab.stats.PairedSums`).
+  difference is taken within the match, which takes the luck of the deal out of the
+  interval (the two files are read in step, and each figure keeps its paired sums,
+  :class:`~dominolab.lab.stats.PairedSums`).
   Otherwise the runs are independent and the interval comes from the two standard errors.
   Differences of shares are in percentage points (pp).
 

@@ -57,17 +57,11 @@ def ratio_interval(numerators: Sequence[float], denominators: Sequence[float],
     """
     if len(numerators) != len(denominators):
         raise ValueError("numerators and denominators differ in length")
-    n = len(numerators)
-    total = math.fsum(denominators)
-    if n == 0 or total == 0:
-        return (math.nan, None)
-    ratio = math.fsum(numerators) / total
-    if n < 2:
-        return (ratio, None)
-    residuals = math.fsum((x - ratio * h) ** 2 for x, h in zip(numerators, denominators,
-                                                                 strict=True))
-    se = math.sqrt(residuals / (n * (n - 1))) / (total / n)
-    return (ratio, (ratio - z * se, ratio + z * se))
+    sums = RatioSums()
+    for x, h in zip(numerators, denominators, strict=True):
+        sums.add(x, h)
+    estimate = sums.estimate(z)
+    return (estimate.value, estimate.ci)
 
 
 def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float] | None:
@@ -122,22 +116,10 @@ class Estimate:
     se: float | None
 
     @staticmethod
-    def of_mean(values: Sequence[float]) -> Estimate:
-        n = len(values)
-        se = sample_sd(values) / math.sqrt(n) if n >= 2 else None
-        return Estimate(mean(values), mean_interval(values), se)
-
-    @staticmethod
     def of_share(successes: float, n: int) -> Estimate:
         p = successes / n if n else math.nan
         se = math.sqrt(p * (1 - p) / n) if n else None
         return Estimate(p, wilson_interval(successes, n), se)
-
-    @staticmethod
-    def of_ratio(numerators: Sequence[float], denominators: Sequence[float]) -> Estimate:
-        value, ci = ratio_interval(numerators, denominators)
-        se = None if ci is None else (ci[1] - ci[0]) / (2 * Z95)
-        return Estimate(value, ci, se)
 
     def minus(self, other: Estimate) -> Estimate:
         """``self - other`` for independent runs (normal approximation)."""
@@ -148,100 +130,18 @@ class Estimate:
         return Estimate(d, (d - Z95 * se, d + Z95 * se), se)
 
 
-@dataclass(frozen=True, slots=True)
-class ClusterSample:
-    """A figure measured in independent clusters (a match, a pair of matches): cluster ``i``
-    contributes ``numerators[i]`` (e.g. the points of its hands) over ``denominators[i]``
-    (its number of hands). The figure is the ratio of the sums, ``R = sum(x) / sum(h)``;
-    units within a cluster may be correlated, the clusters are not. ``keys`` name the
-    clusters (a match index), so that two samples over the same clusters can be paired.
-    """
-
-    keys: tuple[int, ...]
-    numerators: tuple[float, ...]
-    denominators: tuple[float, ...]
-
-    def __post_init__(self) -> None:
-        if not len(self.keys) == len(self.numerators) == len(self.denominators):
-            raise ValueError("keys, numerators and denominators differ in length")
-
-    @staticmethod
-    def of(pairs: Sequence[tuple[int, float, float]]) -> ClusterSample:
-        """From ``(key, numerator, denominator)`` triples."""
-        return ClusterSample(tuple(k for k, _, _ in pairs), tuple(x for _, x, _ in pairs),
-                             tuple(h for _, _, h in pairs))
-
-    def restricted(self, keys: Sequence[int]) -> ClusterSample:
-        """The clusters named by ``keys`` (each must be present), in that order."""
-        where = {k: i for i, k in enumerate(self.keys)}
-        idx = [where[k] for k in keys]
-        return ClusterSample(tuple(keys), tuple(self.numerators[i] for i in idx),
-                             tuple(self.denominators[i] for i in idx))
-
-    @property
-    def ratio(self) -> float:
-        total = math.fsum(self.denominators)
-        return math.fsum(self.numerators) / total if total else math.nan
-
-    def influence(self) -> list[float]:
-        """Each cluster's linearised contribution to ``R`` (the delta method):
-        ``(x_i - R h_i) / mean(h)``; they sum to zero, and ``R``'s standard error is
-        ``sqrt(sum(z_i^2) / (n (n - 1)))``."""
-        n = len(self.keys)
-        total = math.fsum(self.denominators)
-        r = self.ratio
-        return [(x - r * h) / (total / n) for x, h in zip(self.numerators, self.denominators,
-                                                          strict=True)]
-
-    def estimate(self) -> Estimate:
-        """``R`` with its cluster-robust 95% interval (:func:`ratio_interval`)."""
-        return Estimate.of_ratio(self.numerators, self.denominators)
-
-
-def _se_of_influence(z: Sequence[float]) -> float | None:
-    n = len(z)
-    if n < 2:
-        return None
-    m = mean(z)
-    return math.sqrt(math.fsum((v - m) ** 2 for v in z) / (n * (n - 1)))
-
-
-def paired_difference(a: ClusterSample, b: ClusterSample, z: float = Z95) -> Estimate:
-    """``R_b - R_a`` over the clusters both samples hold, paired cluster by cluster.
-
-    For two runs that share their clusters' randomness (the same deals, match by match), the
-    per-cluster difference of the linearised contributions,
-    ``d_i = (x_bi - R_b h_bi) / mean(h_b) - (x_ai - R_a h_ai) / mean(h_a)``, is one
-    independent unit per cluster, and ``se = sqrt(sum((d_i - mean(d))^2) / (n (n - 1)))``.
-    With every denominator 1 this is the textbook paired interval: ``mean(b_i - a_i) ±
-    z sd(b_i - a_i) / sqrt(n)``. Clusters present in only one sample are left out (both
-    ratios are then taken over the common clusters)."""
-    in_b = set(b.keys)
-    common = [k for k in a.keys if k in in_b]
-    ra, rb = a.restricted(common), b.restricted(common)
-    d = rb.ratio - ra.ratio
-    if len(common) < 2 or math.isnan(d):
-        return Estimate(d, None, None)
-    se = _se_of_influence([y - x for x, y in zip(ra.influence(), rb.influence(), strict=True)])
-    assert se is not None
-    return Estimate(d, (d - z * se, d + z * se), se)
-
-
-def unpaired_difference(a: ClusterSample, b: ClusterSample) -> Estimate:
-    """``R_b - R_a`` for independent runs: ``d ± z sqrt(se_a² + se_b²)``, each standard error
-    cluster-robust."""
-    return b.estimate().minus(a.estimate())
-
-
 # -- running sums: the same figures read a cluster at a time, in constant memory ------------------
 
 @dataclass(slots=True)
 class RatioSums:
-    """A :class:`ClusterSample` kept as running sums, fed one cluster at a time
-    (:meth:`add`): the number of clusters and the sums of ``x``, ``h``, ``x²``, ``x h`` and
-    ``h²``. Its :meth:`estimate` is the sample's: the ratio of the sums with the
-    cluster-robust interval of :func:`ratio_interval`, whose sum of squared residuals
-    ``Σ(x_i - R h_i)²`` is expanded over these sums and evaluated exactly. The sums are
+    """A figure measured in independent clusters (a match, a pair of matches), fed one
+    cluster at a time (:meth:`add`): cluster ``i`` contributes ``x_i`` (e.g. the points of
+    its hands) over ``h_i`` (its number of hands); units within a cluster may be
+    correlated, the clusters are not. Kept as the number of clusters and the sums of ``x``,
+    ``h``, ``x²``, ``x h`` and ``h²``, so memory does not grow with the clusters. Its
+    :meth:`estimate` is the ratio of the sums with the cluster-robust interval of the delta
+    method, ``se = sqrt(Σ(x_i - R h_i)² / (n (n - 1))) / mean(h)``, whose sum of squared
+    residuals is expanded over the sums and evaluated exactly. The sums are
     exact while the values are whole numbers, halves or quarters below 2**50 (every figure
     of the report); otherwise they round as any running float sum does."""
 
@@ -261,14 +161,6 @@ class RatioSums:
         self.sxh += x * h
         self.shh += h * h
 
-    @staticmethod
-    def of(sample: ClusterSample) -> RatioSums:
-        """The sums of a whole sample."""
-        sums = RatioSums()
-        for x, h in zip(sample.numerators, sample.denominators, strict=True):
-            sums.add(x, h)
-        return sums
-
     @property
     def ratio(self) -> float:
         return self.sx / self.sh if self.sh else math.nan
@@ -279,7 +171,7 @@ class RatioSums:
         return Fraction(self.sxx) - 2 * fr * Fraction(self.sxh) + fr * fr * Fraction(self.shh)
 
     def estimate(self, z: float = Z95) -> Estimate:
-        """``R`` with its cluster-robust interval, as :meth:`ClusterSample.estimate`."""
+        """``R`` with its cluster-robust interval (below two clusters, none)."""
         n = self.n
         if n == 0 or self.sh == 0:
             return Estimate(math.nan, None, None)
@@ -293,10 +185,9 @@ class RatioSums:
 
 @dataclass(slots=True)
 class PairedSums:
-    """Two :class:`ClusterSample` s over the same clusters, fed a cluster of each at a time
-    (:meth:`add`), kept as each one's :class:`RatioSums` and the cross sums (``Σ x_a x_b``,
-    ``Σ x_a h_b``, ``Σ h_a x_b``, ``Σ h_a h_b``); :meth:`difference` is
-    :func:`paired_difference` of the two samples."""
+    """Two figures over the same clusters (two runs that share their deals, match by match),
+    fed a cluster of each at a time (:meth:`add`), kept as each one's :class:`RatioSums` and
+    the cross sums (``Σ x_a x_b``, ``Σ x_a h_b``, ``Σ h_a x_b``, ``Σ h_a h_b``)."""
 
     a: RatioSums
     b: RatioSums
@@ -319,9 +210,11 @@ class PairedSums:
         self.hahb += ha * hb
 
     def difference(self, z: float = Z95) -> Estimate:
-        """``R_b - R_a``, paired cluster by cluster (:func:`paired_difference`): the sum of
-        the squared differences of the linearised contributions is expanded over the sums
-        and evaluated exactly."""
+        """``R_b - R_a``, paired cluster by cluster: the per-cluster difference of the
+        linearised contributions, ``d_i = (x_bi - R_b h_bi) / mean(h_b) - (x_ai - R_a h_ai) /
+        mean(h_a)``, is one independent unit per cluster, and ``se = sqrt(Σ(d_i - mean(d))² /
+        (n (n - 1)))`` (with every ``h`` 1, the textbook paired interval). The sum is expanded
+        over the sums and evaluated exactly."""
         a, b = self.a, self.b
         n = a.n
         d = b.ratio - a.ratio
@@ -410,8 +303,7 @@ def rounded_interval(ci: tuple[float, float] | None) -> list[float] | None:
     return None if ci is None else [round(ci[0], 6), round(ci[1], 6)]
 
 
-__all__ = ["ClusterSample", "Estimate", "PairedSums", "RatioSums", "Timing", "Z95", "mean",
-           "mean_interval", "mean_interval_of_counts", "mean_of_counts", "median_of_counts",
-           "paired_difference", "percentile", "percentile_of_counts", "ratio_interval",
-           "rounded", "rounded_interval", "sample_sd", "unpaired_difference",
-           "wilson_interval"]
+__all__ = ["Estimate", "PairedSums", "RatioSums", "Timing", "Z95", "mean", "mean_interval",
+           "mean_interval_of_counts", "mean_of_counts", "median_of_counts", "percentile",
+           "percentile_of_counts", "ratio_interval", "rounded", "rounded_interval",
+           "sample_sd", "wilson_interval"]
