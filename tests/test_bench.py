@@ -63,8 +63,16 @@ def _check_computer_games(computer: dict[str, Any], games: int) -> None:
 
 
 def test_bench_serve_rejects_bad_numbers(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "serve", "--games", "0"]) == 2
-    assert "--games must be positive" in capsys.readouterr().err
+    for flag, value, words in (("--games", "0", "0 is not from 1 to 10000"),
+                               ("--think", "-1", "plain digits"),
+                               ("--computer-games", "\u0663", "plain digits"),
+                               ("--seconds", "0", "must be above 0")):
+        with pytest.raises(SystemExit) as info:
+            main(["bench", "serve", flag, value])
+        assert info.value.code == 2
+        err = capsys.readouterr().err
+        assert f"argument {flag}" in err and words in err, err
+        assert "Traceback" not in err
 
 
 def test_bench_serve_abuse_json(capsys: pytest.CaptureFixture[str]) -> None:

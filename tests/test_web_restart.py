@@ -226,3 +226,22 @@ def test_serve_refuses_a_database_it_cannot_write(tmp_path: Path) -> None:
         if os.geteuid() == 0:
             subprocess.run(["chattr", "-i", str(db)], check=True)
     refused_in_one_line(run, "cannot write")
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--port", "\u0668\u0660\u0660\u0660"], "plain digits"),
+    (["--port", "70000"], "not from 1 to 65535"),
+    (["--workers", "0"], "not from 1 to 64"),
+    (["--games-per-minute", "nan"], "plain digits"),
+    (["--abandoned-after", "0"], "must be above 0"),
+    (["--computer-delay", "1e999"], "plain digits"),
+    (["--game-seeds", "-1"], "not from 0"),
+])
+def test_serve_refuses_bad_numbers_in_one_line(tmp_path: Path, args: list[str],
+                                               words: str) -> None:
+    run = subprocess.run([sys.executable, "-m", "dominolab", "serve", "--db",
+                          str(tmp_path / "games.sqlite3"), *args],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert f"argument {args[0]}" in run.stderr and words in run.stderr, run.stderr
+    assert not (tmp_path / "games.sqlite3").exists()

@@ -45,12 +45,38 @@ def whole_number(low: int | None = None, high: int | None = None,
     return read
 
 
+_DECIMAL = re.compile(r"[0-9]{1,9}(?:\.[0-9]{0,6})?|\.[0-9]{1,6}", re.ASCII)
+
+
+def decimal_number(low: float, high: float, *, above_low: bool = False
+                   ) -> Callable[[str], float]:
+    """An argparse type: a number like ``0.4`` or ``30``, written with the plain digits 0-9
+    (``float`` alone also takes other scripts' digits, ``nan``, ``inf`` and ``1e999``),
+    within ``low``..``high`` (above ``low`` when ``above_low``)."""
+
+    def read(text: str) -> float:
+        raw = text.strip()
+        if not _DECIMAL.fullmatch(raw):
+            raise argparse.ArgumentTypeError(
+                f"{shown(text)} is not a number written with the plain digits 0-9 (like 0.5)")
+        value = float(raw)
+        if value > high or value < low or (above_low and value == low):
+            lowest = f"above {low:g}" if above_low else f"at least {low:g}"
+            raise argparse.ArgumentTypeError(f"{raw} must be {lowest} and at most {high:g}")
+        return value
+
+    return read
+
+
 #: --seed
 SEED = whole_number(0, MAX_SEED)
 #: --matches, --workers (each command checks the range)
 COUNT = whole_number(digits=COUNT_DIGITS)
 #: --seat, --first-seat
 SEAT = whole_number(0, 1, digits=1)
+#: the server's limits (serve --games-per-minute, --abandoned-after ...): a rate a minute,
+#: or days
+LIMIT = decimal_number(0, 100_000, above_low=True)
 
 #: the longest number in a budget: 9 digits (a billion worlds, or 30 years) is beyond any use
 BUDGET_DIGITS = 9

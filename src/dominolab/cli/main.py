@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from dominolab import __version__
-from dominolab.cli.inputs import COUNT, SEAT, SEED
+from dominolab.cli.inputs import COUNT, LIMIT, SEAT, SEED, decimal_number, whole_number
 from dominolab.core import GAMES, DominoError, get_game
 from dominolab.core.errors import shown
 
@@ -102,31 +102,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to listen on (default: 127.0.0.1, this machine only; "
                         "0.0.0.0 lets a friend on your network join)")
-    p.add_argument("--port", type=int, default=8000, help="the port (default: 8000)")
+    p.add_argument("--port", type=whole_number(1, 65535, digits=5), default=8000,
+                   help="the port (default: 8000)")
     p.add_argument("--db", default=None, metavar="FILE",
                    help="the games database (default: $DOMINOLAB_DB, else "
                         "~/.local/share/dominolab/games.sqlite3)")
-    p.add_argument("--computer-delay", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--computer-delay", type=decimal_number(0, 60), default=None,
+                   metavar="SECONDS",
                    help="the least time the computer takes over a move, so that you see it "
                         "(default: 0.4, or $DOMINOLAB_COMPUTER_DELAY)")
-    p.add_argument("--workers", type=int, default=None, metavar="N",
+    p.add_argument("--workers", type=whole_number(1, 64, digits=2), default=None,
+                   metavar="N",
                    help="processes for the computer's moves and hints (default: one per "
                         "core, at least 2)")
     p.add_argument("--allow-origin", action="append", default=[], metavar="URL",
                    help="also accept WebSockets from pages of this origin, like "
                         "https://play.example.org (repeatable; the server's own origin is "
                         "always accepted)")
-    p.add_argument("--games-per-minute", type=float, default=None, metavar="N",
+    p.add_argument("--games-per-minute", type=LIMIT, default=None, metavar="N",
                    help="new games and claimed invitations one address may make per "
                         "minute (default: 20, 10 at once)")
-    p.add_argument("--hints-per-minute", type=float, default=None, metavar="N",
+    p.add_argument("--hints-per-minute", type=LIMIT, default=None, metavar="N",
                    help="hints one address may ask for per minute (default: 30, 10 at once)")
-    p.add_argument("--abandoned-after", type=float, default=None, metavar="DAYS",
+    p.add_argument("--abandoned-after", type=LIMIT, default=None, metavar="DAYS",
                    help="delete an unfinished game nobody has moved in for this long "
                         "(default: 7)")
-    p.add_argument("--finished-kept", type=float, default=None, metavar="DAYS",
+    p.add_argument("--finished-kept", type=LIMIT, default=None, metavar="DAYS",
                    help="keep a finished game (its record and replay) this long (default: 30)")
-    p.add_argument("--game-seeds", type=int, default=None, metavar="N",
+    p.add_argument("--game-seeds", type=SEED, default=None, metavar="N",
                    help="for tests: new games' seeds come from a generator seeded with N, "
                         "so the same requests deal the same games (default: the operating "
                         "system's randomness)")
@@ -140,20 +143,22 @@ def build_parser() -> argparse.ArgumentParser:
                         "played over WebSocket against a real server, move-to-update "
                         "latency")
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--seconds", type=float, default=None,
+    p.add_argument("--seconds", type=decimal_number(0, 3600, above_low=True), default=None,
                    help="time spent per game (default: 3), or per run for serve (default: 10)")
     p.add_argument("--game", action="append", default=None,
                    help="only this game (repeatable; default: all)")
-    p.add_argument("--games", type=int, action="append", default=None, metavar="N",
+    p.add_argument("--games", type=whole_number(1, 10_000, digits=5), action="append",
+                   default=None, metavar="N",
                    help="serve: concurrent games (repeatable; default: 50 and 200)")
-    p.add_argument("--think", type=float, default=0.5, metavar="SECONDS",
+    p.add_argument("--think", type=decimal_number(0, 60), default=0.5, metavar="SECONDS",
                    help="serve: the scripted players' mean time to think over a move "
                         "(default: 0.5, faster than people)")
     p.add_argument("--abuse", action="store_true",
                    help="serve: all along, one more client from an address of its own "
                         "creates \"hard, computer opens\" games and asks for hints on them "
                         "as fast as it can; its answers are counted by status")
-    p.add_argument("--computer-games", type=int, default=10, metavar="K",
+    p.add_argument("--computer-games", type=whole_number(0, 10_000, digits=5), default=10,
+                   metavar="K",
                    help="serve: K more games against the easy computer (delay 0), the "
                         "person a scripted client like the others, each from an address of "
                         "its own: the time from a move to the computer's reply (default: "

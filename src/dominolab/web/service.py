@@ -613,9 +613,6 @@ class GameService:
         if conns:
             await asyncio.gather(*(self.push(live, c) for c in conns))
 
-    async def _push_all(self, live: LiveGame) -> None:
-        await self.broadcast(live)
-
     @staticmethod
     def width_of(value: Any) -> str:
         return value if value in WIDTHS else "wide"
