@@ -1,5 +1,5 @@
 """Why a move scored (dominolab.core.reason_of), on the worked examples of RULES.md §6: the
-same reason is worded by the terminal (cli/render.explain_step) and the web page."""
+same reason is worded by the terminal (dominolab.text.explain_step) and the web page."""
 
 from __future__ import annotations
 

@@ -283,8 +283,8 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _score(args: argparse.Namespace) -> int:
-    from dominolab.cli.render import explain_step
     from dominolab.core import score_moves
+    from dominolab.text import explain_step
 
     spec = get_game(args.game)
     options = spec.options(args.option)

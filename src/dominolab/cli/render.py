@@ -1,23 +1,12 @@
-"""The terminal's printing of text for people. The text itself (reasons, the table drawn
-in text, colours) lives in :mod:`dominolab.text`, which the adapters use too; its names are
-re-exported here for the terminal's modules."""
+"""The terminal's printing of a whole match. The text itself (reasons, the table drawn in
+text, colours) lives in :mod:`dominolab.text`, which the adapters use too."""
 
 from __future__ import annotations
 
 from dominolab.core import Match, Play
-from dominolab.text import (
-    PLAIN,
-    Style,
-    describe_move,
-    draw_table,
-    explain_step,
-    line_layout,
-    port_values,
-    table_of,
-)
+from dominolab.text import Style, draw_table, explain_step
 
-__all__ = ["PLAIN", "Style", "describe_move", "draw_table", "explain_step", "line_layout",
-           "port_values", "show_match", "table_of"]
+__all__ = ["show_match"]
 
 
 # -- replays ---------------------------------------------------------------------------------
