@@ -23,6 +23,10 @@ from dominolab.web.store import SCHEMA_VERSION, Store
 
 GAMES = ("luzak", "luzak-line", "widelec")
 
+#: every test here waits on sockets whose reads have no timeout of their own: this bounds
+#: each test, failing it with its stack, well inside the suite's limit
+pytestmark = pytest.mark.timeout(90)
+
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:

@@ -34,6 +34,10 @@ from dominolab.web.store import Store
 
 Json = dict[str, Any]
 
+#: every test here waits on sockets whose reads have no timeout of their own: this bounds
+#: each test, failing it with its stack, well inside the suite's limit
+pytestmark = pytest.mark.timeout(150)
+
 
 class FailingWrites:
     """Wraps the store's ``add_moves``: raises a database error while ``failing`` is set,
@@ -276,10 +280,13 @@ def test_the_computer_waits_out_a_failing_database(tmp_path: Path) -> None:
             ws.send_text(json.dumps({"type": "hello", "token": token}))
             assert ws.receive_json()["state"]["version"] == 0
             writes.failing = False
-            while True:  # each retry re-sends the state; the deadline is the suite's timeout
+            # each retry re-sends the state (pauses of 0.5 s doubling): the move lands within
+            # a few of them; the module's timeout bounds the reads
+            for _ in range(20):
                 state = ws.receive_json()["state"]
                 if state["version"] == 1:
                     break
+            assert state["version"] == 1, "the computer never moved once the database was back"
         assert writes.calls >= 2
     match, stored = replayed(path, gid)
     assert stored == 1 and match.to_move == 0

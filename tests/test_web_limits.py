@@ -20,6 +20,10 @@ from dominolab.web.limits import DAY, Limits, RateLimited, RateLimiter
 
 Json = dict[str, Any]
 
+#: every test here waits on sockets whose reads have no timeout of their own: this bounds
+#: each test, failing it with its stack, well inside the suite's limit
+pytestmark = pytest.mark.timeout(90)
+
 
 class Clock:
     """A wall clock the test moves on."""
