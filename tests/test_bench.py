@@ -28,8 +28,10 @@ def test_bench_players_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_bench_rejects_a_bad_duration(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "engine", "--seconds", "0"]) == 2
-    assert "positive" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        main(["bench", "engine", "--seconds", "0"])
+    assert info.value.code == 2
+    assert "--seconds: 0 must be above 0" in capsys.readouterr().err
 
 
 def test_bench_serve_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -352,8 +352,35 @@ class ComputerRun:
                 self.pending = None
 
 
+@dataclass
+class Clients:
+    """What the run waits on: every client holding its first state (``all_ready``), and
+    any news from a client (``changed``: a state or error received, a client ended)."""
+
+    total: int
+    ready: int = 0
+    all_ready: asyncio.Event = field(default_factory=asyncio.Event)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def arrived(self) -> None:
+        self.ready += 1
+        if self.ready >= self.total:
+            self.all_ready.set()
+
+    async def until(self, done: Callable[[], bool], seconds: float) -> None:
+        """Wait until ``done()``, looking again at each piece of news; at most ``seconds``."""
+
+        async def watch() -> None:
+            while not done():
+                self.changed.clear()
+                await self.changed.wait()
+
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(watch(), seconds)
+
+
 async def _scripted_seat(seat: FriendSeat | ComputerRun, ws_url: str, think: float,
-                         rng: random.Random, ready: list[int], go: asyncio.Event,
+                         rng: random.Random, clients: Clients, go: asyncio.Event,
                          stop: asyncio.Event) -> None:
     """One scripted seat over a WebSocket of its own, from its own address: reads every
     update and tells ``seat``; on its turn (when ``seat`` allows), thinks, then sends a
@@ -392,12 +419,13 @@ async def _scripted_seat(seat: FriendSeat | ComputerRun, ws_url: str, think: flo
             async for text in ws:
                 now = time.perf_counter()
                 message = json.loads(text)
+                clients.changed.set()
                 if message.get("type") != "state":
                     seat.error(message)
                     continue
                 state = message["state"]
                 if not latest:
-                    ready[0] += 1
+                    clients.arrived()
                 latest[:] = [state]
                 seat.update(state, now)
                 maybe_move()
@@ -444,20 +472,20 @@ async def _play(base: str, port: int, games: int, seconds: float, think: float, 
         people.append(ComputerRun(game_id, token, address))
     go = asyncio.Event()
     stop = asyncio.Event()
-    ready = [0]
-    clients = 2 * games + computer_games
+    clients = Clients(2 * games + computer_games)
     ws_base = base.replace("http://", "ws://")
     rng = random.Random(seed)
     seats: list[tuple[FriendSeat | ComputerRun, str]] = [
         (FriendSeat(run, seat), run.id) for run in runs for seat in (0, 1)]
     seats += [(person, person.id) for person in people]
     tasks = [asyncio.create_task(_scripted_seat(seat, f"{ws_base}/ws/games/{gid}", think,
-                                                random.Random(rng.random()), ready, go, stop))
+                                                random.Random(rng.random()), clients, go,
+                                                stop))
              for seat, gid in seats]
+    for task in tasks:
+        task.add_done_callback(lambda _: clients.changed.set())
     # every client connected and holding its first state before the first move
-    deadline = time.monotonic() + 60
-    while ready[0] < clients and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
+    await clients.until(clients.all_ready.is_set, 60)
     go.set()
     started = time.perf_counter()
     await asyncio.sleep(seconds)
@@ -468,9 +496,7 @@ async def _play(base: str, port: int, games: int, seconds: float, think: float, 
                     and all(p.errors or p.pending is None for p in people))
         return answered or all(task.done() for task in tasks)
 
-    deadline = time.monotonic() + DRAIN_SECONDS
-    while not settled() and time.monotonic() < deadline:
-        await asyncio.sleep(0.02)
+    await clients.until(settled, DRAIN_SECONDS)
     for task in tasks:
         task.cancel()
     results = await asyncio.gather(*tasks, return_exceptions=True)
@@ -478,8 +504,8 @@ async def _play(base: str, port: int, games: int, seconds: float, think: float, 
     elapsed = time.perf_counter() - started
     errors = [f"client: {r!r}" for r in results if isinstance(r, BaseException)]
     lost = 0
-    if ready[0] < clients:
-        errors.append(f"only {ready[0]} of {clients} clients connected within 60 s")
+    if clients.ready < clients.total:
+        errors.append(f"only {clients.ready} of {clients.total} clients connected within 60 s")
     for run in runs:
         errors.extend(run.errors)
         lost += len(set(run.sent) - run.received)
