@@ -80,7 +80,7 @@ def _record(pair: int, seat: int, margin: float) -> h2h.HandRecord:
 
 def test_statistics_come_from_the_lab_stats() -> None:
     used = vars(h2h)
-    for name in ("mean", "mean_interval", "wilson_interval", "percentile", "Timing"):
+    for name in ("mean", "mean_interval", "by_pair", "win_rate", "percentile", "Timing"):
         assert used[name] is getattr(stats, name)
     margins = [(5, -3), (0, 2), (-4, -1), (7, 0)]
     records = [_record(p, s, m) for p, pair in enumerate(margins) for s, m in enumerate(pair)]

@@ -19,7 +19,6 @@ This module prints nothing; ``dominolab arena`` is its command.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,12 +29,11 @@ from dominolab.lab.play import play_match, player_label, resolve_player
 from dominolab.lab.pool import ProgressCallback, check_workers, run_tasks
 from dominolab.lab.stats import (
     Timing,
-    mean,
-    mean_interval,
+    by_pair,
     ratio_interval,
     rounded,
     rounded_interval,
-    wilson_interval,
+    win_rate,
 )
 from dominolab.players import Budget
 
@@ -111,12 +109,9 @@ class ArenaSummary:
 def summarise(records: Sequence[MatchRecord]) -> ArenaSummary:
     """The figures of an arena from its match records (any order; a pair missing one of its
     matches, as after an interruption, still counts as a unit of what it has)."""
-    by_pair: dict[int, list[MatchRecord]] = {}
-    for rec in records:
-        by_pair.setdefault(rec.pair, []).append(rec)
-    pairs = [by_pair[p] for p in sorted(by_pair)]
-    pair_scores = [mean([r.score for r in recs]) for recs in pairs]
+    pairs = by_pair(records)
     scores = [r.score for r in records]
+    rate, rate_ci, rate_wilson = win_rate(records, pairs)
     ratio, ratio_ci = ratio_interval(
         [float(sum(sum(r.hand_margins) for r in recs)) for recs in pairs],
         [float(sum(r.hands for r in recs)) for recs in pairs])
@@ -128,9 +123,9 @@ def summarise(records: Sequence[MatchRecord]) -> ArenaSummary:
         a_wins=sum(1 for s in scores if s == 1),
         b_wins=sum(1 for s in scores if s == 0),
         draws=sum(1 for s in scores if s == 0.5),
-        win_rate=mean(scores),
-        win_rate_ci95=mean_interval(pair_scores, clip=(0.0, 1.0)),
-        win_rate_wilson95=wilson_interval(math.fsum(scores), len(scores)),
+        win_rate=rate,
+        win_rate_ci95=rate_ci,
+        win_rate_wilson95=rate_wilson,
         margin_per_hand=ratio,
         margin_ci95=ratio_ci,
         a_timing=Timing.of([s for r in records for s in r.a_seconds]),

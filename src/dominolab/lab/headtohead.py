@@ -65,12 +65,13 @@ from dominolab.integrations.openspiel import SHORT_NAMES
 from dominolab.lab.pool import run_tasks
 from dominolab.lab.stats import (
     Timing,
+    by_pair,
     mean,
     mean_interval,
     percentile,
     rounded,
     rounded_interval,
-    wilson_interval,
+    win_rate,
 )
 from dominolab.players import Budget, ExpertPlayer
 
@@ -361,12 +362,9 @@ class Summary:
 
 def summarise(records: Sequence[HandRecord]) -> Summary:
     """The figures of hand records; pairs (by ``pair``) are the unit of every interval."""
-    by_pair: dict[int, list[HandRecord]] = {}
-    for rec in records:
-        by_pair.setdefault(rec.pair, []).append(rec)
-    pairs = [by_pair[p] for p in sorted(by_pair)]
+    pairs = by_pair(records)
     scores = [r.score for r in records]
-    pair_scores = [mean([r.score for r in recs]) for recs in pairs]
+    rate, rate_ci, rate_wilson = win_rate(records, pairs)
     pair_margins = [mean([r.margin for r in recs]) for recs in pairs]
     their = [s for r in records for s in r.their_seconds]
     sims = [float(n) for r in records for n in r.simulations]
@@ -376,9 +374,9 @@ def summarise(records: Sequence[HandRecord]) -> Summary:
         wins=sum(1 for s in scores if s == 1),
         ties=sum(1 for s in scores if s == 0.5),
         losses=sum(1 for s in scores if s == 0),
-        win_rate=mean(scores),
-        win_rate_ci95=mean_interval(pair_scores, clip=(0.0, 1.0)),
-        win_rate_wilson95=wilson_interval(math.fsum(scores), len(scores)),
+        win_rate=rate,
+        win_rate_ci95=rate_ci,
+        win_rate_wilson95=rate_wilson,
         margin_per_hand=mean([r.margin for r in records]),
         margin_ci95=mean_interval(pair_margins),
         our_timing=Timing.of([s for r in records for s in r.our_seconds]),

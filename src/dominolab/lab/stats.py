@@ -10,6 +10,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Protocol, TypeVar
 
 #: the normal quantile of a two-sided 95% interval (1.95996..., rounded as usual)
 Z95 = 1.96
@@ -62,6 +63,40 @@ def ratio_interval(numerators: Sequence[float], denominators: Sequence[float],
         sums.add(x, h)
     estimate = sums.estimate(z)
     return (estimate.value, estimate.ci)
+
+
+class Paired(Protocol):
+    """A record of one duplicate pair's match or hand: ``pair`` names the pair, ``score`` is
+    1 for a win, 0.5 for a draw, 0 for a loss."""
+
+    @property
+    def pair(self) -> int: ...
+
+    @property
+    def score(self) -> float: ...
+
+
+P = TypeVar("P", bound=Paired)
+
+
+def by_pair(records: Sequence[P]) -> list[list[P]]:
+    """The records grouped by ``pair``, in pair order: the unit of every interval of a
+    duplicate run (a pair missing a record, as after an interruption, is a unit of what it
+    has)."""
+    groups: dict[int, list[P]] = {}
+    for record in records:
+        groups.setdefault(record.pair, []).append(record)
+    return [groups[p] for p in sorted(groups)]
+
+
+def win_rate(records: Sequence[Paired], pairs: Sequence[Sequence[Paired]]
+             ) -> tuple[float, tuple[float, float] | None, tuple[float, float] | None]:
+    """The share of points won (a draw half), its 95% interval over pairs (clipped to
+    0..1), and the Wilson interval over the records themselves."""
+    scores = [r.score for r in records]
+    pair_scores = [mean([r.score for r in group]) for group in pairs]
+    return (mean(scores), mean_interval(pair_scores, clip=(0.0, 1.0)),
+            wilson_interval(math.fsum(scores), len(scores)))
 
 
 def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float] | None:
@@ -303,7 +338,8 @@ def rounded_interval(ci: tuple[float, float] | None) -> list[float] | None:
     return None if ci is None else [round(ci[0], 6), round(ci[1], 6)]
 
 
-__all__ = ["Estimate", "PairedSums", "RatioSums", "Timing", "Z95", "mean", "mean_interval",
+__all__ = ["Estimate", "PairedSums", "Paired", "RatioSums", "Timing", "Z95", "by_pair", "mean",
+           "mean_interval",
            "mean_interval_of_counts", "mean_of_counts", "median_of_counts", "percentile",
            "percentile_of_counts", "ratio_interval", "rounded", "rounded_interval",
-           "sample_sd", "wilson_interval"]
+           "sample_sd", "wilson_interval", "win_rate"]
