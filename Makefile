@@ -17,12 +17,16 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# the native fast path (C, built by pip with the machine's gcc; without a compiler the
+# package still installs and runs on the pure-Python path): a changed source reinstalls
+NATIVE := setup.py $(wildcard src/dominolab/native/csrc/*.c src/dominolab/native/csrc/*.h)
+
 # playing needs the package alone; the tests also need the test tools and the adapters' extras
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
+$(VENV)/.installed: pyproject.toml $(NATIVE) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-test: pyproject.toml $(NATIVE) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,pettingzoo,lab,cluster]'
 	touch $(VENV)/.installed $@
 
@@ -53,6 +57,8 @@ browser:
 
 bench: $(VENV)/.installed
 	$(BIN)/dominolab bench engine
+	$(BIN)/dominolab bench players
+	$(BIN)/dominolab bench simulate
 
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) build dist src/*.egg-info src/dominolab/native/*.so .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -21,7 +21,7 @@ from typing import Any
 from dominolab.core.errors import InvalidMoveError
 from dominolab.core.games import get_game
 from dominolab.core.hand import Deal, Hand, WidelecHand
-from dominolab.core.moves import Draw, Keep, Pass, Play
+from dominolab.core.moves import Draw, Keep, Move, Pass, Play
 from dominolab.core.table import LineTable, TreeTable
 from dominolab.core.tiles import Tile
 from dominolab.core.view import View
@@ -84,13 +84,10 @@ def fits_limits(tiles: Sequence[Tile], limits: Sequence[Limit]) -> bool:
     return all(limit.count(tiles) <= limit.allowed for limit in limits)
 
 
-def hand_from_view(view: View, opponent: Sequence[Tile], rest: Sequence[Tile]) -> Hand[Any]:
-    """The hand state ``view`` describes, with ``opponent`` as the opponent's tiles and
-    ``rest`` as the unused tiles (Luzak) or the boneyard, next draw first (Widelec).
-
-    The result is a full state for search (its ``deal`` is a stand-in built from this
-    world, not the real deal). Raises InvalidMoveError if the tiles do not fit the view.
-    """
+def check_world(view: View, opponent: Sequence[Tile], rest: Sequence[Tile]) -> None:
+    """Raise InvalidMoveError unless ``opponent`` and ``rest`` can be the hidden tiles of
+    ``view``: the hand is not over, the opponent's count and the boneyard's size match, and
+    together they are the unseen tiles, each once."""
     if view.result is not None:
         raise InvalidMoveError("the hand is over; there is nothing to search")
     if len(opponent) != view.opponent_tiles:
@@ -103,6 +100,26 @@ def hand_from_view(view: View, opponent: Sequence[Tile], rest: Sequence[Tile]) -
     if set(given) != unseen or len(given) != len(unseen):
         raise InvalidMoveError("the opponent's tiles and the rest must be the unseen tiles, "
                                "each once")
+
+
+def passes_in_a_row(history: Sequence[tuple[int, Move]]) -> int:
+    """Passes at the end of a hand's history (two in a row end it: RULES.md section 4)."""
+    passes = 0
+    for _, move in reversed(history):
+        if not isinstance(move, Pass):
+            break
+        passes += 1
+    return passes
+
+
+def hand_from_view(view: View, opponent: Sequence[Tile], rest: Sequence[Tile]) -> Hand[Any]:
+    """The hand state ``view`` describes, with ``opponent`` as the opponent's tiles and
+    ``rest`` as the unused tiles (Luzak) or the boneyard, next draw first (Widelec).
+
+    The result is a full state for search (its ``deal`` is a stand-in built from this
+    world, not the real deal). Raises InvalidMoveError if the tiles do not fit the view.
+    """
+    check_world(view, opponent, rest)
     cls: type[Hand[Any]] = get_game(view.game).hand_class
     hand = cls.__new__(cls)
     own = sorted(view.hand, key=_index)
@@ -122,12 +139,7 @@ def hand_from_view(view: View, opponent: Sequence[Tile], rest: Sequence[Tile]) -
     if isinstance(hand, WidelecHand):
         hand.boneyard = list(reversed(rest))
         hand.pending = view.pending  # the drawn tile, which must be laid
-        passes = 0
-        for _, move in reversed(view.history):
-            if not isinstance(move, Pass):
-                break
-            passes += 1
-        hand.passes = passes
+        hand.passes = passes_in_a_row(view.history)
         from dominolab.core.quartets import QUARTET_WORTH
 
         hand._worth = QUARTET_WORTH[view.options.edge_double]  # type: ignore[attr-defined]

@@ -7,6 +7,10 @@ them) is tried on the resulting table; the best ``opponent's - mine`` among them
 answer (0 if there is none, or if the move ends the hand). The score is gain - answer; the
 highest wins, ties going to a move that empties the hand, then to the first in legal-move
 order. Draw, pass and keep score 0.
+
+This module is the readable statement of the player; where the native fast path is in use,
+the same choice is computed there (:func:`dominolab.native.greedy_choice`, checked against
+this one in tests/test_native_engine.py).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from dominolab import native
 from dominolab.core import Move, Options, Play, Points, Tile, View, get_game
 from dominolab.players.base import Budget, legal_moves_of
 
@@ -30,6 +35,8 @@ class GreedyPlayer:
         legal = legal_moves_of(view)
         if len(legal) == 1:
             return legal[0]
+        if native.enabled():
+            return native.greedy_choice(view)
         scorer: _Scorer = get_game(view.game).hand_class.score_placement
         unseen = view.unseen()
         best: Move = legal[0]
