@@ -14,6 +14,11 @@ candidate move out in every world, keep the move with the best mean value.
 
 Every player takes its randomness from the ``random.Random`` it is built with; with a
 ``worlds`` budget (and no ``seconds``) its choices repeat exactly.
+
+Where the C extension is in use (:func:`dominolab.native.enabled`) the searches run natively
+(:mod:`dominolab.native.search`): the same algorithms, the same values and orders, with the
+randomness of each search from a native generator seeded by the player's ``random.Random``.
+The Python searches here stay the readable reference and the fallback.
 """
 
 from __future__ import annotations
@@ -26,8 +31,10 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
 
+from dominolab import native
 from dominolab.core import Hand, Move, View
 from dominolab.core.worlds import Limit, fits_limits, hand_from_view, opponent_limits
+from dominolab.native import search as native_search
 from dominolab.players.base import Budget, legal_moves_of
 
 #: spread (logistic scale) of one hand's point margin, per game, from greedy self-play
@@ -194,6 +201,9 @@ class _MonteCarlo:
     default = Budget(worlds=40, seconds=1.0)
     inference = False
     match_aware = False
+    #: the native search of the same kind (:mod:`dominolab.native.search`)
+    kind: native_search.Kind = "pimc"
+    exploration = 0.0
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
@@ -220,6 +230,8 @@ class _MonteCarlo:
 
     def _search(self, view: View, budget: Budget | None,
                 true_hand: Hand[Any] | None) -> list[MoveValue]:
+        if native.enabled():
+            return self._search_native(view, budget, true_hand)
         legal = list(legal_moves_of(view))
         worlds, deadline = self._plan(budget)
         if true_hand is not None:
@@ -255,6 +267,40 @@ class _MonteCarlo:
                                                          -results[i].margin, i))
         return [results[i] for i in order]
 
+    def _search_native(self, view: View, budget: Budget | None,
+                       true_hand: Hand[Any] | None) -> list[MoveValue]:
+        """:meth:`_search` on the native path: the same search and the same results."""
+        legal_moves_of(view)  # ValueError if the seat is not to move
+        count, deadline = self._plan(budget)
+        value = MatchValue(view)
+        ismcts = self.kind == "ismcts"
+        if ismcts:
+            matched = True
+            limits = opponent_limits(view) if true_hand is None else ()
+        else:
+            matched = self.match_aware
+            limits = opponent_limits(view) if self.inference and true_hand is None else ()
+            if true_hand is not None:
+                count = 1
+        seconds = None if deadline is None else deadline - time.perf_counter()
+        sums = native_search.search(
+            view, kind=self.kind, value=value if matched else None,
+            need=value.need if value.at_once and matched else None, iterations=count,
+            seconds=seconds, exploration=self.exploration, seed=self.rng.getrandbits(64),
+            limits=limits, true_hand=true_hand)
+        results = []
+        for t in sums:
+            mean = t.value / t.count if t.count else 0.0
+            margin = t.margin / t.count if t.count else 0.0
+            results.append(MoveValue(t.move, mean, margin, mean if matched else None, t.count))
+        if ismcts:
+            order = sorted(range(len(results)), key=lambda i: (-results[i].worlds,
+                                                               -results[i].value, i))
+        else:
+            order = sorted(range(len(results)), key=lambda i: (-results[i].value,
+                                                               -results[i].margin, i))
+        return [results[i] for i in order]
+
 
 class _Node:
     """A node of the information-set search tree: statistics of the move that led here."""
@@ -276,10 +322,13 @@ class _Ismcts(_MonteCarlo):
     moves legal in that world, adds a node, finishes the hand with a greedy playout and
     backs up the match value."""
 
+    kind: native_search.Kind = "ismcts"
     exploration = 0.7
 
     def _search(self, view: View, budget: Budget | None,
                 true_hand: Hand[Any] | None) -> list[MoveValue]:
+        if native.enabled():
+            return self._search_native(view, budget, true_hand)
         legal = list(legal_moves_of(view))
         iterations, deadline = self._plan(budget)
         me = view.seat
