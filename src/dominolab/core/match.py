@@ -37,6 +37,51 @@ def first_opener_by_lot(seed: int) -> int:
     return random.Random(f"dominolab/{seed}/lot").randrange(2)
 
 
+def opener_of_hand(first_opener: int, number: int) -> int:
+    """The seat that opens hand ``number`` (1, 2, ...) of a match whose first hand
+    ``first_opener`` opens: openers alternate hand by hand (RULES.md section 1)."""
+    return first_opener if number % 2 == 1 else 1 - first_opener
+
+
+def end_of_match(totals: Points, hands: int, hand_over: bool, options: Options,
+                 out_of_deals: bool = False) -> MatchResult | None:
+    """How a match under ``options`` ends after a move, or None while it goes on: the one
+    statement of the match's end (RULES.md sections 2, 4 and 5), which :class:`Match`
+    follows after every move and a fast loop that plays whole hands at once asks after each.
+
+    ``totals``: each seat's points, the hand just played into included; ``hands``: hands
+    dealt so far, the last one over (``hand_over``) or not. With the option ``win_at_once`` a
+    seat that reaches the target wins at once, even mid-hand (``"at-once"``; the hand in
+    progress is then cut). Otherwise the match ends only with a hand: at the target
+    (``"target"``), unless ``even_hands`` asks for one more hand after an odd number, or when
+    the deals given to it have run out (``out_of_deals``, ``"deals"``); the higher total
+    then wins."""
+    target = options.target
+    reached = totals[0] >= target or totals[1] >= target
+    if reached and getattr(options, "win_at_once", False):
+        return MatchResult("at-once", 0 if totals[0] >= target else 1, totals, hands)
+    if not hand_over:
+        return None
+    if reached and not (getattr(options, "even_hands", False) and hands % 2 == 1):
+        end = "target"
+    elif out_of_deals:
+        end = "deals"
+    else:
+        return None
+    a, b = totals
+    return MatchResult(end, 0 if a > b else 1 if b > a else None, totals, hands)
+
+
+def points_to_win_at_once(banked: Points, options: Options) -> Points | None:
+    """The points in a hand at which each seat, ``banked`` holding its points from the hands
+    before, reaches the target and so wins at once (the ``"at-once"`` of
+    :func:`end_of_match`); None when reaching the target ends no hand (``win_at_once`` off,
+    or a game without that option)."""
+    if not getattr(options, "win_at_once", False):
+        return None
+    return (options.target - banked[0], options.target - banked[1])
+
+
 class Match:
     """A match of one game under one set of rule options.
 
@@ -68,7 +113,6 @@ class Match:
         self._banked = [0, 0]
         self.result: MatchResult | None = None
         self._win_at_once = bool(getattr(self.options, "win_at_once", False))
-        self._even = bool(getattr(self.options, "even_hands", False))
         self._start_hand()
 
     # -- state -------------------------------------------------------------------------------
@@ -105,7 +149,7 @@ class Match:
         return Deal.for_hand(self.seed, number, self.spec.hand_size)
 
     def opener_of(self, number: int) -> int:
-        return self.first_opener if number % 2 == 1 else 1 - self.first_opener
+        return opener_of_hand(self.first_opener, number)
 
     def _start_hand(self) -> None:
         number = len(self.hands) + 1
@@ -142,33 +186,21 @@ class Match:
 
     def _after_move(self) -> None:
         hand = self.hands[-1]
-        target = self.options.target
-        if self._win_at_once:
-            totals = self.totals
-            if totals[0] >= target or totals[1] >= target:
-                if hand.result is None:
-                    assert isinstance(hand, WidelecHand)
-                    hand.cut()
+        over = hand.result is not None
+        if not over and not self._win_at_once:
+            return  # only a hand's end, or reaching the target with win_at_once, decides
+        out_of_deals = self._deals is not None and len(self.hands) >= len(self._deals)
+        result = end_of_match(self.totals, len(self.hands), over, self.options, out_of_deals)
+        if result is None:
+            if over:
                 self._bank(hand)
-                winner = 0 if totals[0] >= target else 1
-                self.result = MatchResult("at-once", winner, totals, len(self.hands))
-                return
-        if hand.result is None:
+                self._start_hand()
             return
+        if not over:
+            assert isinstance(hand, WidelecHand)
+            hand.cut()
         self._bank(hand)
-        b0, b1 = self._banked
-        if (b0 >= target or b1 >= target) and not (self._even and len(self.hands) % 2 == 1):
-            self._end("target")
-            return
-        if self._deals is not None and len(self.hands) >= len(self._deals):
-            self._end("deals")
-            return
-        self._start_hand()
-
-    def _end(self, how: str) -> None:
-        b0, b1 = self._banked
-        self.result = MatchResult(how, 0 if b0 > b1 else 1 if b1 > b0 else None, (b0, b1),
-                                  len(self.hands))
+        self.result = result
 
     def _bank(self, hand: Hand[Any]) -> None:
         self._banked[0] += hand.points[0]
@@ -199,5 +231,4 @@ class Match:
         new._current_banked = self._current_banked
         new.result = self.result
         new._win_at_once = self._win_at_once
-        new._even = self._even
         return new

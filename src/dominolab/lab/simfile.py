@@ -3,13 +3,16 @@
 The file is JSON Lines (UTF-8, one JSON object a line, ``\\n`` line ends): a header line,
 then for each match ``i = 0 .. matches-1`` in order one line per hand and one line for the
 match (see docs/lab.md for every field). The data model is :class:`SimFile` (the header and
-the whole matches), :class:`MatchLine` (a match line with its hands) and :class:`HandLine`;
-:func:`hand_line` and :func:`match_line` build them from a finished
-:class:`~dominolab.core.Match`, their ``to_json`` gives the line's object, :func:`dumps` its
-text. :func:`iter_sim` reads and checks a file a match at a time, in constant memory
-(:class:`SimStream`); :func:`read_sim_file` reads a whole file through it and
-:func:`parse_sim` a file's lines; anything malformed raises :class:`SimFileError` naming the
-file and the line.
+the whole matches), :class:`MatchLine` (a match line with its hands) and :class:`HandLine`.
+A line is built from what happened in its hand or match (:class:`HandFacts`,
+:class:`MatchFacts`) by one builder, :func:`line_of_hand` (:func:`line_of_match`); a finished
+:class:`~dominolab.core.Match` gives its facts (:func:`match_facts`; :func:`hand_line` and
+:func:`match_line` build its lines), and so does the native loop of greedy matches, which
+keeps no ``Match``. A line's ``to_json`` gives its object, :func:`dumps` its text,
+:func:`facts_text` (:func:`match_text`) a whole match's lines. :func:`iter_sim` reads and
+checks a file a match at a time, in constant memory (:class:`SimStream`);
+:func:`read_sim_file` reads a whole file through it and :func:`parse_sim` a file's lines;
+anything malformed raises :class:`SimFileError` naming the file and the line.
 
 Three kinds of file hold the same content, and every reader here takes each, told apart by
 their first bytes: JSON Lines, the same gzip-compressed (``.jsonl.gz``), and Parquet
@@ -37,6 +40,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, BinaryIO, Final, TextIO
 
 from dominolab.core import (
@@ -44,11 +48,14 @@ from dominolab.core import (
     DominoError,
     Draw,
     GameSpec,
+    HandResult,
     Match,
+    MatchResult,
+    Move,
     Pass,
     Play,
+    Points,
     RecordError,
-    Step,
     Tile,
     get_game,
 )
@@ -65,9 +72,13 @@ class SimFileError(RecordError):
     """A simulation result file that is malformed; the message names the file and line."""
 
 
+#: json.dumps(obj, separators=(",", ":")), its encoder made once
+_ENCODE: Final = json.JSONEncoder(separators=(",", ":")).encode
+
+
 def dumps(obj: Any) -> str:
     """One line of a simulation file: compact JSON, keys in the order they were built."""
-    return json.dumps(obj, separators=(",", ":"))
+    return _ENCODE(obj)
 
 
 # -- the data model -----------------------------------------------------------------------------
@@ -199,85 +210,155 @@ class SimFile(HeaderFacts):
 
 # -- writing ------------------------------------------------------------------------------------
 
-def _per_seat(steps: Iterable[Step], kind: type) -> tuple[int, int]:
-    counts = [0, 0]
-    for step in steps:
-        if isinstance(step.move, kind):
-            counts[step.seat] += 1
-    return (counts[0], counts[1])
+#: one move of a hand as its line needs it: (seat, move, tiles on the table after it, the
+#: points it gave to each seat, a Widelec end bonus not included), as a :class:`Step` says
+StepFacts = tuple[int, Move, int, Points]
 
 
-def _index(tile: Tile) -> int:
-    return tile.index
+@dataclass(frozen=True, slots=True)
+class HandFacts:
+    """What a hand's line is made of: who opened it, how it ended (``result``: its end,
+    winner, points and bonus), each move (``steps``) and each seat's tiles when it ended
+    (``left``). A finished :class:`~dominolab.core.Match` gives them (:func:`hand_facts`),
+    and so does the native fast path, which plays greedy hands without a ``Match``; both
+    go through the one line builder, :func:`line_of_hand`."""
+
+    opener: int
+    result: HandResult
+    steps: Sequence[StepFacts]
+    left: tuple[Sequence[Tile], Sequence[Tile]]
 
 
-def hand_line(spec: GameSpec, match_index: int, hand_number: int, match: Match) -> HandLine:
-    """Hand ``hand_number`` (1-based) of a finished ``match``, as its line."""
+@dataclass(frozen=True, slots=True)
+class MatchFacts:
+    """What a match's lines are made of: its seed, the first hand's opener, how it ended,
+    and its hands' facts in order."""
+
+    seed: int
+    first_opener: int
+    result: MatchResult
+    hands: Sequence[HandFacts]
+
+
+def hand_facts(match: Match, hand_number: int) -> HandFacts:
+    """The facts of hand ``hand_number`` (1-based) of ``match``, a finished hand played
+    through the checked ``Match.apply`` (its steps are kept). ValueError if it is not over."""
     hand = match.hands[hand_number - 1]
-    steps = match.steps[hand_number - 1]
-    result = hand.result
-    if result is None:
+    if hand.result is None:
         raise ValueError(f"hand {hand_number} is not over")
-    scored = tuple((step.move.tile.digits, step.points[0] + step.points[1]) for step in steps
-                   if isinstance(step.move, Play) and (step.points[0] or step.points[1]))
-    left = tuple(tuple(t.digits for t in sorted(hand.hands[seat], key=_index))
-                 for seat in (0, 1))
-    common: dict[str, Any] = {
-        "match": match_index, "hand": hand_number, "opener": hand.opener, "end": result.end,
-        "winner": result.winner, "points": (result.points[0], result.points[1]),
-        "moves": len(steps), "scored": scored, "left": (left[0], left[1])}
+    steps = [(step.seat, step.move, step.n, step.points)
+             for step in match.steps[hand_number - 1]]
+    return HandFacts(hand.opener, hand.result, steps, (hand.hands[0], hand.hands[1]))
+
+
+def match_facts(match: Match) -> MatchFacts:
+    """The facts of a finished ``match`` dealt from a seed. ValueError if it is not over or
+    was dealt otherwise."""
+    if match.result is None:
+        raise ValueError("the match is not over")
+    if match.seed is None:
+        raise ValueError("the match was not dealt from a seed")
+    return MatchFacts(match.seed, match.first_opener, match.result,
+                      [hand_facts(match, h) for h in range(1, len(match.hands) + 1)])
+
+
+_INDEX: Final = attrgetter("index")
+
+
+def line_of_hand(spec: GameSpec, match_index: int, hand_number: int,
+                 facts: HandFacts) -> HandLine:
+    """Hand ``hand_number`` (1-based) of match ``match_index``, as its line: the one place
+    a hand line's fields are computed from what happened in the hand (one pass over its
+    steps: a simulation builds a line for every hand it plays)."""
+    result = facts.result
+    steps = facts.steps
+    points = result.points
+    left0, left1 = (tuple([t.digits for t in sorted(tiles, key=_INDEX)]) for tiles in facts.left)
+    scored: list[tuple[str, int]] = []  # each laying that scored, and what it gave in all
     if spec.has_boneyard:
         quartets = [0, 0]
         quartet_points = [0, 0]
-        for step in steps:
-            worth = step.points[step.seat]
-            if worth:
-                quartets[step.seat] += 1
-                quartet_points[step.seat] += worth
-        return HandLine(**common, quartets=(quartets[0], quartets[1]),
+        draws = [0, 0]
+        passes = [0, 0]
+        for seat, move, _, (g0, g1) in steps:
+            if isinstance(move, Play):
+                if g0 or g1:
+                    scored.append((move.tile.digits, g0 + g1))
+                    worth = g1 if seat else g0
+                    if worth:
+                        quartets[seat] += 1
+                        quartet_points[seat] += worth
+            elif isinstance(move, Draw):
+                draws[seat] += 1
+            elif isinstance(move, Pass):
+                passes[seat] += 1
+        return HandLine(match_index, hand_number, facts.opener, result.end, result.winner,
+                        (points[0], points[1]), len(steps), quartets=(quartets[0], quartets[1]),
                         quartet_points=(quartet_points[0], quartet_points[1]),
-                        bonus=result.bonus, draws=_per_seat(steps, Draw),
-                        passes=_per_seat(steps, Pass))
+                        bonus=result.bonus, draws=(draws[0], draws[1]),
+                        passes=(passes[0], passes[1]), scored=tuple(scored),
+                        left=(left0, left1))
     pips_scored = spec.luzak_pips  # Luzak without spinners has no pip bonus
     luzaks = [0, 0]
     luzak_pips = [0, 0]
     scored_n: list[tuple[int, int, int]] = []
-    for step in steps:
-        move = step.move
-        gain = list(step.points)
-        if isinstance(move, Play) and move.luzak:
-            luzaks[step.seat] += 1
-            luzak_pips[step.seat] += move.tile.pips
-            if pips_scored:
-                gain[1 - step.seat] -= move.tile.pips
-        for seat in (0, 1):
-            if gain[seat]:
-                scored_n.append((step.n, seat, gain[seat]))
-    luzaked = tuple(step.move.tile.digits for step in steps
-                    if isinstance(step.move, Play) and step.move.luzak)
-    return HandLine(**common, luzaks=(luzaks[0], luzaks[1]),
+    luzaked: list[str] = []
+    for seat, move, n, (g0, g1) in steps:
+        if not isinstance(move, Play):
+            continue  # the Luzak games have plays only
+        if g0 or g1:
+            scored.append((move.tile.digits, g0 + g1))
+        if move.luzak:
+            tile = move.tile
+            luzaks[seat] += 1
+            luzak_pips[seat] += tile.pips
+            luzaked.append(tile.digits)
+            if pips_scored:  # the opponent's pip bonus is not a score of tile n
+                if seat:
+                    g0 -= tile.pips
+                else:
+                    g1 -= tile.pips
+        if g0:
+            scored_n.append((n, 0, g0))
+        if g1:
+            scored_n.append((n, 1, g1))
+    return HandLine(match_index, hand_number, facts.opener, result.end, result.winner,
+                    (points[0], points[1]), len(steps), luzaks=(luzaks[0], luzaks[1]),
                     luzak_pips=(luzak_pips[0], luzak_pips[1]), scored_n=tuple(scored_n),
-                    luzaked=luzaked)
+                    luzaked=tuple(luzaked), scored=tuple(scored), left=(left0, left1))
+
+
+def hand_line(spec: GameSpec, match_index: int, hand_number: int, match: Match) -> HandLine:
+    """Hand ``hand_number`` (1-based) of a finished ``match``, as its line."""
+    return line_of_hand(spec, match_index, hand_number, hand_facts(match, hand_number))
+
+
+def line_of_match(spec: GameSpec, match_index: int, facts: MatchFacts) -> MatchLine:
+    """Match ``match_index`` as its line, with its hands (:func:`line_of_hand`)."""
+    result = facts.result
+    hands = tuple(line_of_hand(spec, match_index, h, hand)
+                  for h, hand in enumerate(facts.hands, start=1))
+    return MatchLine(match_index, facts.seed, facts.first_opener, result.end, result.winner,
+                     (result.totals[0], result.totals[1]), hands)
 
 
 def match_line(spec: GameSpec, match_index: int, match: Match) -> MatchLine:
     """A finished ``match`` as its line, with its hands."""
-    result = match.result
-    if result is None:
-        raise ValueError("the match is not over")
-    if match.seed is None:
-        raise ValueError("the match was not dealt from a seed")
-    hands = tuple(hand_line(spec, match_index, h, match) for h in range(1, len(match.hands) + 1))
-    return MatchLine(match_index, match.seed, match.first_opener, result.end, result.winner,
-                     (result.totals[0], result.totals[1]), hands)
+    return line_of_match(spec, match_index, match_facts(match))
+
+
+def facts_text(spec: GameSpec, match_index: int, facts: MatchFacts) -> str:
+    """A match's lines from its facts (its hands, then the match line), each ending in
+    ``\\n``: what a simulation file holds for it."""
+    line = line_of_match(spec, match_index, facts)
+    objs = [h.to_json(spec.has_boneyard) for h in line.hands]
+    objs.append(line.to_json())
+    return "".join(dumps(obj) + "\n" for obj in objs)
 
 
 def match_text(spec: GameSpec, match_index: int, match: Match) -> str:
     """A finished match's lines (its hands, then the match line), each ending in ``\\n``."""
-    line = match_line(spec, match_index, match)
-    objs = [h.to_json(spec.has_boneyard) for h in line.hands]
-    objs.append(line.to_json())
-    return "".join(dumps(obj) + "\n" for obj in objs)
+    return facts_text(spec, match_index, match_facts(match))
 
 
 # -- reading ----------------------------------------------------------------------------------
@@ -963,7 +1044,8 @@ def recover_sim_file(path: str | os.PathLike[str]) -> Recovered:
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "GZIP_MAGIC", "HAND_ENDS", "MATCH_ENDS",
            "PARQUET_HEADER_KEY", "PARQUET_MAGIC", "READ_VERSIONS", "ROW_GROUP_HANDS",
-           "HandLine", "MatchLine", "ParquetSimWriter", "PyarrowMissing", "Recovered",
-           "SimFile", "SimFileError", "SimStream", "dumps", "hand_line", "iter_sim",
-           "match_line", "match_text", "parse_sim", "read_sim_file", "recover_sim_file",
-           "require_pyarrow", "sim_kind"]
+           "HandFacts", "HandLine", "MatchFacts", "MatchLine", "ParquetSimWriter",
+           "PyarrowMissing", "Recovered", "SimFile", "SimFileError", "SimStream", "StepFacts",
+           "dumps", "facts_text", "hand_facts", "hand_line", "iter_sim", "line_of_hand",
+           "line_of_match", "match_facts", "match_line", "match_text", "parse_sim",
+           "read_sim_file", "recover_sim_file", "require_pyarrow", "sim_kind"]

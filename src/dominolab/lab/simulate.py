@@ -33,7 +33,7 @@ from typing import Any, Final, Literal, Protocol, TextIO, cast
 
 from dominolab import __version__
 from dominolab.core import RULES_VERSION, DominoError, OptionError, Options, get_game
-from dominolab.lab.play import play_match, resolve_player
+from dominolab.lab.play import play_match_facts, resolve_player
 from dominolab.lab.pool import ProgressCallback, check_workers, cluster_client, run_tasks
 from dominolab.lab.simfile import (
     FORMAT,
@@ -41,7 +41,7 @@ from dominolab.lab.simfile import (
     ParquetSimWriter,
     SimFileError,
     dumps,
-    match_text,
+    facts_text,
     recover_sim_file,
     require_pyarrow,
 )
@@ -194,9 +194,9 @@ def make_sweep(game: str, players: Sequence[str] | str = ("greedy", "greedy"),
 def match_lines(setup: SimSetup, index: int) -> str:
     """Play match ``index`` of ``setup``; return its lines (hands, then the match), each
     ending in ``\\n``."""
-    played = play_match(setup.game, setup.options, setup.seed + index, setup.players,
-                        setup.budgets)
-    return match_text(get_game(setup.game), index, played.match)
+    facts = play_match_facts(setup.game, setup.options, setup.seed + index, setup.players,
+                             setup.budgets)
+    return facts_text(get_game(setup.game), index, facts)
 
 
 def _run_task(task: tuple[SimSetup, int]) -> tuple[int, str]:
