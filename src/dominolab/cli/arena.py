@@ -39,8 +39,9 @@ class ProgressBar:
     """
 
     def __init__(self, stream: TextIO, *, width: int = 30,
-                 plain_every: float | None = 30.0) -> None:
+                 plain_every: float | None = 30.0, unit: str = "matches") -> None:
         self.stream = stream
+        self.unit = unit
         self.tty = stream.isatty()
         self.width = width
         self.plain_every = plain_every
@@ -54,7 +55,7 @@ class ProgressBar:
         filled = int(frac * self.width)
         bar = "#" * filled + "." * (self.width - filled)
         eta = _clock(elapsed * (total - done) / done) if done else "?"
-        return (f"[{bar}] {done}/{total} matches  {_clock(elapsed)} elapsed  ETA {eta}")
+        return (f"[{bar}] {done}/{total} {self.unit}  {_clock(elapsed)} elapsed  ETA {eta}")
 
     def __call__(self, done: int, total: int) -> None:
         now = time.monotonic()

@@ -1,9 +1,12 @@
-"""``dominolab bench engine|players|openspiel|serve``: the benchmarks of
+"""``dominolab bench engine|players|simulate|openspiel|serve``: the benchmarks of
 :mod:`dominolab.lab.bench`, printed.
 
-``engine``: random full hands per second, per game, on one core. ``players``: the expert's
-decisions and search iterations per second at a fixed budget, on fixed positions from greedy
-self-play. ``openspiel``: random games through the OpenSpiel adapter, the engine and
+``engine``: random full hands per second, per game, on one core, on the pure-Python and the
+native path side by side (``--check N``: N native hands per game replayed through the
+reference rules instead). ``players``: the expert's decisions and search iterations per
+second at a fixed budget, on fixed positions from greedy self-play, on both paths.
+``simulate``: greedy matches per second through simulate's play loop, on both paths, with
+their lines compared. ``openspiel``: random games through the OpenSpiel adapter, the engine and
 OpenSpiel's ``python_block_dominoes`` side by side. ``serve``: many games at once against a
 real server over WebSocket, the time from a move to the opponent's update.
 """
@@ -15,8 +18,12 @@ import json
 import os
 import platform
 import sys
+import time
+from collections.abc import Callable
 from typing import Any
 
+from dominolab import native
+from dominolab.cli.arena import ProgressBar
 from dominolab.core import GAMES, get_game
 
 
@@ -30,23 +37,77 @@ def run_bench(args: argparse.Namespace) -> int:
                             abuse=args.abuse, computer_games=args.computer_games)
     if args.what == "players":
         return _bench_players(args, games)
+    if args.what == "simulate":
+        return _bench_simulate(args, games)
     if args.what == "openspiel":
         return _bench_openspiel(args.seconds, args.json)
+    if args.check is not None:
+        return _check_engine(args, games)
     from dominolab.lab.bench.engine import measure_engine
 
     results: dict[str, Any] = {}
     if not args.json:
-        print(f"random full hands on one core, {args.seconds:g} s per game "
-              f"(Python {platform.python_version()}, {platform.machine()})")
+        print(f"random full hands on one core, {args.seconds:g} s per game and path "
+              f"({_machine()})")
     for name in games:
         results[name] = r = measure_engine(GAMES[name], args.seconds)
         if not args.json:
-            print(f"  {name:<11} {r['hands_per_s']:>10,.0f} hands/s  "
-                  f"({r['moves_per_s']:,.0f} moves/s, {r['moves_per_hand']} moves a hand; "
-                  f"checked apply: {r['checked_hands_per_s']:,.0f} hands/s)", flush=True)
+            line = (f"  {name:<11} python {r['hands_per_s']:>10,.0f} hands/s "
+                    f"({r['moves_per_hand']} moves a hand; checked apply "
+                    f"{r['checked_hands_per_s']:,.0f} hands/s)")
+            if "native" in r:
+                line += (f"\n  {'':<11} native {r['native']['hands_per_s']:>10,.0f} hands/s "
+                         f"= {r['native_over_python']:,.1f}x the Python path")
+            print(line, flush=True)
     if args.json:
         print(json.dumps(results))
     return 0
+
+
+def _machine() -> str:
+    return (f"Python {platform.python_version()}, {platform.machine()}; "
+            f"engine: {native.status()}")
+
+
+def _check_engine(args: argparse.Namespace, games: list[str]) -> int:
+    """``bench engine --check N``: N native random hands per game replayed through the
+    reference rules; 1 if any mismatch, 2 without the native path."""
+    if not native.enabled():
+        print(f"dominolab bench engine --check: there is no native path to check "
+              f"({native.status()})", file=sys.stderr)
+        return 2
+    from dominolab.native.check import check_hands
+
+    results: dict[str, Any] = {}
+    failed = False
+    for name in games:
+        spec = GAMES[name]
+        bar = ProgressBar(sys.stderr, plain_every=None, unit=f"{name} hands")
+        start = time.perf_counter()
+        try:
+            result = check_hands(spec, spec.options_class(), args.check, seed=args.check_seed,
+                                 progress=None if args.json else _progress(bar, args.check))
+        finally:
+            bar.close()
+        seconds = time.perf_counter() - start
+        failed = failed or bool(result.mismatches)
+        results[name] = {"hands": result.hands, "moves": result.moves,
+                         "mismatches": len(result.mismatches),
+                         "examples": list(result.mismatches[:5]),
+                         "seconds": round(seconds, 1)}
+        if not args.json:
+            print(f"  {name:<11} {result.hands:,} native hands ({result.moves:,} moves) "
+                  f"replayed through the reference rules: {len(result.mismatches)} "
+                  f"mismatches ({seconds:.0f} s)", flush=True)
+            for example in result.mismatches[:5]:
+                print(f"      {example}")
+    if args.json:
+        print(json.dumps(results))
+    return 1 if failed else 0
+
+
+def _progress(bar: ProgressBar, total: int) -> Callable[[int], None]:
+    return lambda done: bar(done, total)
 
 
 def _bench_players(args: argparse.Namespace, games: list[str]) -> int:
@@ -55,18 +116,51 @@ def _bench_players(args: argparse.Namespace, games: list[str]) -> int:
     results: dict[str, Any] = {}
     if not args.json:
         print(f"the expert (ISMCTS) at a fixed budget of {ITERATIONS} iterations on one core, "
-              f"{args.seconds:g} s per game (Python {platform.python_version()}, "
-              f"{platform.machine()})")
+              f"{args.seconds:g} s per game and path ({_machine()})")
     for name in games:
-        results[name] = r = bench_expert(GAMES[name], args.seconds)
+        with native.pure():
+            slow = bench_expert(GAMES[name], args.seconds)
+        results[name] = r = dict[str, Any](slow)
+        rows = [("python", slow)]
+        if native.enabled():
+            r["native"] = fast = bench_expert(GAMES[name], args.seconds)
+            r["native_over_python"] = round(fast["iterations_per_s"] / slow["iterations_per_s"], 1)
+            rows.append(("native", fast))
         if not args.json:
-            print(f"  {name:<11} {r['decisions_per_s']:>7,.1f} decisions/s  "
-                  f"{r['iterations_per_s']:>9,.0f} iterations/s (a sampled world and a "
-                  f"playout each; {r['seconds_per_decision'] * 1000:.0f} ms a decision)",
-                  flush=True)
+            for i, (path, row) in enumerate(rows):
+                print(f"  {name if i == 0 else '':<11} {path:<6} "
+                      f"{row['decisions_per_s']:>7,.1f} decisions/s "
+                      f"{row['iterations_per_s']:>10,.0f} iterations/s (a sampled world and "
+                      f"a playout each; {row['seconds_per_decision'] * 1000:.1f} ms a decision)"
+                      + (f" = {r['native_over_python']:,.1f}x" if i else ""), flush=True)
     if args.json:
         print(json.dumps(results))
     return 0
+
+
+def _bench_simulate(args: argparse.Namespace, games: list[str]) -> int:
+    from dominolab.lab.bench.simulate import bench_simulate
+
+    results: dict[str, Any] = {}
+    if not args.json:
+        print(f"greedy against greedy through the play loop of `dominolab simulate`, on one "
+              f"core: the Python path for {args.seconds:g} s, then the same matches on the "
+              f"native path ({_machine()})")
+    differ = False
+    for name in games:
+        results[name] = r = bench_simulate(GAMES[name], args.seconds)
+        differ = differ or r.get("identical") is False
+        if not args.json:
+            line = (f"  {name:<11} python {r['python_matches_per_s']:>8,.1f} matches/s "
+                    f"({r['matches']} matches)")
+            if "native_matches_per_s" in r:
+                line += (f"; native {r['native_matches_per_s']:>8,.1f} matches/s = "
+                         f"{r['native_over_python']:,.1f}x; the same lines: "
+                         f"{'yes' if r['identical'] else 'NO'}")
+            print(line, flush=True)
+    if args.json:
+        print(json.dumps(results))
+    return 1 if differ else 0
 
 
 def _bench_openspiel(seconds: float, json_out: bool) -> int:

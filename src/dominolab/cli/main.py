@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from dominolab import __version__
+from dominolab import __version__, native
 from dominolab.cli.inputs import COUNT, LIMIT, SEAT, SEED, decimal_number, whole_number
 from dominolab.core import GAMES, DominoError, get_game
 from dominolab.core.errors import shown
@@ -42,7 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Luzak, Luzak without spinners and Widelec (Kwartety): "
                     "play, score positions, replay records, benchmark.",
     )
-    parser.add_argument("--version", action="version", version=f"dominolab {__version__}")
+    parser.add_argument("--version", action="version",
+                        version=f"dominolab {__version__} (engine: {native.status()})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
@@ -135,9 +136,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "system's randomness)")
 
     p = sub.add_parser("bench", help="benchmarks")
-    p.add_argument("what", choices=["engine", "players", "openspiel", "serve"],
+    p.add_argument("what", choices=["engine", "players", "simulate", "openspiel", "serve"],
                    help="engine: random full hands per second; players: the expert's "
-                        "decisions and search iterations per second; openspiel: random "
+                        "decisions and search iterations per second; simulate: greedy "
+                        "matches per second through simulate's loop (engine, players and "
+                        "simulate measure the pure-Python and the native path side by "
+                        "side); openspiel: random "
                         "games through the OpenSpiel adapter, the engine and OpenSpiel's "
                         "python_block_dominoes side by side; serve: concurrent games "
                         "played over WebSocket against a real server, move-to-update "
@@ -147,6 +151,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="time spent per game (default: 3), or per run for serve (default: 10)")
     p.add_argument("--game", action="append", default=None,
                    help="only this game (repeatable; default: all)")
+    p.add_argument("--check", type=whole_number(1, 100_000_000, digits=9), default=None,
+                   metavar="N",
+                   help="engine: instead of timing, replay N random hands per game of the "
+                        "native path through the reference rules and report every mismatch "
+                        "(exit status 1 if any)")
+    p.add_argument("--check-seed", type=SEED, default=1, metavar="S",
+                   help="engine --check: the seed of the random hands (default: 1)")
     p.add_argument("--games", type=whole_number(1, 10_000, digits=5), action="append",
                    default=None, metavar="N",
                    help="serve: concurrent games (repeatable; default: 50 and 200)")
@@ -230,9 +241,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: the commands whose speed the native fast path sets, which warn once when it is missing
+_COMPUTING = frozenset({"play", "serve", "simulate", "arena", "bench"})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    warning = native.missing_warning()
+    if warning is not None and args.command in _COMPUTING:
+        print(f"dominolab: warning: {warning}", file=sys.stderr)
     try:
         return int(_dispatch(args))
     except DominoError as exc:
