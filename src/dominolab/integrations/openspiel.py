@@ -20,9 +20,9 @@ The rules all come from the engine (:mod:`dominolab.core`): a state wraps a
 * **Observations** are built from the engine's per-seat :class:`~dominolab.core.View` (and
   the public action record); see :class:`DominoObserver` for the tensor layout.
 * ``resample_from_infostate`` redeals what the player cannot see (the opponent's tiles, the
-  unused tiles or the boneyard, the opponent's hidden draws) consistently with what the
-  opponent's moves proved (:func:`dominolab.core.worlds.opponent_limits`), then replays the
-  whole history, so OpenSpiel's ISMCTS bot runs unmodified.
+  unused tiles or the boneyard, the opponent's hidden draws) exactly from the posterior
+  given what the opponent's moves proved (:class:`dominolab.core.worlds.HiddenWorlds`), then
+  replays the whole history, so OpenSpiel's ISMCTS bot runs unmodified.
 """
 
 from __future__ import annotations
@@ -42,17 +42,14 @@ from dominolab.core import (
     Draw,
     GameSpec,
     Hand,
-    Keep,
-    Pass,
+    InvalidMoveError,
     Play,
-    Port,
     View,
     WidelecHand,
     get_game,
     view_of,
 )
-from dominolab.core.view import free_ports_of
-from dominolab.core.worlds import Limit, fits_limits, opponent_limits
+from dominolab.core.worlds import HiddenWorlds
 from dominolab.integrations.actions import ActionCodec, codec
 from dominolab.integrations.bounds import hand_points_bound
 
@@ -395,29 +392,23 @@ def _world_actions(core: _Core, player: int, rng: random.Random) -> list[int] | 
         own_slots = range(size) if player == 0 else range(size, 2 * size)
         return [t if i in own_slots else pool.pop() for i, t in enumerate(core.dealt)]
     view = view_of(hand, player)
-    unseen = [t.index for t in view.unseen()]
-    limits = opponent_limits(view)
     record = core.record
-    if core.drawing and record[-1][0] == opp:
-        # a draw's chance node: the opponent has drawn, the tile is still to come. The view
-        # (the engine's moves) does not hold that draw yet, but it proves the same as any
-        # draw: the opponent holds no tile fitting any free port now (no tile drawn since).
-        limits = (*limits, Limit(_open_values(view.free_ports), 0))
-    # tiles the opponent laid, and when (index in the engine's moves = index in the record)
+    # a draw's chance node: the opponent has drawn, the tile is still to come. The view (the
+    # engine's moves) does not hold that draw yet, but it proves the same as any draw: the
+    # opponent holds no tile fitting any free port now.
+    drawing = core.drawing and record[-1][0] == opp
+    try:
+        worlds = HiddenWorlds(view, drawing=drawing)
+    except InvalidMoveError:
+        return None
+    held, _, hidden = worlds.sample_draws(rng)  # exact: see HiddenWorlds
+    theirs = [t.index for t in held]
+    drawn = [r[2] for r in record]
+    for i, got in hidden.items():
+        drawn[i] = got.index
+    # tiles the opponent laid (they were dealt or drawn)
     laid_at = {mv.tile.index: i for i, (s, mv) in enumerate(hand.moves)
                if s == opp and isinstance(mv, Play)}
-    if cfg.widelec:
-        found = _DrawWorld(core, player, laid_at).sample(unseen, view.opponent_tiles, limits, rng)
-        if found is None:
-            return None
-        theirs, drawn = found
-    else:
-        # no drawing: each limit allows no fitting tile at all, so the choice is exact
-        allowed = [t for t in unseen if fits_limits((TILES[t],), limits)]
-        if len(allowed) < view.opponent_tiles:
-            return None
-        theirs = rng.sample(allowed, view.opponent_tiles)
-        drawn = [r[2] for r in record]
     opp_drawn = {d for (s, _, _), d in zip(record, drawn, strict=True) if s == opp and d >= 0}
     initial = sorted((set(theirs) | set(laid_at)) - opp_drawn)
     if len(initial) != size:
@@ -430,143 +421,6 @@ def _world_actions(core: _Core, player: int, rng: random.Random) -> list[int] | 
         if tile >= 0:
             actions.append(tile)
     return actions
-
-
-class _DrawWorld:
-    """Widelec: the opponent's tiles now and the tiles of their hidden draws (drawn and not
-    laid at once), chosen so that the whole history is legal in the world.
-
-    A draw or a pass proves the opponent held no tile fitting the line then. So a tile the
-    opponent holds now (or laid later) that fits the line at such a moment must have been
-    drawn after it, at a hidden draw where it did not fit (or did, for a kept tile or one
-    still to be laid). Hidden draws and tiles are matched as a bipartite graph (augmenting
-    paths), tile by tile in random order; :func:`opponent_limits` prefilters the tiles.
-    """
-
-    def __init__(self, core: _Core, player: int, laid_at: dict[int, int]) -> None:
-        hand = core.hand
-        assert isinstance(hand, WidelecHand)
-        opp = 1 - player
-        moves = hand.moves
-        n = len(moves)
-        self.record = core.record
-        table = core.cfg.spec.new_table(core.cfg.options)
-        values: list[frozenset[int]] = []  # open values before each move
-        for _, mv in moves:
-            values.append(_open_values(free_ports_of(table)))
-            if isinstance(mv, Play):
-                table.place(mv)
-        values.append(_open_values(free_ports_of(table)))
-        events = [i for i, (s, mv) in enumerate(moves) if s == opp and isinstance(mv, Draw | Pass)]
-        if core.drawing and self.record[-1][0] == opp:
-            events.append(n)  # a draw waiting for its tile: nothing fitted
-        hidden: list[tuple[int, bool]] = []  # (index in moves, the drawn tile fits)
-        public: set[int] = set()  # tiles the opponent drew and laid at once
-        for i, (s, mv) in enumerate(moves):
-            if s != opp or not isinstance(mv, Draw):
-                continue
-            nxt = moves[i + 1] if i + 1 < n else None
-            if nxt is not None and nxt[0] == opp and isinstance(nxt[1], Play):
-                public.add(nxt[1].tile.index)
-                continue
-            fits = (nxt is not None and isinstance(nxt[1], Keep)) or (
-                nxt is None and hand.pending is not None)
-            hidden.append((i, fits))
-        self.hidden = hidden
-        never = n + 1
-
-        def admissible(tile: int, until: int) -> tuple[bool, list[int]]:
-            t = TILES[tile]
-            fit = [t.hi in v or t.lo in v for v in values]
-            due = any(fit[e] for e in events if e < until)
-            draws = [j for j, (i, must_fit) in enumerate(hidden)
-                     if i < until and fit[i] == must_fit
-                     and not any(fit[e] for e in events if i < e < until)]
-            return due, draws
-
-        self.admissible = admissible
-        self.never = never
-        #: tiles the opponent laid after the first hidden draw (they may have been drawn)
-        self.laid = {t: at for t, at in laid_at.items()
-                     if hidden and at > hidden[0][0] and t not in public}
-
-    def sample(self, unseen: Sequence[int], k: int, limits: Sequence[Limit],
-               rng: random.Random) -> tuple[list[int], list[int]] | None:
-        hidden = self.hidden
-        drawn = [r[2] for r in self.record]
-        if not hidden:
-            allowed = [t for t in unseen if fits_limits((TILES[t],), limits)]
-            return (rng.sample(allowed, k), drawn) if len(allowed) >= k else None
-        by_draw: list[int | None] = [None] * len(hidden)
-        by_tile: dict[int, int] = {}
-        draws_of: dict[int, list[int]] = {}
-
-        def take(tile: int, seen: set[int]) -> bool:
-            options = draws_of[tile]
-            for j in rng.sample(options, len(options)):
-                if j in seen:
-                    continue
-                seen.add(j)
-                holder = by_draw[j]
-                if holder is None or take(holder, seen):
-                    by_draw[j] = tile
-                    by_tile[tile] = j
-                    return True
-            return False
-
-        candidates: list[int] = []
-        for tile, at in self.laid.items():
-            due, draws_of[tile] = self.admissible(tile, at)
-            candidates.append(tile)
-            if due and not take(tile, set()):
-                return None
-        theirs: list[int] = []
-        chosen: list[Any] = []
-        for tile in rng.sample(list(unseen), len(unseen)):
-            if len(theirs) == k:
-                break
-            if limits and not fits_limits([*chosen, TILES[tile]], limits):
-                continue
-            due, draws_of[tile] = self.admissible(tile, self.never)
-            if due and not take(tile, set()):
-                continue
-            theirs.append(tile)
-            chosen.append(TILES[tile])
-            candidates.append(tile)
-        if len(theirs) < k:
-            return None
-        # every hidden draw still without a tile takes a free one (matched tiles stay matched)
-        tiles_for = [[t for t in candidates if j in draws_of[t]] for j in range(len(hidden))]
-
-        def fill(j: int, seen: set[int]) -> bool:
-            options = tiles_for[j]
-            for tile in rng.sample(options, len(options)):
-                if tile in seen:
-                    continue
-                seen.add(tile)
-                holder = by_tile.get(tile)
-                if holder is None or fill(holder, seen):
-                    by_draw[j] = tile
-                    by_tile[tile] = j
-                    return True
-            return False
-
-        for j in range(len(hidden)):
-            if by_draw[j] is None and not fill(j, set()):
-                return None
-        for j, (i, _) in enumerate(hidden):
-            got = by_draw[j]
-            assert got is not None
-            drawn[i] = got
-        return theirs, drawn
-
-
-_ANY_VALUE: Final = frozenset(range(7))
-
-
-def _open_values(free_ports: Sequence[tuple[Port, tuple[int, ...]]]) -> frozenset[int]:
-    """The values a tile may match at some free port (every value before the lead)."""
-    return frozenset(v for _, values in free_ports for v in values) or _ANY_VALUE
 
 
 def _action_text(core: _Core, player: int, action: int) -> str:
