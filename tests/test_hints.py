@@ -5,19 +5,29 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 
 import pytest
 
-from dominolab.core import GAMES, Deal, Draw, Match, Play, View
+from dominolab.core import GAMES, Deal, Draw, Match, Play, View, parse_move
 from dominolab.players import Budget
 from dominolab.players.hints import (
+    LOPSIDED,
+    Review,
     analyse,
+    distinct,
+    equivalent,
     explain,
+    focused,
     immediate_points,
     immediate_reason,
+    move_classes,
+    move_text,
     percent,
     percent_change,
+    rank,
     review,
+    same_as,
 )
 
 SMALL = Budget(worlds=30)
@@ -174,3 +184,74 @@ def test_percentages_for_people() -> None:
     assert percent_change(-0.07) == "-7%"
     assert percent_change(-0.004) == "-0.4%"
     assert percent_change(0.0) == "±0%"
+
+
+# -- equivalent moves and how sure a review is (issue 13, item 3) ----------------------------
+
+#: Luzak seed 61014, hand 2 after the lead [4|1] and the spinner [4|4] on 1w: seat 0 lays
+#: [4|0] on one of the spinner's short ends, 2n or 2s (RULES.md §1: different ports, §2:
+#: the same move in all but name)
+ISSUE_MOVES = ("60 61@1w 03@1e 13@2e 36@3e 32@4e 21@6e 14@7e 43@8e 66@5e 33@9e 20@11e* "
+               "41 44@1w")
+
+
+def _issue_view() -> View:
+    match = Match("luzak", seed=61014)
+    for text in ISSUE_MOVES.split():
+        match.apply(match.hand.parse_move(text))
+    seat = match.to_move
+    assert seat is not None
+    return match.view(seat)
+
+
+def test_issue_13_spinner_short_ends_are_one_move_in_hints_and_review() -> None:
+    """The review once said 40@2n cost 16% win chance against 40@2s (review budget, seed
+    2): the search had split its visits between the two short ends. Now they are one move:
+    the same value, margin and worlds; a hint shows them once; a review never sets one
+    against the other."""
+    view = _issue_view()
+    n, s = parse_move("40@2n"), parse_move("40@2s")
+    assert n in view.legal_moves and s in view.legal_moves
+    assert same_as(view, n) == (s,) and equivalent(view, s, n)
+    values = {v.move: v for v in analyse(view, Budget(worlds=1500), seed=2)}
+    assert (values[n].value, values[n].margin, values[n].worlds) == \
+        (values[s].value, values[s].margin, values[s].worlds)
+    shown = distinct(rank(values.values()), view)
+    assert [v.move for v in shown].count(n) + [v.move for v in shown].count(s) == 1
+    assert len(shown) == len(move_classes(view)) < len(view.legal_moves)
+    text = explain(values[s], view, values[n])
+    assert text.startswith("40@2s (or 2n)") and "(best)" in text and "vs the best" not in text
+    assert move_text(view, n) == "40@2n (or 2s)"
+    for move in (n, s):
+        assert review([(view, move)], Budget(worlds=1500), seed=2, min_win_loss=0.0,
+                      min_points_loss=0.0) == []
+
+
+def test_review_searches_a_hardly_tried_move_further_and_says_how_sure() -> None:
+    """A move the expert hardly tried (under a third of the best's worlds) is searched again
+    alone, so that both values rest on as many worlds; the figure comes with a "±"."""
+    view = _issue_view()
+    budget = Budget(worlds=1500)
+    values = {v.move: v for v in analyse(view, budget, seed=2)}
+    best = rank(values.values())[0]
+    rare = min(values.values(), key=lambda v: v.worlds)
+    assert rare.worlds < LOPSIDED * best.worlds
+    [item] = review([(view, rare.move)], budget, seed=2, min_win_loss=0.0,
+                    min_points_loss=0.0)
+    assert item.focused == rare.move and item.best == best
+    assert item.chosen.worlds == best.worlds
+    assert item.chosen == focused(view, rare.move, best.worlds, seed=2)
+    assert 0.0 < item.spread < 0.2
+    assert "±" in item.summary() and item.certainty() in item.summary()
+    assert item.summary().startswith(f"tile 3: {rare.move!s}, better {move_text(view, best.move)}")
+
+
+def test_review_says_when_a_loss_is_within_the_noise() -> None:
+    """A loss no larger than its "±" is shown as not sure."""
+    view = _issue_view()
+    values = analyse(view, SMALL, seed=2)
+    a, b = values[0], values[1]
+    close = Review(0, view, b, a, spread=1.0)
+    assert not close.sure and close.certainty().endswith("not sure")
+    clear = Review(0, view, replace(b, value=a.value - 0.3), a, spread=0.05)
+    assert clear.sure and clear.certainty() == "±5%"

@@ -315,6 +315,8 @@ class TerminalGame:
                           after=0):
                 values = hints.rank(hints.analyse(view, self.hint_budget,
                                                   self.match.seed or 0))
+            # equivalent moves (a spinner's two short ends...) are one move: shown once
+            values = hints.distinct(values, view)
         except KeyboardInterrupt:
             self.write("Hint cancelled.")
             return
@@ -532,7 +534,8 @@ class TerminalGame:
         for item in found:
             chosen, best = item.chosen, item.best
             head = f"  tile {item.view.n + 1:>2}: "
-            cost = f"cost {hints.percent_change(item.win_loss).lstrip('+±')} win chance"
+            cost = (f"cost {hints.percent_change(item.win_loss).lstrip('+±')} win chance "
+                    f"({item.certainty()})")
             if item.points_loss >= 0.05:
                 cost += f", {item.points_loss:.1f} points"
             elif item.points_loss <= -0.05:
@@ -542,8 +545,12 @@ class TerminalGame:
             mine, theirs = hints.immediate_points(item.view, best.move)
             now = f"  (+{mine} now)" if mine and not theirs else \
                 f"  (computer +{theirs} now)" if theirs else ""
-            w(" " * len(head) + "better:    " + st(f"{best.move!s:<8}", "bold-green")
+            w(" " * len(head) + "better:    "
+              + st(f"{hints.move_text(item.view, best.move):<8}", "bold-green")
               + self.values_text(best) + now)
+            if item.focused is not None:
+                w(" " * len(head) + st(f"({item.focused!s} was searched again, alone: the "
+                                       "expert's first look had hardly tried it)", "dim"))
         w(st("  margin: your expected points minus the computer's, from that move to the end "
              "of the hand", "dim"))
         return True

@@ -1,6 +1,12 @@
 """The pure rules core of dominolab: no I/O, no global randomness, no imports of the layers
 above it. Everything a player, a front end or an adapter needs is exported here."""
 
+from dominolab.core.equivalence import (
+    canonical_move,
+    equivalent_moves,
+    port_classes,
+    representatives,
+)
 from dominolab.core.errors import (
     AmbiguousMoveError,
     DominoError,
@@ -55,6 +61,7 @@ __all__ = [
     "LuzakOptions", "Match", "MatchResult", "Move", "OptionError", "Options", "PASS", "PORTS",
     "Pass", "Play", "Points", "Port", "RIGHT", "RULES_VERSION", "Reason", "RecordError", "Step",
     "TILES", "Tile", "TreeTable", "View", "WidelecHand", "WidelecOptions", "best_quartets",
+    "canonical_move", "equivalent_moves", "port_classes", "representatives",
     "first_opener_by_lot", "get_game", "load_record", "match_record", "parse_move", "parse_tile",
     "play", "quartet_text", "quartet_worth", "reason_of", "replay", "resolve_move", "score_moves",
     "split_moves", "view_of",

@@ -7,16 +7,32 @@ state, so a hint can never leak a hidden tile. The values are the expert's
 chance to win the match, ``margin`` the expected point margin (mine minus the opponent's)
 from the move to the end of the hand. With a worlds-only budget the results repeat exactly
 for a given seed.
+
+Moves that are the same in all but a port's name (a spinner's two short ends, the two long
+sides of a lone opening double: :mod:`dominolab.core.equivalence`) are one move to the
+search, share one value, are shown once (``40@2n (or 2s)``, :func:`distinct`,
+:func:`move_text`) and are never set against each other in a review.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from dominolab.core import Draw, Keep, LineTable, Move, Pass, Play, View, quartet_text
+from dominolab.core import (
+    Draw,
+    Keep,
+    LineTable,
+    Move,
+    Pass,
+    Play,
+    View,
+    equivalent_moves,
+    quartet_text,
+)
 from dominolab.players.base import Budget
 from dominolab.players.search import ExpertPlayer, MoveValue
 
@@ -27,6 +43,59 @@ REVIEW_BUDGET: Final = Budget(worlds=1500, seconds=0.4)
 #: a review reports a move only if it lost at least this much win chance or these points
 MIN_WIN_LOSS: Final = 0.005
 MIN_POINTS_LOSS: Final = 0.5
+#: a review searches a move further when it was searched in fewer than this share of the
+#: worlds of the move it is compared with: their values are not equally sure
+LOPSIDED: Final = 1 / 3
+#: a review's "±" is this many standard errors (about 95% sure)
+SURE_Z: Final = 1.96
+
+
+# -- equivalent moves ------------------------------------------------------------------------
+
+def move_classes(view: View) -> list[tuple[Move, ...]]:
+    """The legal moves of ``view`` in classes of equivalent moves
+    (:func:`dominolab.core.equivalent_moves`: the same tile on ports that are the same in all
+    but name, like a spinner's two short ends), each class led by its representative."""
+    return equivalent_moves(view.new_table(), view.legal_moves,
+                            view.spec.scoring == "quartets")
+
+
+def _class_map(view: View) -> dict[Move, tuple[Move, ...]]:
+    return {m: cls for cls in move_classes(view) for m in cls}
+
+
+def same_as(view: View, move: Move) -> tuple[Move, ...]:
+    """The other legal moves equivalent to ``move`` (empty when it is alone)."""
+    cls = _class_map(view).get(move, (move,))
+    return tuple(m for m in cls if m != move)
+
+
+def move_text(view: View, move: Move) -> str:
+    """``move`` as a hint shows it: with the ports of its equivalent moves, e.g.
+    ``40@2n (or 2s)``."""
+    others = same_as(view, move)
+    ports = [m.port.text for m in others if isinstance(m, Play) and m.port is not None]
+    return f"{move!s} (or {' or '.join(ports)})" if ports else str(move)
+
+
+def distinct(values: Iterable[MoveValue], view: View) -> list[MoveValue]:
+    """``values`` with each class of equivalent moves once: its first entry (in
+    :func:`rank`'s order that is the class's representative, as the members' values are the
+    same)."""
+    classes = _class_map(view)
+    seen: set[Move] = set()
+    out: list[MoveValue] = []
+    for v in values:
+        lead = classes.get(v.move, (v.move,))[0]
+        if lead not in seen:
+            seen.add(lead)
+            out.append(v)
+    return out
+
+
+def equivalent(view: View, a: Move, b: Move) -> bool:
+    """True if ``a`` and ``b`` are the same move in all but a port's name."""
+    return a == b or b in same_as(view, a)
 
 
 def win_chance(value: MoveValue) -> float:
@@ -152,8 +221,10 @@ def explain(value: MoveValue, view: View, best: MoveValue | None = None) -> str:
     scores +10 now (count 20 divisible by 4)``. For a move other than ``best``, it says what
     it loses against the best (``vs the best: -7% win chance, -3.2 points``)."""
     chance = win_chance(value)
-    is_best = best is None or best.move == value.move
-    text = f"{value.move!s}  win chance {percent(chance)}" + (" (best)" if is_best else "")
+    # a move equivalent to the best is as good as the best (the same move but for a name)
+    is_best = best is None or equivalent(view, best.move, value.move)
+    text = (f"{move_text(view, value.move)}  win chance {percent(chance)}"
+            + (" (best)" if is_best else ""))
     text += f", expected margin {value.margin:+.1f} points to the end of the hand"
     if not is_best:
         assert best is not None
@@ -166,18 +237,36 @@ def explain(value: MoveValue, view: View, best: MoveValue | None = None) -> str:
 
 # -- reviews ---------------------------------------------------------------------------------
 
+def focused(view: View, move: Move, worlds: int, seed: int = 0,
+            seconds: float | None = None) -> MoveValue:
+    """The expert's value of ``move`` alone: its search with every iteration spent under
+    that one move (``worlds`` of them, or fewer if ``seconds`` runs out). A review uses it
+    for a move the full search hardly looked at, so that its value is as sure as the best
+    move's. Deterministic for a seed with no ``seconds``."""
+    expert = ExpertPlayer(random.Random(f"dominolab/hints/{seed}/focused"))
+    values = expert.analyse(view, Budget(worlds=max(1, worlds), seconds=seconds), only=[move])
+    return next(v for v in values if v.move == move)
+
+
 @dataclass(frozen=True, slots=True)
 class Review:
     """One of the person's moves set against the expert's best in the same position.
 
     ``index``: the position's place in the sequence reviewed; ``view``: the view then;
     ``chosen`` and ``best``: the expert's values of the move played and of its best move.
+    ``spread``: how sure the win chance lost is, as a "±" (about 95%, from the worlds each
+    value rests on). ``focused``: when the expert's search had looked at one of the two
+    moves in fewer than a third (:data:`LOPSIDED`) of the other's worlds, that move was
+    searched again alone (:func:`focused`) with as many worlds as the other, and its value
+    here is that search's; ``focused`` names the move, None when no move was.
     """
 
     index: int
     view: View
     chosen: MoveValue
     best: MoveValue
+    spread: float = 0.0
+    focused: Move | None = None
 
     @property
     def move(self) -> Move:
@@ -194,11 +283,36 @@ class Review:
         best move gives up points for a better chance to win the match)."""
         return self.best.margin - self.chosen.margin
 
+    @property
+    def sure(self) -> bool:
+        """The loss is larger than its "±": not search noise."""
+        return self.win_loss > self.spread
+
+    def certainty(self) -> str:
+        """How sure the figure is, for people: ``±3%``, and ``not sure`` when the loss is
+        within it."""
+        text = f"±{100 * self.spread:.0f}%" if self.spread >= 0.005 else "±<1%"
+        return text if self.sure else f"{text}, not sure"
+
     def summary(self) -> str:
-        """``tile 5: 13@2e, better 54@1e: -7% win chance, -3.2 points``."""
-        return (f"tile {self.view.n + 1}: {self.move!s}, better {self.best.move!s}: "
-                f"{percent_change(-self.win_loss)} win chance, "
+        """``tile 5: 13@2e, better 54@1e: -7% win chance (±2%), -3.2 points``."""
+        return (f"tile {self.view.n + 1}: {self.move!s}, better "
+                f"{move_text(self.view, self.best.move)}: "
+                f"{percent_change(-self.win_loss)} win chance ({self.certainty()}), "
                 f"{-self.points_loss:+.1f} points")
+
+
+def _spread(a: MoveValue, b: MoveValue) -> float:
+    """The "±" of the difference of two independent win chances estimated over ``worlds``
+    each (a win chance's variance is at most ``p(1-p)``, the most a value in 0..1 with that
+    mean can have)."""
+    var = 0.0
+    for v in (a, b):
+        if v.worlds == 0:
+            return 1.0
+        p = min(1.0, max(0.0, win_chance(v)))
+        var += max(p * (1 - p), 1e-4) / v.worlds
+    return SURE_Z * math.sqrt(var)
 
 
 def review(positions: Sequence[tuple[View, Move]], budget: Budget | None = None,
@@ -207,28 +321,41 @@ def review(positions: Sequence[tuple[View, Move]], budget: Budget | None = None,
     """The ``top`` moves of ``positions`` (each the view when a move was chosen, and that
     move) that lost the most against the expert's best: win chance lost first, then points.
 
-    Forced moves (a single legal move) are skipped, and so is a move that lost less than
-    ``min_win_loss`` win chance and less than ``min_points_loss`` points (search noise).
+    Forced moves (a single legal move) are skipped, and so is a move equivalent to the best
+    (the same move on a port of another name, :func:`same_as`), and a move that lost less
+    than ``min_win_loss`` win chance and less than ``min_points_loss`` points (search noise).
+    When the expert searched one of the two moves in fewer than a third of the other's
+    worlds, that move is searched further, alone (:func:`focused`), so the two values rest
+    on as many worlds; every review says how sure its figure is (:attr:`Review.spread`).
     """
     found: list[Review] = []
+    budget = budget or REVIEW_BUDGET
     for index, (view, move) in enumerate(positions):
         if move not in view.legal_moves:
             raise ValueError(f"{move} is not a legal move of seat {view.seat} in position "
                              f"{index}")
         if len(view.legal_moves) < 2:
             continue
-        values = analyse(view, budget or REVIEW_BUDGET, seed)
+        values = analyse(view, budget, seed)
         best = rank(values)[0]
         chosen = next(v for v in values if v.move == move)
-        if chosen.move == best.move:
+        if equivalent(view, chosen.move, best.move):
             continue
-        item = Review(index, view, chosen, best)
+        again: Move | None = None
+        if min(chosen.worlds, best.worlds) < LOPSIDED * max(chosen.worlds, best.worlds):
+            # one value rests on far fewer worlds: search that move further, alone
+            fewer, more = (chosen, best) if chosen.worlds < best.worlds else (best, chosen)
+            value = focused(view, fewer.move, more.worlds, seed, budget.seconds)
+            again = value.move
+            chosen, best = (value, best) if fewer is chosen else (chosen, value)
+        item = Review(index, view, chosen, best, _spread(chosen, best), again)
         if item.win_loss >= min_win_loss or item.points_loss >= min_points_loss:
             found.append(item)
     found.sort(key=lambda r: (-r.win_loss, -r.points_loss, r.index))
     return found[:top]
 
 
-__all__ = ["HINT_BUDGET", "REVIEW_BUDGET", "MoveValue", "Review", "analyse", "explain",
-           "immediate_points", "immediate_reason", "percent", "percent_change", "rank",
-           "review", "win_chance"]
+__all__ = ["HINT_BUDGET", "LOPSIDED", "REVIEW_BUDGET", "MoveValue", "Review", "analyse",
+           "distinct", "equivalent", "explain", "focused",
+           "immediate_points", "immediate_reason", "move_classes", "move_text", "percent",
+           "percent_change", "rank", "review", "same_as", "win_chance"]

@@ -42,7 +42,7 @@ from dominolab.core import (
     match_record,
 )
 from dominolab.players import LEVELS
-from dominolab.players.hints import HINT_BUDGET, immediate_points, rank, win_chance
+from dominolab.players.hints import HINT_BUDGET, immediate_points, rank, same_as, win_chance
 from dominolab.web.compute import ComputePool, PoolBusy, analyse_hint, choose_move
 from dominolab.web.layout import TableLayout
 from dominolab.web.limits import Limits, RateLimited, RateLimiter
@@ -557,9 +557,11 @@ class GameService:
                 raise ApiError(429, "too much is being worked out for your address; try "
                                     "again in a moment", retry_after=exc.retry_after) from None
 
-        # best first, in the one order the terminal's hints use too
+        # best first, in the one order the terminal's hints use too; "same": the moves that
+        # are this one but for a port's name (shown once, as the terminal does)
         moves = [{"move": str(v.move), "win": win_chance(v), "margin": round(v.margin, 3),
-                  "points": list(immediate_points(view, v.move))} for v in rank(values)]
+                  "points": list(immediate_points(view, v.move)),
+                  "same": [str(m) for m in same_as(view, v.move)]} for v in rank(values)]
         return {"version": version, "moves": moves}
 
     def record(self, live: LiveGame) -> dict[str, Any]:

@@ -648,7 +648,17 @@ export class GameView {
       return;
     }
     const ctx = this.ctx;
-    const list = el("ol", { class: "hint-list" }, h.moves.map((hm, i) => {
+    // moves that are the same but for a port's name (a spinner's two short ends) are one
+    // entry: the first, which names the others' ports ("40@2n (or 2s)")
+    const covered = new Set();
+    const entries = h.moves.filter((hm) => {
+      if (covered.has(hm.move)) return false;
+      (hm.same || []).forEach((m) => covered.add(m));
+      return true;
+    });
+    const portOf = (m) => m.split("@")[1].replace("*", "");
+    const list = el("ol", { class: "hint-list" }, entries.map((hm, i) => {
+      const also = (hm.same || []).filter((m) => m.includes("@")).map(portOf);
       const mv = parseMove(hm.move);
       const step = { move: hm.move, seat: ctx.seat, drew: null };
       const pts = hm.points || [0, 0];
@@ -661,7 +671,7 @@ export class GameView {
         "data-move": hm.move, onclick: () => this.showHint(hm.move),
       }, [
         mv.tile ? tileSVG(...digits(mv.tile), { orientation: "horizontal", px: 44, label: false }) : null,
-        el("span", { class: "hint-move" }, [el("code", { text: hm.move }), " ", el("span", { class: "muted", text: moveText(step) })]),
+        el("span", { class: "hint-move" }, [el("code", { text: hm.move }), also.length ? ` (or ${also.join(" or ")})` : "", " ", el("span", { class: "muted", text: moveText(step) })]),
         el("span", { class: "hint-stats" }, [
           el("span", { class: "hint-win", text: t("hint.win", { p: pct }) }),
           el("span", { class: "hint-bar", "aria-hidden": "true" }, [el("span", { style: `width:${Math.max(2, Math.min(100, (hm.win ?? 0) * 100))}%` })]),
@@ -671,14 +681,14 @@ export class GameView {
     }));
     const stale = h.version !== this.state.version;
     const SHORT = 5;
-    const extra = h.moves.length - SHORT;
+    const extra = entries.length - SHORT;
     if (extra > 0 && !this.allHints) {
       [...list.children].slice(SHORT).forEach((li) => { li.hidden = true; });
     }
     const more = extra > 0 ? el("button", {
       type: "button", class: "button subtle small", "aria-expanded": String(!!this.allHints),
       onclick: () => { this.allHints = !this.allHints; this.renderHints(); },
-    }, [this.allHints ? t("hint.fewer") : t("hint.more", { n: h.moves.length })]) : null;
+    }, [this.allHints ? t("hint.fewer") : t("hint.more", { n: entries.length })]) : null;
     const kids = [title];
     if (stale) kids.push(el("p", { class: "muted", text: t("hint.stale") }));
     kids.push(list);
