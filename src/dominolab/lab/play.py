@@ -7,7 +7,8 @@ plays the same match on any machine. In :func:`play_match` every move goes throu
 ``Match.apply`` (each hand's steps are kept), and the time of each player's ``choose`` call
 is measured.
 
-Two greedy players on the native fast path play each hand there in one call
+Two greedy players of the same kind (two ``greedy``, or two ``greedy-worst``) on the native
+fast path play each hand there in one call
 (:func:`dominolab.native.greedy_moves`): the same moves as one ``choose`` at a time, many
 times faster. :func:`play_match` still applies them through the checked ``Match.apply``
 (the arena needs the ``Match`` and each move's time; a natively played hand's time is shared
@@ -38,7 +39,13 @@ from dominolab.core.match import (
     points_to_win_at_once,
 )
 from dominolab.lab.simfile import HandFacts, MatchFacts, line_of_match, match_facts
-from dominolab.players import Budget, GreedyPlayer, make_player, parse_player_spec
+from dominolab.players import (
+    Budget,
+    GreedyPlayer,
+    WorstCaseGreedyPlayer,
+    make_player,
+    parse_player_spec,
+)
 
 #: a match longer than this is a bug in the engine or a player, not a long match
 MAX_MOVES_PER_MATCH: Final = 100_000
@@ -88,8 +95,9 @@ def play_match(game: str, options: Options, match_seed: int, players: Sequence[s
     bots = [make_player(players[seat], player_seed(match_seed, seat)) for seat in (0, 1)]
     seconds: tuple[list[float], list[float]] = ([], [])
     clock = time.perf_counter
-    if native.enabled() and all(type(bot) is GreedyPlayer for bot in bots):
-        return _greedy_natively(match, seconds)
+    worst = _greedy_rule([type(bot) for bot in bots])
+    if native.enabled() and worst is not None:
+        return _greedy_natively(match, seconds, worst)
     for _ in range(MAX_MOVES_PER_MATCH):
         seat = match.to_move
         if seat is None:
@@ -108,12 +116,14 @@ def play_match(game: str, options: Options, match_seed: int, players: Sequence[s
     raise RuntimeError(f"{game} seed {match_seed}: no end after {MAX_MOVES_PER_MATCH} moves")
 
 
-def _greedy_natively(match: Match, seconds: tuple[list[float], list[float]]) -> PlayedMatch:
-    """Greedy against greedy, each hand played on the native fast path in one call."""
+def _greedy_natively(match: Match, seconds: tuple[list[float], list[float]],
+                     worst: bool = False) -> PlayedMatch:
+    """Greedy against greedy (``worst``: the worst-case greedy on both seats), each hand
+    played on the native fast path in one call."""
     clock = time.perf_counter
     while not match.is_over:
         start = clock()
-        moves = native.greedy_moves(match.hand)
+        moves = native.greedy_moves(match.hand, worst)
         if not moves:
             raise RuntimeError(f"{match.spec.name} seed {match.seed}: the native path "
                                f"returned no move for hand {match.hand_number}")
@@ -128,8 +138,19 @@ def _greedy_natively(match: Match, seconds: tuple[list[float], list[float]]) -> 
     return PlayedMatch(match, (tuple(seconds[0]), tuple(seconds[1])))
 
 
-def _greedy(name: str) -> bool:
-    return type(make_player(name, 0)) is GreedyPlayer
+def _greedy_rule(kinds: Sequence[type]) -> bool | None:
+    """Whether two players are the same greedy, which the native loop plays: False for two
+    expected-answer greedies (``greedy``), True for two worst-case ones (``greedy-worst``),
+    None otherwise."""
+    if all(kind is GreedyPlayer for kind in kinds):
+        return False
+    if all(kind is WorstCaseGreedyPlayer for kind in kinds):
+        return True
+    return None
+
+
+def _greedy_names(names: Sequence[str]) -> bool | None:
+    return _greedy_rule([type(make_player(name, 0)) for name in names])
 
 
 def play_match_facts(game: str, options: Options, match_seed: int, players: Sequence[str],
@@ -138,19 +159,22 @@ def play_match_facts(game: str, options: Options, match_seed: int, players: Sequ
     simulation file are made of. Two greedy players on the native fast path play it in
     :func:`greedy_match_facts` (checked too when ``DOMINOLAB_CHECK_NATIVE=1``); any other
     match is played by :func:`play_match`."""
-    if native.enabled() and all(_greedy(name) for name in players):
+    worst = _greedy_names(players)
+    if native.enabled() and worst is not None:
         spec = get_game(game)
-        facts = greedy_match_facts(spec, options, match_seed)
+        facts = greedy_match_facts(spec, options, match_seed, worst)
         if os.environ.get(CHECK_ENV, "") not in ("", "0"):
             check_match_facts(spec, options, facts)
         return facts
     return match_facts(play_match(game, options, match_seed, players, budgets).match)
 
 
-def greedy_match_facts(spec: GameSpec, options: Options, match_seed: int) -> MatchFacts:
-    """Greedy against greedy, match ``match_seed`` of ``spec`` under ``options``, on the
-    native fast path without a ``Match``: each hand dealt by ``Deal.for_hand`` and played
-    to its end in one native call (:func:`dominolab.native.greedy_hand_facts`), stopping
+def greedy_match_facts(spec: GameSpec, options: Options, match_seed: int,
+                       worst: bool = False) -> MatchFacts:
+    """Greedy against greedy (``worst``: the worst-case greedy on both seats), match
+    ``match_seed`` of ``spec`` under ``options``, on the native fast path without a
+    ``Match``: each hand dealt by ``Deal.for_hand`` and played to its end in one native call
+    (:func:`dominolab.native.greedy_hand_facts`), stopping
     mid-hand where a seat would win at once (:func:`~dominolab.core.match.points_to_win_at_once`);
     after each hand :func:`~dominolab.core.match.end_of_match` says whether the match is
     over, as it does for ``Match``. The facts are those of the same match played through
@@ -164,7 +188,7 @@ def greedy_match_facts(spec: GameSpec, options: Options, match_seed: int) -> Mat
         opener = opener_of_hand(first, number)
         steps, end, winner, points, bonus, left = native.greedy_hand_facts(
             spec, options, Deal.for_hand(match_seed, number, spec.hand_size), opener,
-            points_to_win_at_once(banked, options))
+            points_to_win_at_once(banked, options), worst)
         totals = (banked[0] + points[0], banked[1] + points[1])
         result = end_of_match(totals, number, end is not None, options)
         if end is not None:

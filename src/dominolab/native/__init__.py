@@ -41,7 +41,8 @@ from dominolab.core import (
 )
 from dominolab.core.moves import play
 from dominolab.core.quartets import QUARTET_WORTH
-from dominolab.core.worlds import check_world, passes_in_a_row
+from dominolab.core.view import view_of
+from dominolab.core.worlds import _open_values, check_world, opponent_limits, passes_in_a_row
 
 if TYPE_CHECKING:
     from dominolab.native._engine import HandRecord, State
@@ -256,25 +257,64 @@ def _view_state(view: View, opponent: Sequence[Tile], rest: Sequence[Tile]) -> S
 
 
 def greedy_choice(view: View) -> Move:
-    """The greedy player's choice (:class:`dominolab.players.greedy.GreedyPlayer`) for the
-    view's seat, on the fast path. It reads only what the seat may see, so the unseen tiles
-    are dealt to the opponent and the rest in any order. ValueError if the seat is not to
-    move."""
+    """The greedy player's choice (:class:`dominolab.players.greedy.GreedyPlayer`, the
+    expected-answer greedy) for the view's seat, on the fast path. It reads only what the
+    seat may see (the tiles the opponent is proven not to hold come from the view's
+    history), so the unseen tiles are dealt to the opponent and the rest in any order.
+    ValueError if the seat is not to move."""
+    return _MOVES[_greedy_state(view).greedy_expected(_absent_mask(view))]
+
+
+def greedy_worst_choice(view: View) -> Move:
+    """The worst-case greedy's choice (:class:`dominolab.players.greedy.WorstCaseGreedyPlayer`)
+    for the view's seat, on the fast path (as :func:`greedy_choice`)."""
+    return _MOVES[_greedy_state(view).greedy()]
+
+
+def _absent_mask(view: View) -> int:
+    """The tiles the opponent's moves prove it does not hold, as a mask: every tile with a
+    half in the values of a limit of :func:`~dominolab.core.worlds.opponent_limits` that
+    allows none (as :func:`dominolab.players.greedy.proven_absent`, less the seen tiles,
+    which the native greedy leaves out anyway)."""
+    values = 0
+    for limit in opponent_limits(view):
+        if limit.allowed == 0:
+            for v in limit.values:
+                values |= 1 << v
+    return mask_of(t for t in TILES if (values >> t.hi) & 1 or (values >> t.lo) & 1)
+
+
+def _greedy_state(view: View) -> State:
     if view.result is not None or view.to_move != view.seat:
         raise ValueError(f"seat {view.seat} is not to move: there is nothing to choose")
     unseen = view.unseen()
     k = view.opponent_tiles
-    return _MOVES[_view_state(view, unseen[:k], unseen[k:]).greedy()]
+    return _view_state(view, unseen[:k], unseen[k:])
 
 
-def greedy_moves(hand: Hand[Any]) -> list[Move]:
-    """The rest of ``hand`` as both seats would play it greedily, computed on a native copy
-    (``hand`` itself is untouched); empty once it is over."""
+def _proof_of(hand: Hand[Any]) -> tuple[int, int, int, int]:
+    """What each seat's moves so far prove it does not hold, as the native greedy hand keeps
+    it up: (absent0, absent1, the seat that drew a fitting tile it must now lay or -1, the
+    values open before that draw)."""
+    absent = [_absent_mask(view_of(hand, 1 - seat)) for seat in (0, 1)]
+    drew_seat, drew_vals = -1, 0
+    if hand.pending is not None:  # the seat to move has just drawn it
+        drew_seat = hand.to_move
+        drew_vals = sum(1 << v for v in _open_values(hand.table))
+    return absent[0], absent[1], drew_seat, drew_vals
+
+
+def greedy_moves(hand: Hand[Any], worst: bool = False) -> list[Move]:
+    """The rest of ``hand`` as both seats would play it greedily (the expected-answer greedy,
+    or with ``worst`` the worst-case one), computed on a native copy (``hand`` itself is
+    untouched); empty once it is over."""
     if hand.result is not None:
         return []
     from dominolab.native._engine import greedy_hand
 
-    return moves_of(greedy_hand(state_of_hand(hand)))
+    if worst:
+        return moves_of(greedy_hand(state_of_hand(hand)))
+    return moves_of(greedy_hand(state_of_hand(hand), True, *_proof_of(hand)))
 
 
 def best_quartets_worth(tiles: Sequence[Tile], edge_double: bool = True) -> int:
@@ -350,7 +390,7 @@ GreedyHand = tuple[list[tuple[int, Move, int, tuple[int, int]]], str | None, int
 
 
 def greedy_hand_facts(spec: GameSpec, options: Options, deal: Deal, opener: int,
-                      need: tuple[int, int] | None = None) -> GreedyHand:
+                      need: tuple[int, int] | None = None, worst: bool = False) -> GreedyHand:
     """``deal`` opened by ``opener``, played to its end by the greedy player on both seats
     natively in one call (the moves of :func:`greedy_moves`): ``(steps, end, winner,
     points, bonus, left)``, as :class:`~dominolab.core.HandResult` and
@@ -361,16 +401,18 @@ def greedy_hand_facts(spec: GameSpec, options: Options, deal: Deal, opener: int,
     With ``need`` the hand stops after the move that brings ``points[seat]`` to
     ``need[seat]`` (the match is then won at once, RULES.md section 4): unless that move
     ended the hand, ``end`` is None and the rest of it is not played. A simulation plays a
-    whole match of greedy hands this way (:mod:`dominolab.lab.play`)."""
+    whole match of greedy hands this way (:mod:`dominolab.lab.play`). ``worst``: the
+    worst-case greedy on both seats instead of the expected-answer one."""
     flags, per_hand = _rules(spec, options)
     steps, end, winner, points, bonus, left0, left1 = engine().greedy_hand_facts(
         flags, per_hand, mask_of(deal.hands[0]), mask_of(deal.hands[1]),
-        bytes([t.index for t in deal.rest]), opener, need, _MOVE_LIST)
+        bytes([t.index for t in deal.rest]), opener, need, _MOVE_LIST, not worst)
     return (steps, _END_NAMES[end], None if winner < 0 else winner, points, bonus,
             (tuple(map(_TILE, left0)), tuple(map(_TILE, left1))))
 
 
 __all__ = ["PURE_ENV", "GreedyHand", "bench_random_hands", "best_quartets_worth", "code_of",
            "enabled", "engine", "greedy_choice", "greedy_hand_facts", "greedy_moves",
+           "greedy_worst_choice",
            "hand_records", "mask_of", "move_of", "moves_of", "missing_warning", "pure",
            "random_hands", "rules_of", "state_of_hand", "state_of_view", "status"]

@@ -1,10 +1,13 @@
 """Players behind one protocol (:class:`Player`): each sees only its seat's View.
 
-Names: ``random``, ``greedy``, ``pimc`` (plain perfect-information Monte Carlo, the baseline
-every search idea must beat), ``expert`` (the strongest honest player), ``omniscient``
-(sees every tile; a measuring stick, never a person's opponent). Levels for people:
-``easy``, ``medium``, ``hard`` (see :data:`LEVELS`). A spec ``NAME:BUDGET`` sets the budget,
-e.g. ``expert:0.5s``, ``pimc:40w``.
+Names: ``random``, ``greedy`` (one ply minus the opponent's expected best answer),
+``pimc`` (plain perfect-information Monte Carlo with greedy playouts, the baseline every
+search idea must beat), ``expert`` (the strongest honest player), ``omniscient`` (sees every
+tile; a measuring stick, never a person's opponent). The earlier forms of the baselines
+(issue 13): ``greedy-worst`` (the greedy that subtracts the opponent's best answer over all
+unseen tiles) and ``pimc-classic`` (40 worlds, playouts by the best immediate margin).
+Levels for people: ``easy``, ``medium``, ``hard`` (see :data:`LEVELS`). A spec
+``NAME:BUDGET`` sets the budget, e.g. ``expert:0.5s``, ``pimc:40w``.
 """
 
 from __future__ import annotations
@@ -16,8 +19,13 @@ from typing import Final
 from dominolab.core import OptionError
 from dominolab.core.errors import shown
 from dominolab.players.base import Budget, Player, SeeingPlayer
-from dominolab.players.greedy import GreedyPlayer
-from dominolab.players.search import ExpertPlayer, OmniscientPlayer, PimcPlayer
+from dominolab.players.greedy import GreedyPlayer, WorstCaseGreedyPlayer
+from dominolab.players.search import (
+    ClassicPimcPlayer,
+    ExpertPlayer,
+    OmniscientPlayer,
+    PimcPlayer,
+)
 from dominolab.players.simple import RandomPlayer
 
 
@@ -30,6 +38,8 @@ PLAYERS: Final[dict[str, Callable[[int], Player]]] = {
     "random": lambda seed: RandomPlayer(_rng("random", seed)),
     "greedy": lambda seed: GreedyPlayer(),
     "pimc": lambda seed: PimcPlayer(_rng("pimc", seed)),
+    "greedy-worst": lambda seed: WorstCaseGreedyPlayer(),
+    "pimc-classic": lambda seed: ClassicPimcPlayer(_rng("pimc-classic", seed)),
     "expert": lambda seed: ExpertPlayer(_rng("expert", seed)),
     "omniscient": lambda seed: OmniscientPlayer(_rng("omniscient", seed)),
 }
@@ -67,6 +77,6 @@ def parse_player_spec(text: str) -> tuple[str, Budget | None]:
     return key, budget
 
 
-__all__ = ["LEVELS", "PLAYERS", "Budget", "ExpertPlayer", "GreedyPlayer", "OmniscientPlayer",
-           "PimcPlayer", "Player", "RandomPlayer", "SeeingPlayer", "make_player",
-           "parse_player_spec"]
+__all__ = ["LEVELS", "PLAYERS", "Budget", "ClassicPimcPlayer", "ExpertPlayer", "GreedyPlayer",
+           "OmniscientPlayer", "PimcPlayer", "Player", "RandomPlayer", "SeeingPlayer",
+           "WorstCaseGreedyPlayer", "make_player", "parse_player_spec"]

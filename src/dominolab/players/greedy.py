@@ -1,33 +1,121 @@
-"""The greedy player: the most immediate points for itself minus the most the opponent can
+"""The greedy players: the most immediate points for itself minus what the opponent can
 answer with next, judged only from what its seat may see.
 
-For each legal move: lay it on a copy of the table and take ``mine - opponent's`` points.
-Then every normal play of every tile the seat cannot see (the opponent may hold any of
-them) is tried on the resulting table; the best ``opponent's - mine`` among them is the
-answer (0 if there is none, or if the move ends the hand). The score is gain - answer; the
-highest wins, ties going to a move that empties the hand, then to the first in legal-move
-order. Draw, pass and keep score 0.
+* :class:`GreedyPlayer` (``greedy``, the ``easy`` level) — the opponent's answer is its
+  EXPECTED best answer over the hands it may hold.
+* :class:`WorstCaseGreedyPlayer` (``greedy-worst``) — the earlier greedy: the opponent's
+  answer is the best over ALL unseen tiles, as if the opponent held every one of them. An
+  independent greedy of the first kind beat it (issue 13: 36.7% of Luzak duplicate pairs).
 
-This module is the readable statement of the player; where the native fast path is in use,
-the same choice is computed there (:func:`dominolab.native.greedy_choice`, checked against
-this one in tests/test_native_engine.py).
+Both: for each legal move, lay it on a copy of the table and take ``gain = mine -
+opponent's`` points; if the move ends the hand (it empties the hand, or lays the Luzak
+games' last tile) there is no answer. The score is gain - answer; the highest wins, ties
+going to a move that empties the hand, then to the first in legal-move order. Draw, pass and
+keep score 0.
+
+**The expected answer.** The opponent holds ``k = view.opponent_tiles`` of the ``u``
+*candidate* tiles: the tiles the seat cannot see (in Widelec the boneyard's tiles are among
+them: the opponent holds k of the unseen tiles, the boneyard the rest) minus the tiles the
+opponent's moves prove it does not hold — the facts of
+:func:`dominolab.core.worlds.opponent_limits` that allow no fitting tile (``allowed == 0``:
+a Luzak luzak; a Widelec draw or pass with no hidden draw since). Facts that allow some
+fitting tiles (a Widelec draw followed by draws whose tiles stayed hidden) are ignored: those
+tiles stay candidates. Each k-subset of the candidates is taken as equally likely. With
+``a_t`` the best net points (opponent's - mine, at least 0) of tile t's normal plays on the
+new table, sorted ``a_1 >= a_2 >= ...``, the expected best answer is
+``E = sum_i a_i * C(u - i, k - 1) / C(u, k)`` (tile i is the best held exactly when it is
+held and none of the i - 1 better ones is). Scores are compared multiplied by ``C(u, k)``,
+as integers, so the native fast path (csrc/rules.c ``st_greedy_expected_choice``) makes
+bit-identical choices.
+
+This module is the readable statement of the players; where the native fast path is in use,
+the same choices are computed there (:func:`dominolab.native.greedy_choice`, checked against
+this one in tests/test_native_engine.py and tests/test_baselines.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
+from math import comb
 from typing import Any
 
 from dominolab import native
-from dominolab.core import Move, Options, Play, Points, Tile, View, get_game
+from dominolab.core import TILES, Hand, Move, Options, Play, Points, Tile, View, get_game
+from dominolab.core.worlds import opponent_limits
 from dominolab.players.base import Budget, legal_moves_of
 
 #: ``score_placement(table, move, seat, options)``: lay the move, return its points
 _Scorer = Callable[[Any, Play, int, Options], Points]
 
 
+def proven_absent(view: View) -> frozenset[Tile]:
+    """The unseen tiles the opponent's moves prove it does not hold (the limits of
+    :func:`~dominolab.core.worlds.opponent_limits` that allow no fitting tile)."""
+    values: set[int] = set()
+    for limit in opponent_limits(view):
+        if limit.allowed == 0:
+            values.update(limit.values)
+    return frozenset(t for t in view.unseen() if t.hi in values or t.lo in values)
+
+
+def expected_best(answers: Iterable[int], u: int, k: int) -> int:
+    """``C(u, k)`` times the expected best of ``max(0, a)`` over a uniformly random k-subset
+    of ``u`` tiles, ``answers`` being the candidates' answers (the others' are 0)."""
+    if k <= 0:
+        return 0
+    total = 0
+    for i, a in enumerate(sorted((a for a in answers if a > 0), reverse=True), start=1):
+        if u - i < k - 1:
+            break
+        total += a * comb(u - i, k - 1)
+    return total
+
+
+def expected_choice(legal: Sequence[Move], table: Any, seat: int, hand: Sequence[Tile],
+                    candidates: Sequence[Tile], k: int, options: Options, game: str) -> Move:
+    """The expected-answer greedy's choice among ``legal`` (see the module's docstring):
+    ``table`` is the table now (left untouched), ``hand`` the seat's tiles, ``candidates``
+    the tiles the opponent may hold, ``k`` how many it holds."""
+    spec = get_game(game)
+    scorer: _Scorer = spec.hand_class.score_placement
+    opp = 1 - seat
+    u = len(candidates)
+    k = min(k, u)
+    scale = comb(u, k)
+    best: Move = legal[0]
+    best_key: tuple[int, bool] | None = None
+    for move in legal:
+        key = (0, False)
+        if isinstance(move, Play):
+            after = table.copy()
+            points = scorer(after, move, seat, options)
+            gain = (points[seat] - points[opp]) * scale
+            goes_out = len(hand) == 1 and move.tile in hand
+            if goes_out or (not spec.has_boneyard and after.n >= spec.tiles_per_hand):
+                key = (gain, goes_out)
+            else:
+                answers = (_answer(after, tile, scorer, seat, options) for tile in candidates)
+                key = (gain - expected_best(answers, u, k), goes_out)
+        if best_key is None or key > best_key:
+            best, best_key = move, key
+    return best
+
+
+def _answer(table: Any, tile: Tile, scorer: _Scorer, seat: int, options: Options) -> int:
+    """The most the opponent nets (its points - the seat's, at least 0) with a normal play
+    of ``tile`` on ``table``."""
+    best = 0
+    opp = 1 - seat
+    for play in table.normal_plays((tile,)):
+        if play.port is None:
+            continue
+        after = scorer(table.copy(), play, opp, options)
+        best = max(best, after[opp] - after[seat])
+    return best
+
+
 class GreedyPlayer:
-    """One-ply greedy with a look at the opponent's best immediate answer. Deterministic."""
+    """One-ply greedy minus the opponent's expected best immediate answer. Deterministic."""
 
     name: str = "greedy"
 
@@ -37,6 +125,39 @@ class GreedyPlayer:
             return legal[0]
         if native.enabled():
             return native.greedy_choice(view)
+        absent = proven_absent(view)
+        candidates = [t for t in view.unseen() if t not in absent]
+        return expected_choice(legal, view.new_table(), view.seat, view.hand, candidates,
+                               view.opponent_tiles, view.options, view.game)
+
+
+def greedy_expected_move(hand: Hand[Any]) -> Move:
+    """The expected-answer greedy's move for the seat to move in ``hand``, judged from that
+    seat's own tiles and the table only (no proven facts): the search's playout policy."""
+    legal = hand.legal_moves()
+    if len(legal) == 1:
+        return legal[0]
+    seat = hand.to_move
+    own = hand.hands[seat]
+    seen = set(own)
+    seen.update(p.tile for p in hand.table_placements)
+    candidates = [t for t in TILES if t not in seen]
+    return expected_choice(legal, hand.table, seat, own, candidates,
+                           len(hand.hands[1 - seat]), hand.options, hand.GAME)
+
+
+class WorstCaseGreedyPlayer:
+    """The earlier greedy (``greedy-worst``): one ply minus the opponent's best immediate
+    answer over all unseen tiles. Deterministic."""
+
+    name: str = "greedy-worst"
+
+    def choose(self, view: View, budget: Budget | None = None) -> Move:
+        legal = legal_moves_of(view)
+        if len(legal) == 1:
+            return legal[0]
+        if native.enabled():
+            return native.greedy_worst_choice(view)
         scorer: _Scorer = get_game(view.game).hand_class.score_placement
         unseen = view.unseen()
         best: Move = legal[0]
@@ -67,3 +188,7 @@ class GreedyPlayer:
             after = scorer(table.copy(), play, opp, options)
             answer = max(answer, after[opp] - after[seat])
         return (gain - answer, goes_out)
+
+
+__all__ = ["GreedyPlayer", "WorstCaseGreedyPlayer", "expected_best", "expected_choice",
+           "greedy_expected_move", "proven_absent"]

@@ -111,13 +111,34 @@ int best_quartets_worth(uint32_t tiles, int edge_double);
  * anything else): worth is QW's 2*NT*NT bytes, in QW's order. */
 void rules_setup(const uint8_t *worth);
 
-/* The greedy player's choice (players.greedy.GreedyPlayer) for the seat to move, judged
- * from what that seat may see: its own hand and the table. */
+/* The worst-case greedy's choice (players.greedy.WorstCaseGreedyPlayer, "greedy-worst") for
+ * the seat to move, judged from what that seat may see: its own hand and the table. */
 int st_greedy_choice(const State *s);
 /* The search's playout policy (players.search.greedy_playout): each side takes the move with
  * the best immediate margin, first in order on ties; with need (not NULL), stop once a
  * seat's points in the hand reach need[seat] and return 1. */
 int st_greedy_playout(State *s, const int32_t *need);
+
+/* The expected-answer greedy (players.greedy.GreedyPlayer): the opponent's answer is its
+ * expected best over the hands it may hold, of the unseen tiles minus ``absent`` (the tiles
+ * its moves prove it does not hold). The old rule above is the worst-case greedy. */
+int st_greedy_expected_choice(const State *s, uint32_t absent);
+/* A playout where each seat moves by st_greedy_expected_choice from its own hand and the
+ * table (no proven facts); need as in st_greedy_playout. */
+int st_greedy_expected_playout(State *s, const int32_t *need);
+
+/* What each seat's moves in a hand prove it does not hold (core.worlds.opponent_limits, the
+ * facts that allow no fitting tile), kept up move by move. */
+typedef struct {
+    uint32_t absent[2];             /* tiles each seat is proven not to hold */
+    uint8_t drew_fit[2];            /* the seat drew a tile that fits and must lay or keep it */
+    uint8_t drew_vals[2];           /* the values open before that draw */
+} Proof;
+void proof_init(Proof *pf);
+/* The tiles with a half in a value set (bit v: pip v). */
+uint32_t proof_values_tiles(unsigned values);
+/* st_apply, keeping pf up to date. */
+void st_apply_proving(State *s, int code, int pts[2], Proof *pf);
 
 /* -- randomness: a small, fast generator of our own (splitmix64) -------------------------- */
 typedef struct { uint64_t s; } Rng;

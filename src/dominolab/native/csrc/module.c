@@ -246,6 +246,16 @@ static PyObject *State_greedy(StateObject *self, PyObject *Py_UNUSED(unused)) {
     return PyLong_FromLong(st_greedy_choice(&self->s));
 }
 
+static PyObject *State_greedy_expected(StateObject *self, PyObject *arg) {
+    if (self->s.end) {
+        PyErr_SetString(PyExc_ValueError, "the hand is over: there is nothing to choose");
+        return NULL;
+    }
+    unsigned long absent = PyLong_AsUnsignedLongMask(arg);
+    if (absent == (unsigned long)-1 && PyErr_Occurred()) return NULL;
+    return PyLong_FromLong(st_greedy_expected_choice(&self->s, (uint32_t)absent));
+}
+
 static PyObject *State_greedy_playout(StateObject *self, PyObject *arg) {
     int32_t need[2];
     const int32_t *needp = NULL;
@@ -275,6 +285,10 @@ static PyMethodDef State_methods[] = {
      "set_position(to_move, points0, points1, pending=-1, passes=0): a hand in progress."},
     {"greedy", (PyCFunction)State_greedy, METH_NOARGS,
      "The greedy player's choice for the seat to move (players.greedy.GreedyPlayer)."},
+    {"greedy_expected", (PyCFunction)State_greedy_expected, METH_O,
+     "greedy_expected(absent): the expected-answer greedy's choice for the seat to move "
+     "(players.greedy.GreedyPlayer), absent the mask of tiles the opponent is proven not "
+     "to hold. greedy() is the worst-case greedy (players.greedy.WorstCaseGreedyPlayer)."},
     {"greedy_playout", (PyCFunction)State_greedy_playout, METH_O,
      "greedy_playout(need): players.search.greedy_playout on this state; True if stopped by "
      "need (a (p0, p1) tuple, or None)."},
@@ -474,17 +488,33 @@ static PyObject *random_hand_records(PyObject *Py_UNUSED(mod), PyObject *args) {
     return out;
 }
 
-static PyObject *greedy_hand(PyObject *Py_UNUSED(mod), PyObject *arg) {
-    if (!PyObject_TypeCheck(arg, &StateType)) {
-        PyErr_SetString(PyExc_TypeError, "greedy_hand takes a State");
+/* greedy_hand(state, expected=False, absent0=0, absent1=0, drew_seat=-1, drew_vals=0):
+ * the worst-case greedy on both seats, or with expected the expected-answer greedy, whose
+ * proven facts start from the absent masks and the seat (if any) that has drawn a fitting
+ * tile with the values open before that draw. */
+static PyObject *greedy_hand(PyObject *Py_UNUSED(mod), PyObject *args) {
+    PyObject *arg;
+    int expected = 0, drew_seat = -1;
+    unsigned int a0 = 0, a1 = 0, drew_vals = 0;
+    if (!PyArg_ParseTuple(args, "O!|pIIiI:greedy_hand", &StateType, &arg, &expected, &a0,
+                          &a1, &drew_seat, &drew_vals))
         return NULL;
-    }
     State *s = &((StateObject *)arg)->s;
+    Proof pf;
+    proof_init(&pf);
+    pf.absent[0] = a0;
+    pf.absent[1] = a1;
+    if (drew_seat == 0 || drew_seat == 1) {
+        pf.drew_fit[drew_seat] = 1;
+        pf.drew_vals[drew_seat] = (uint8_t)(drew_vals & 127u);
+    }
     int codes[MOST_MOVES], played = 0;
     while (!s->end && played < MOST_MOVES) {
-        int code = st_greedy_choice(s);
+        int code = expected ? st_greedy_expected_choice(s, pf.absent[1 - s->to_move])
+                            : st_greedy_choice(s);
         if (code < 0) break;
-        st_apply(s, code, NULL);
+        if (expected) st_apply_proving(s, code, NULL, &pf);
+        else st_apply(s, code, NULL);
         codes[played++] = code;
     }
     return codes_list(codes, played);
@@ -537,8 +567,9 @@ static PyObject *greedy_hand_facts(PyObject *Py_UNUSED(mod), PyObject *args) {
     unsigned long long h0, h1;
     Py_buffer rest;
     PyObject *need_arg, *moves;
-    if (!PyArg_ParseTuple(args, "LiKKy*iOO!", &flags, &tph, &h0, &h1, &rest, &opener,
-                          &need_arg, &PyList_Type, &moves))
+    int expected = 0;
+    if (!PyArg_ParseTuple(args, "LiKKy*iOO!|p", &flags, &tph, &h0, &h1, &rest, &opener,
+                          &need_arg, &PyList_Type, &moves, &expected))
         return NULL;
     State s;
     int bad = init_checked(&s, flags, tph, h0, h1, rest.buf, rest.len, opener);
@@ -564,11 +595,15 @@ static PyObject *greedy_hand_facts(PyObject *Py_UNUSED(mod), PyObject *args) {
     }
     int codes[MOST_MOVES], seats[MOST_MOVES], ns[MOST_MOVES], pts[MOST_MOVES][2];
     int played = 0;
+    Proof pf;
+    proof_init(&pf);
     while (!s.end && played < MOST_MOVES) {
-        int code = st_greedy_choice(&s);
+        int code = expected ? st_greedy_expected_choice(&s, pf.absent[1 - s.to_move])
+                            : st_greedy_choice(&s);
         if (code < 0) break;
         seats[played] = s.to_move;
-        st_apply(&s, code, pts[played]);
+        if (expected) st_apply_proving(&s, code, pts[played], &pf);
+        else st_apply(&s, code, pts[played]);
         codes[played] = code;
         ns[played++] = s.n;
         if (needp && (s.points[0] >= need[0] || s.points[1] >= need[1])) break;
@@ -640,8 +675,10 @@ static PyMethodDef methods[] = {
     {"random_hand_records", random_hand_records, METH_VARARGS,
      "random_hand_records(flags, tiles_per_hand, hand_size, count, seed): the same hands as "
      "random_hands, each as (hand0, hand1, rest, opener, codes, points, end, winner, bonus)."},
-    {"greedy_hand", greedy_hand, METH_O,
-     "greedy_hand(state) -> codes: play the state's hand to its end, greedy for both seats."},
+    {"greedy_hand", greedy_hand, METH_VARARGS,
+     "greedy_hand(state, expected=False, absent0=0, absent1=0, drew_seat=-1, drew_vals=0) -> "
+     "codes: play the state's hand to its end, greedy for both seats (the worst-case greedy, "
+     "or with expected the expected-answer greedy from these proven facts)."},
     {"greedy_hand_facts", greedy_hand_facts, METH_VARARGS,
      "greedy_hand_facts(flags, tiles_per_hand, hand0, hand1, rest, opener, need, moves) -> "
      "(steps, end, winner, points, bonus, left0, left1): deal a hand and play it greedily on "

@@ -1,6 +1,8 @@
 /* The rules of a hand, natively (RULES.md sections 2-4): legal moves, applying a move, the
- * points of a move, the end of a hand, the best quartets, and the two fixed policies that
- * the search and the lab play with (players/greedy.py and players/search.py's playout).
+ * points of a move, the end of a hand, the best quartets, and the fixed policies that the
+ * search and the lab play with: the greedy players of players/greedy.py (the worst-case one,
+ * st_greedy_choice; the expected-answer one, st_greedy_expected_choice, with the facts the
+ * opponent's moves prove kept up by st_apply_proving) and players/search.py's playouts.
  *
  * This is a copy of dominolab.core (table.py, hand.py, quartets.py) made for speed, not a
  * second statement of the rules: wherever the two could differ the Python core is right,
@@ -44,7 +46,10 @@ static inline int pop64(uint64_t x) {
     return (int)((x * 0x0101010101010101ull) >> 56);
 }
 
+static void binom_setup(void);
+
 void rules_setup(const uint8_t *worth) {
+    binom_setup();
     memcpy(QW, worth, sizeof QW);
     for (int e = 0; e < 2; e++)
         for (int a = 0; a < NT; a++) {
@@ -576,7 +581,7 @@ int best_quartets_worth(uint32_t tiles, int edge_double) {
     return bq_solve(tiles, QADJ[e], (const uint8_t (*)[NT])QW[e], &memo);
 }
 
-/* -- the greedy player (players/greedy.py GreedyPlayer) ------------------------------------ */
+/* -- the worst-case greedy (players/greedy.py WorstCaseGreedyPlayer, "greedy-worst") ------- */
 
 /* The most the opponent (to lay tile n+1 on c's table) scores over the seat with a normal play
  * of one of these tiles, and at least 0. */
@@ -674,6 +679,128 @@ int st_greedy_playout(State *s, const int32_t *need) {
                 }
             }
         }
+        st_apply(s, move, NULL);
+        if (need && (s->points[0] >= need[0] || s->points[1] >= need[1])) return 1;
+    }
+    return 0;
+}
+
+/* -- the expected-answer greedy (players/greedy.py GreedyPlayer) ---------------------------
+ * For each legal play: gain = my points - the opponent's, minus the opponent's EXPECTED best
+ * answer over its possible hands. The opponent holds k of the u candidate tiles (the unseen
+ * tiles minus those its moves prove it cannot hold), each k-subset equally likely: with the
+ * candidates' best answers sorted a_1 >= a_2 >= ..., E = sum_i a_i C(u-i, k-1) / C(u, k).
+ * Scores are compared scaled by C(u, k), in integers, so that C and Python agree exactly. */
+static int64_t BINOM[NT + 1][NT + 1];
+
+static void binom_setup(void) {
+    for (int n = 0; n <= NT; n++) {
+        BINOM[n][0] = 1;
+        for (int r = 1; r <= n; r++)
+            BINOM[n][r] = BINOM[n - 1][r - 1] + (r <= n - 1 ? BINOM[n - 1][r] : 0);
+    }
+}
+
+/* sum_i a_i C(u-i, k-1) over the candidates' best answers sorted descending (the expected
+ * best answer times C(u, k)) on c's table, the opponent to lay tile c->n + 1. */
+static int64_t expected_answer(const State *c, uint32_t cand, int u, int k) {
+    if (k <= 0) return 0;
+    int a[NT], na = 0;
+    for (uint32_t x = cand; x; x &= x - 1) {
+        int v = best_answer(c, 1u << CTZ32(x));
+        if (v <= 0) continue;
+        int j = na++;
+        while (j > 0 && a[j - 1] < v) {   /* insertion, descending */
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = v;
+    }
+    int64_t sum = 0;
+    for (int i = 0; i < na; i++) {
+        int rest = u - (i + 1);
+        if (rest < k - 1) break;
+        sum += (int64_t)a[i] * BINOM[rest][k - 1];
+    }
+    return sum;
+}
+
+int st_greedy_expected_choice(const State *s, uint32_t absent) {
+    int moves[MV_MAX];
+    int m = st_legal(s, moves);
+    if (m <= 1) return m ? moves[0] : -1;
+    int seat = s->to_move, opp = 1 - seat;
+    uint32_t cand = ALL_TILES & ~(s->hand[seat] | s->table | absent);
+    int u = POP32(cand), k = POP32(s->hand[opp]);
+    if (k > u) k = u;
+    int64_t total = BINOM[u][k];
+    int last_tile = POP32(s->hand[seat]) == 1;
+    int best = moves[0], best_out = 0, have = 0;
+    int64_t best_score = 0;
+    for (int i = 0; i < m; i++) {
+        int code = moves[i], out = 0;
+        int64_t score = 0;
+        if (mv_is_play(code)) {
+            int pts[2];
+            st_points_of(s, code, pts);
+            int64_t gain = (int64_t)(pts[seat] - pts[opp]) * total;
+            out = last_tile;
+            State c = *s;
+            table_place(&c, code);
+            if (out || (!(s->flags & R_BONEYARD) && c.n >= s->tiles_per_hand)) score = gain;
+            else score = gain - expected_answer(&c, cand, u, k);
+        }
+        if (!have || score > best_score || (score == best_score && out > best_out)) {
+            best = code;
+            best_score = score;
+            best_out = out;
+            have = 1;
+        }
+    }
+    return best;
+}
+
+/* The values a tile may match now (bit v: pip v); none before the lead. */
+static unsigned open_values(const State *s) {
+    if (s->n == 0) return 0;
+    if (s->flags & R_TREE) return tree_values(s);
+    return (unsigned)(s->end_vals[0] | s->end_vals[1]);
+}
+
+void proof_init(Proof *pf) { memset(pf, 0, sizeof *pf); }
+
+uint32_t proof_values_tiles(unsigned values) { return VALUE_TILES[values & 127u]; }
+
+void st_apply_proving(State *s, int code, int pts[2], Proof *pf) {
+    int p = s->to_move;
+    unsigned v = open_values(s);
+    if (mv_is_play(code)) {
+        if (mv_luzak(code)) pf->absent[p] |= VALUE_TILES[v];
+        if (pf->drew_fit[p]) pf->absent[p] |= VALUE_TILES[pf->drew_vals[p]];
+        pf->drew_fit[p] = 0;
+    } else if (code == MV_KEEP) {
+        pf->absent[p] = 0;      /* a hidden draw: the earlier facts allow one fitting tile */
+        pf->drew_fit[p] = 0;
+    } else if (code == MV_PASS) {
+        pf->absent[p] |= VALUE_TILES[v];
+    }
+    st_apply(s, code, pts);
+    if (code == MV_DRAW) {
+        if (s->pending == (int8_t)-1 || s->to_move != p) {
+            pf->absent[p] = VALUE_TILES[v];     /* a hidden draw, and the fact it proves */
+        } else {
+            pf->drew_fit[p] = 1;
+            pf->drew_vals[p] = (uint8_t)v;
+        }
+    }
+}
+
+int st_greedy_expected_playout(State *s, const int32_t *need) {
+    int moves[MV_MAX];
+    while (!s->end) {
+        int m = st_legal(s, moves);
+        if (m == 0) break;
+        int move = m == 1 ? moves[0] : st_greedy_expected_choice(s, 0);
         st_apply(s, move, NULL);
         if (need && (s->points[0] >= need[0] || s->points[1] >= need[1])) return 1;
     }
