@@ -18,6 +18,7 @@ from dominolab.players import (
     make_player,
     parse_player_spec,
 )
+from dominolab.players.hints import distinct
 from dominolab.players.search import MatchValue
 
 SMALL = Budget(worlds=8)
@@ -53,7 +54,9 @@ def test_analyse_lists_every_legal_move_once_best_first(game: str) -> None:
     values = ExpertPlayer(random.Random(5)).analyse(view, SMALL)
     assert sorted(map(str, (v.move for v in values))) == sorted(map(str, view.legal_moves))
     assert all(0.0 <= v.value <= 1.0 for v in values)
-    assert sum(v.worlds for v in values) == 8  # one search iteration per sampled world
+    # one search iteration per sampled world; equivalent moves share their class's
+    # (dominolab.core.equivalence), so each class counts once
+    assert sum(v.worlds for v in distinct(values, view)) == 8
     assert [v.worlds for v in values] == sorted((v.worlds for v in values), reverse=True)
 
 
@@ -147,7 +150,7 @@ def test_expert_takes_a_sure_big_score() -> None:
         best_now = max(table_points.values())
         if best_now >= 10:
             total += 1
-            chosen = ExpertPlayer(random.Random(1)).choose(view, Budget(worlds=20))
+            chosen = ExpertPlayer(random.Random(1)).choose(view, Budget(worlds=200))
             hits += table_points[chosen] >= best_now - 5
     assert total == 0 or hits / total >= 0.6
 

@@ -24,6 +24,7 @@ import pytest
 
 from dominolab.core import DRAW, Match, View
 from dominolab.players import LEVELS, Budget, GreedyPlayer
+from dominolab.players.hints import distinct
 from dominolab.web.compute import (
     ComputePool,
     PoolBusy,
@@ -132,7 +133,8 @@ def test_moves_and_hints_from_workers_equal_those_made_here() -> None:
                     assert move in view.legal_moves
                 hint = await pool.run("c", analyse_hint, view, Budget(worlds=80), i)
                 assert hint == analyse_hint(view, Budget(worlds=80), i)
-                assert sum(v.worlds for v in hint) == 80  # the search matched every move
+                # the search matched every move; equivalent moves share a class's worlds
+                assert sum(v.worlds for v in distinct(hint, view)) == 80
         finally:
             await pool.close()
 

@@ -19,15 +19,16 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol, cast
 
 from dominolab.core import TILES, Hand, Move, Tile, View
-from dominolab.core.worlds import Limit, passes_in_a_row
+from dominolab.core.worlds import HiddenWorlds, Limit, passes_in_a_row
 from dominolab.native import code_of, engine, mask_of, rules_of
 
-#: the kinds of search: ``pimc`` (one ply, every move in every world) or ``ismcts``
-Kind = Literal["pimc", "ismcts"]
+#: the kinds of search: ``pimc`` (one ply, every move in every world), ``pimc-expected``
+#: (the same with expected-answer greedy playouts) or ``ismcts``
+Kind = Literal["pimc", "pimc-expected", "ismcts"]
 
 #: the extension's search: (rules, position, limits, value, budget, kind, seed, world)
 _SearchFn = Callable[..., list[tuple[int, int, float, float]]]
-#: the extension's sampler: (unseen, opponent_tiles, limits, count, seed)
+#: the extension's sampler: (unseen, opponent_tiles, world distribution, count, seed)
 _SampleFn = Callable[..., list[tuple[int, tuple[int, ...]]]]
 #: a time budget is always positive when it reaches the extension
 _LEAST_SECONDS: Final = 1e-9
@@ -86,6 +87,24 @@ def limits_of(limits: Sequence[Limit]) -> list[tuple[int, int]]:
     return [(sum(1 << v for v in limit.values), limit.allowed) for limit in limits]
 
 
+#: the world distribution as the extension takes it: (group masks, [(weight, counts)])
+Distribution = tuple[list[int], list[tuple[float, tuple[int, ...]]]]
+
+
+def distribution_of(view: View, limits: Sequence[Limit]) -> Distribution:
+    """The exact posterior over the opponent's tiles (:class:`~dominolab.core.worlds.
+    HiddenWorlds`) as the extension's sampler takes it: the groups of exchangeable unseen
+    tiles as masks and, per choice of how many of each group the opponent holds, its weight
+    (normalised). Non-empty ``limits`` ask for the inference; none give uniform worlds (no
+    choices)."""
+    if not limits:
+        return [], []
+    worlds = HiddenWorlds(view)
+    total = worlds.total
+    return ([mask_of(group) for group in worlds.groups],
+            [(weight / total, counts) for weight, counts in worlds.choices])
+
+
 def world_of(view: View, hand: Hand[Any]) -> tuple[int, list[int]]:
     """The true world of ``hand`` seen from ``view``'s seat: the opponent's tiles as a mask
     and the rest in order (the boneyard next draw first, or the unused tiles)."""
@@ -101,7 +120,8 @@ def world_of(view: View, hand: Hand[Any]) -> tuple[int, list[int]]:
 def search(view: View, *, kind: Kind, value: MatchValueLike | None,
            need: tuple[int, int] | None, iterations: int, seconds: float | None,
            exploration: float, seed: int, limits: Sequence[Limit] = (),
-           true_hand: Hand[Any] | None = None) -> list[Totals]:
+           true_hand: Hand[Any] | None = None,
+           only: Sequence[Move] | None = None) -> list[Totals]:
     """Search ``view``'s position natively; the sums of each legal move, in the view's
     legal order.
 
@@ -111,7 +131,9 @@ def search(view: View, *, kind: Kind, value: MatchValueLike | None,
     least one iteration; ``seed``: the native generator's seed (0 to 2**64-1), so that an
     iteration budget repeats exactly; ``limits``: what the opponent's moves proved
     (:func:`dominolab.core.worlds.opponent_limits`); ``true_hand``: search this one world
-    instead of sampled ones. ValueError for a position the view cannot have.
+    instead of sampled ones; ``only``: search just these legal moves (the others get zero
+    totals). Equivalent moves (:mod:`dominolab.core.equivalence`) are one move to the
+    search and get the same totals. ValueError for a position the view cannot have.
     """
     rules, position = position_of(view)
     value_args = None if value is None else (
@@ -121,7 +143,10 @@ def search(view: View, *, kind: Kind, value: MatchValueLike | None,
               exploration)
     world = None if true_hand is None else world_of(view, true_hand)
     run = cast(_SearchFn, engine().search)
-    sums = run(rules, position, limits_of(limits), value_args, budget, kind, seed, world)
+    wanted = None if only is None else [code_of(move) for move in only]
+    distribution = distribution_of(view, limits) if true_hand is None else ([], [])
+    sums = run(rules, position, distribution, value_args, budget, kind, seed, world,
+               wanted)
     by_code = {code: (count, total, margin) for code, count, total, margin in sums}
     legal = view.legal_moves
     codes = [code_of(move) for move in legal]
@@ -135,12 +160,14 @@ def sample_worlds(view: View, limits: Sequence[Limit], count: int,
                   seed: int) -> list[tuple[tuple[Tile, ...], tuple[Tile, ...]]]:
     """``count`` deals of the tiles ``view`` cannot see by the native search's sampler: each
     (the opponent's tiles in tile order, the rest in order — the boneyard next draw first),
-    respecting ``limits`` when a deal that does is found in 64 tries."""
+    exactly from the posterior over worlds (non-empty ``limits``) or uniform (none)."""
     run = cast(_SampleFn, engine().sample_worlds)
-    deals = run(mask_of(view.unseen()), view.opponent_tiles, limits_of(limits), count, seed)
+    deals = run(mask_of(view.unseen()), view.opponent_tiles, distribution_of(view, limits),
+                count, seed)
     return [(tuple(t for t in TILES if mask >> t.index & 1), tuple(TILES[i] for i in rest))
             for mask, rest in deals]
 
 
-__all__ = ["Kind", "MatchValueLike", "Totals", "limits_of", "position_of", "sample_worlds",
+__all__ = ["Distribution", "Kind", "MatchValueLike", "Totals", "distribution_of", "limits_of",
+           "position_of", "sample_worlds",
            "search", "world_of"]

@@ -1,8 +1,11 @@
 """Search players under hidden information: sample the worlds a view allows, play each
 candidate move out in every world, keep the move with the best mean value.
 
-* :class:`PimcPlayer` — plain perfect-information Monte Carlo: uniform worlds, greedy
-  playouts to the end of the hand, point margin as the value. The baseline.
+* :class:`PimcPlayer` — plain perfect-information Monte Carlo: uniform worlds (40 in the
+  Luzak games, 64 with a boneyard), playouts to the end of the hand by the expected-answer
+  greedy on both seats (:func:`expected_greedy_playout`), point margin as the value. The
+  baseline. :class:`ClassicPimcPlayer` (``pimc-classic``) is its earlier form: 40 worlds,
+  playouts by the best immediate margin (:func:`greedy_playout`).
 * :class:`ExpertPlayer` — information-set Monte Carlo tree search (ISMCTS): one search
   tree over the seat's information set, each iteration in a fresh world consistent with
   what the opponent's moves proved (:mod:`dominolab.core.worlds`), greedy playouts, and the
@@ -33,9 +36,11 @@ from typing import Any
 
 from dominolab import native
 from dominolab.core import Hand, Move, View
-from dominolab.core.worlds import Limit, fits_limits, hand_from_view, opponent_limits
+from dominolab.core.equivalence import representatives
+from dominolab.core.worlds import HiddenWorlds, Limit, hand_from_view, opponent_limits
 from dominolab.native import search as native_search
 from dominolab.players.base import Budget, legal_moves_of
+from dominolab.players.greedy import greedy_expected_move
 
 #: spread (logistic scale) of one hand's point margin, per game, from greedy self-play
 _HAND_SCALE = {"luzak": 6.6, "luzak-line": 5.9, "widelec": 8.2}
@@ -130,13 +135,18 @@ def greedy_playout(hand: Hand[Any], need: tuple[int, int] | None = None) -> bool
 
 
 class WorldSampler:
-    """Deals the tiles a view cannot see at random — to the opponent and the rest (the
-    boneyard in random order) — respecting the inferred ``limits`` when a deal that does can
-    be found quickly. The view's hand state is rebuilt once; each sample only re-deals."""
+    """Deals the tiles a view cannot see — to the opponent and the rest (the boneyard in
+    random order) — exactly from the posterior over worlds consistent with the view
+    (:class:`dominolab.core.worlds.HiddenWorlds`: never a world the opponent's moves have
+    ruled out). ``limits`` asks for that inference: pass
+    :func:`~dominolab.core.worlds.opponent_limits` (any non-empty limits) to use what the
+    opponent's moves proved, none for uniform worlds (the PIMC baseline). The view's hand
+    state is rebuilt once; each sample only re-deals."""
 
     def __init__(self, view: View, rng: random.Random, limits: Sequence[Limit] = ()) -> None:
         self.rng = rng
         self.limits = tuple(limits)
+        self.worlds = HiddenWorlds(view, infer=bool(self.limits))
         self.unseen = list(view.unseen())
         self.k = view.opponent_tiles
         self.opponent = 1 - view.seat
@@ -146,30 +156,7 @@ class WorldSampler:
 
     def deal(self) -> tuple[list[Any], list[Any]]:
         """(the opponent's tiles, the rest in order)."""
-        unseen = self.unseen
-        k = self.k
-        limits = self.limits
-        shuffle = self._shuffle
-        if limits:
-            for _ in range(64):
-                shuffle(unseen)
-                chosen: list[Any] = []
-                left: list[Any] = []
-                for tile in unseen:
-                    if len(chosen) < k and fits_limits([*chosen, tile], limits):
-                        chosen.append(tile)
-                    else:
-                        left.append(tile)
-                if len(chosen) == k:
-                    return chosen, left
-        shuffle(unseen)
-        return unseen[:k], unseen[k:]
-
-    def _shuffle(self, tiles: list[Any]) -> None:
-        """Shuffle in place: order by one random key each (cheaper than random.shuffle)."""
-        rand = self.rng.random
-        keys = {id(t): rand() for t in tiles}
-        tiles.sort(key=lambda t: keys[id(t)])
+        return self.worlds.sample(self.rng)
 
     def sample(self) -> Hand[Any]:
         chosen, left = self.deal()
@@ -204,6 +191,8 @@ class _MonteCarlo:
     #: the native search of the same kind (:mod:`dominolab.native.search`)
     kind: native_search.Kind = "pimc"
     exploration = 0.0
+    #: the playout policy of the Python path (the native one goes with ``kind``)
+    playout = staticmethod(greedy_playout)
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
@@ -214,9 +203,15 @@ class _MonteCarlo:
             return legal[0]
         return self.analyse(view, budget)[0].move
 
-    def analyse(self, view: View, budget: Budget | None = None) -> list[MoveValue]:
-        """Every legal move with its value, best first."""
-        return self._search(view, budget, None)
+    def analyse(self, view: View, budget: Budget | None = None,
+                only: Sequence[Move] | None = None) -> list[MoveValue]:
+        """Every legal move with its value, best first. ``only`` (the expert's search):
+        search just these legal moves, all the budget on them; the others get no worlds."""
+        if only is None:
+            return self._search(view, budget, None)
+        if not isinstance(self, _Ismcts):
+            raise TypeError(f"the {self.name} search cannot be limited to some moves")
+        return self._search(view, budget, None, only=only)
 
     def _plan(self, budget: Budget | None) -> tuple[int, float | None]:
         """(most worlds or iterations, deadline or None) for one search under ``budget``:
@@ -242,15 +237,19 @@ class _MonteCarlo:
         limits = opponent_limits(view) if self.inference and true_hand is None else ()
         sums = [0.0] * len(legal)
         margins = [0.0] * len(legal)
+        # each class of equivalent moves is played out once, by its representative
+        rep = _class_index(view, legal)
+        searched = [i for i in range(len(legal)) if rep[i] == i]
         sampler = WorldSampler(view, self.rng, limits) if true_hand is None else None
         done = 0
         while done < worlds:
             world = sampler.sample() if sampler is not None else _known(true_hand)
             before = world.points[me] - world.points[opp]
-            for i, move in enumerate(legal):
+            for i in searched:
+                move = legal[i]
                 hand = world.copy()
                 hand.apply_unchecked(move)
-                reached = greedy_playout(hand, need)
+                reached = self.playout(hand, need)
                 margin = hand.points[me] - hand.points[opp]
                 score = value(hand.points, reached) if self.match_aware else margin
                 margins[i] += margin - before
@@ -259,8 +258,8 @@ class _MonteCarlo:
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         results = [
-            MoveValue(move, sums[i] / done, margins[i] / done,
-                      sums[i] / done if self.match_aware else None, done)
+            MoveValue(move, sums[rep[i]] / done, margins[rep[i]] / done,
+                      sums[rep[i]] / done if self.match_aware else None, done)
             for i, move in enumerate(legal)
         ]
         order = sorted(range(len(legal)), key=lambda i: (-results[i].value,
@@ -268,7 +267,8 @@ class _MonteCarlo:
         return [results[i] for i in order]
 
     def _search_native(self, view: View, budget: Budget | None,
-                       true_hand: Hand[Any] | None) -> list[MoveValue]:
+                       true_hand: Hand[Any] | None, *,
+                       only: Sequence[Move] | None = None) -> list[MoveValue]:
         """:meth:`_search` on the native path: the same search and the same results."""
         legal_moves_of(view)  # ValueError if the seat is not to move
         count, deadline = self._plan(budget)
@@ -287,7 +287,7 @@ class _MonteCarlo:
             view, kind=self.kind, value=value if matched else None,
             need=value.need if value.at_once and matched else None, iterations=count,
             seconds=seconds, exploration=self.exploration, seed=self.rng.getrandbits(64),
-            limits=limits, true_hand=true_hand)
+            limits=limits, true_hand=true_hand, only=only)
         results = []
         for t in sums:
             mean = t.value / t.count if t.count else 0.0
@@ -300,6 +300,15 @@ class _MonteCarlo:
             order = sorted(range(len(results)), key=lambda i: (-results[i].value,
                                                                -results[i].margin, i))
         return [results[i] for i in order]
+
+
+def _class_index(view: View, legal: Sequence[Move]) -> list[int]:
+    """For each legal move, the index in ``legal`` of its class's representative
+    (:func:`dominolab.core.equivalence.representatives`): equivalent moves are one move
+    to the search, and share its values."""
+    reps = representatives(view.new_table(), legal, view.spec.scoring == "quartets")
+    where = {id(m): i for i, m in enumerate(legal)}
+    return [where.get(id(r), i) for i, r in enumerate(reps)]
 
 
 class _Node:
@@ -325,12 +334,19 @@ class _Ismcts(_MonteCarlo):
     kind: native_search.Kind = "ismcts"
     exploration = 0.7
 
-    def _search(self, view: View, budget: Budget | None,
-                true_hand: Hand[Any] | None) -> list[MoveValue]:
+    def _search(self, view: View, budget: Budget | None, true_hand: Hand[Any] | None, *,
+                only: Sequence[Move] | None = None) -> list[MoveValue]:
         if native.enabled():
-            return self._search_native(view, budget, true_hand)
+            return self._search_native(view, budget, true_hand, only=only)
         legal = list(legal_moves_of(view))
         iterations, deadline = self._plan(budget)
+        quartets = view.spec.scoring == "quartets"
+        allowed: set[int] | None = None
+        if only is not None:  # the root's classes to search (by the representative's id)
+            if not only or any(m not in legal for m in only):
+                raise ValueError(f"only: {list(map(str, only))} must be legal moves here")
+            reps = representatives(view.new_table(), legal, quartets)
+            allowed = {id(reps[legal.index(m)]) for m in only}
         me = view.seat
         value = MatchValue(view)
         need = value.need if value.at_once else None
@@ -351,6 +367,10 @@ class _Ismcts(_MonteCarlo):
             reached = False
             while state.result is None:
                 moves = state.legal_moves()
+                if len(moves) > 1:  # a class of equivalent moves is one move of the tree
+                    moves = list(dict.fromkeys(representatives(state.table, moves, quartets)))
+                if allowed is not None and node is root:
+                    moves = [m for m in moves if id(m) in allowed]
                 children = node.children
                 fresh = [m for m in moves if id(m) not in children]
                 if fresh:
@@ -397,22 +417,56 @@ class _Ismcts(_MonteCarlo):
                 break
         before = view.hand_points[me] - view.hand_points[1 - me]
         results = []
-        for move in legal:
-            ch = root.children.get(id(move))
+        classes = _class_index(view, legal)
+        for i, move in enumerate(legal):
+            key = id(legal[classes[i]])  # a class's members share its representative's node
+            ch = root.children.get(key)
             visits = ch.visits if ch is not None else 0
             win = ch.reward / visits if ch is not None and visits else 0.0
-            margin = margins.get(id(move), 0.0) / visits - before if visits else 0.0
+            margin = margins.get(key, 0.0) / visits - before if visits else 0.0
             results.append(MoveValue(move, win, margin, win, visits))
         order = sorted(range(len(legal)),
                        key=lambda i: (-results[i].worlds, -results[i].value, i))
         return [results[i] for i in order]
 
 
+def expected_greedy_playout(hand: Hand[Any], need: tuple[int, int] | None = None) -> bool:
+    """Play ``hand`` to its end, each seat moving as the expected-answer greedy
+    (:func:`dominolab.players.greedy.greedy_expected_move`) judging from its own tiles and
+    the table only, not from the world's hidden tiles. ``need`` as in
+    :func:`greedy_playout`; True if it stopped there."""
+    while hand.result is None:
+        hand.apply_unchecked(greedy_expected_move(hand))
+        if need is not None and (hand.points[0] >= need[0] or hand.points[1] >= need[1]):
+            return True
+    return False
+
+
 class PimcPlayer(_MonteCarlo):
-    """Plain perfect-information Monte Carlo: 40 uniform worlds, greedy playouts to the end
-    of the hand, the best mean point margin."""
+    """Plain perfect-information Monte Carlo (``pimc``): N uniform worlds (by default 40 in
+    the Luzak games, 64 in games with a boneyard), every legal move played out in each world
+    with both seats finishing the hand as the expected-answer greedy
+    (:class:`~dominolab.players.greedy.GreedyPlayer`, each judging from its own tiles and
+    the table: :func:`expected_greedy_playout`), the best mean point margin."""
 
     name = "pimc"
+    default = Budget(worlds=40, seconds=3.0)
+    kind: native_search.Kind = "pimc-expected"
+    playout = staticmethod(expected_greedy_playout)
+
+    def _search(self, view: View, budget: Budget | None,
+                true_hand: Hand[Any] | None) -> list[MoveValue]:
+        if budget is None:
+            budget = Budget(worlds=64 if view.spec.has_boneyard else 40, seconds=3.0)
+        return super()._search(view, budget, true_hand)
+
+
+class ClassicPimcPlayer(_MonteCarlo):
+    """The earlier PIMC (``pimc-classic``): 40 uniform worlds, playouts where each side
+    takes the move with the best immediate margin (:func:`greedy_playout`), the best mean
+    point margin."""
+
+    name = "pimc-classic"
     default = Budget(worlds=40, seconds=3.0)
 
 
@@ -445,5 +499,5 @@ class OmniscientPlayer(_Ismcts):
         raise TypeError("the omniscient player must be given the hand: use choose_seeing")
 
 
-__all__ = ["ExpertPlayer", "MatchValue", "MoveValue", "OmniscientPlayer", "PimcPlayer",
-           "greedy_playout", "sample_world"]
+__all__ = ["ClassicPimcPlayer", "ExpertPlayer", "MatchValue", "MoveValue", "OmniscientPlayer",
+           "PimcPlayer", "expected_greedy_playout", "greedy_playout", "sample_world"]

@@ -2,7 +2,7 @@
  * engine.h, the same algorithms as dominolab.players.search, step for step.
  *
  * One iteration is: one world sampled from what the view allows (the opponent's tiles and
- * the rest, respecting the limits that the opponent's luzaks, draws and passes proved),
+ * the rest, exactly from the posterior given the opponent's luzaks, draws and passes),
  * then either every root move played out greedily in it (PIMC) or one descent of the
  * shared tree by UCB with "seen" counts, one expansion and a greedy playout (ISMCTS), and
  * the value (the chance to win the match, or the point margin) added up. The Python side
@@ -30,13 +30,11 @@
 /* A move's number holds ports up to index 49 (engine.h): tile numbers up to 12 give them, so
  * a tree table takes at most 13 tiles a hand (Luzak lays 12). */
 #define MAX_TREE_TILES 13
-#define MAX_LIMITS 256              /* far more facts than a hand's history can prove */
 #define MAX_DEPTH 256               /* far more moves than a hand has */
 #define MAX_ITERATIONS 10000000LL   /* players.base.MAX_WORLDS */
 #define MAX_SECONDS 3600.0          /* players.base.MAX_SECONDS */
 #define MAX_POINTS 1000000LL
 #define MAX_SAMPLES 1000000LL
-#define SAMPLE_TRIES 64             /* deals tried against the limits before a plain one */
 #define FIRST_NODES 4096
 
 /* -- reading Python values: every nonsense value is a ValueError naming it ---------------- */
@@ -104,72 +102,117 @@ static PyObject *as_seq(PyObject *o, Py_ssize_t want, const char *what) {
 
 static int popcount(uint32_t x) { return __builtin_popcount(x); }
 
-static uint32_t halves_of(int tile) { return (1u << TILE_HI[tile]) | (1u << TILE_LO[tile]); }
+/* -- the world sampler (core.worlds.HiddenWorlds, players.search.WorldSampler) ------------- */
 
-/* -- the limits and the world sampler (players.search.WorldSampler) ----------------------- */
+/* The exact posterior over the opponent's tiles, as core.worlds.HiddenWorlds computes it: the
+ * unseen tiles fall into groups of exchangeable tiles (the same admissible sources), and a
+ * choice says how many tiles of each group the opponent holds, with its weight (the number
+ * of consistent worlds). Given a choice, the tiles of each group are a uniform subset and
+ * the rest is a uniform order; so a weighted choice then uniform subsets is exact. No
+ * choices: uniform worlds (no inference). Still called the limits: the search's argument. */
+#define MAX_GROUPS NT
+#define MAX_CHOICES 8192
 
-/* At most allowed of the opponent's tiles have a half in values (core.worlds.Limit). */
 typedef struct {
-    uint8_t values;                 /* bit v: pip value v */
-    uint8_t allowed;
-} Limit;
-
-typedef struct {
-    int n;
-    Limit at[MAX_LIMITS];
+    int n;                          /* choices; 0: uniform worlds */
+    int ngroups;
+    uint32_t group[MAX_GROUPS];     /* each group's tiles as a mask */
+    double cum[MAX_CHOICES];        /* cumulative weights */
+    uint8_t count[MAX_CHOICES][MAX_GROUPS];
 } Limits;
 
 static int read_limits(PyObject *o, Limits *out) {
-    PyObject *seq = as_seq(o, -1, "limits");
-    if (seq == NULL)
+    out->n = out->ngroups = 0;
+    if ((PyTuple_Check(o) || PyList_Check(o)) && PySequence_Size(o) == 0)
+        return 0;                   /* nothing: uniform worlds */
+    PyObject *pair = as_seq(o, 2, "the world distribution (groups, choices)");
+    if (pair == NULL)
         return -1;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    if (n > MAX_LIMITS) {
-        Py_DECREF(seq);
-        PyErr_Format(PyExc_ValueError, "at most %d limits, not %zd", MAX_LIMITS, n);
-        return -1;
+    PyObject *groups = as_seq(PySequence_Fast_GET_ITEM(pair, 0), -1, "groups");
+    PyObject *choices = groups == NULL ? NULL
+                        : as_seq(PySequence_Fast_GET_ITEM(pair, 1), -1, "choices");
+    int err = choices == NULL;
+    Py_ssize_t ng = err ? 0 : PySequence_Fast_GET_SIZE(groups);
+    Py_ssize_t n = err ? 0 : PySequence_Fast_GET_SIZE(choices);
+    if (!err && (ng > MAX_GROUPS || n > MAX_CHOICES)) {
+        PyErr_Format(PyExc_ValueError, "at most %d groups and %d choices, not %zd and %zd",
+                     MAX_GROUPS, MAX_CHOICES, ng, n);
+        err = 1;
     }
+    out->ngroups = (int)ng;
     out->n = (int)n;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *pair = as_seq(PySequence_Fast_GET_ITEM(seq, i), 2, "a limit");
-        if (pair == NULL) {
-            Py_DECREF(seq);
-            return -1;
+    uint32_t seen = 0;
+    for (Py_ssize_t g = 0; !err && g < ng; g++) {
+        long long mask;
+        err = as_int(PySequence_Fast_GET_ITEM(groups, g), 1, ALL_TILES, "a group", &mask);
+        if (!err && (seen & (uint32_t)mask)) {
+            PyErr_SetString(PyExc_ValueError, "the groups must not share a tile");
+            err = 1;
         }
-        long long values, allowed;
-        int err = as_int(PySequence_Fast_GET_ITEM(pair, 0), 0, 127, "a limit's values",
-                         &values)
-                  || as_int(PySequence_Fast_GET_ITEM(pair, 1), 0, NT, "a limit's allowed",
-                            &allowed);
-        Py_DECREF(pair);
-        if (err) {
-            Py_DECREF(seq);
-            return -1;
-        }
-        out->at[i].values = (uint8_t)values;
-        out->at[i].allowed = (uint8_t)allowed;
+        seen |= (uint32_t)mask;
+        out->group[g] = (uint32_t)mask;
     }
-    Py_DECREF(seq);
-    return 0;
+    double total = 0.0;
+    for (Py_ssize_t i = 0; !err && i < n; i++) {
+        PyObject *choice = as_seq(PySequence_Fast_GET_ITEM(choices, i), 2, "a choice");
+        PyObject *counts = choice == NULL ? NULL
+                           : as_seq(PySequence_Fast_GET_ITEM(choice, 1), ng, "a choice's counts");
+        double w = 0.0;
+        err = counts == NULL
+              || as_double(PySequence_Fast_GET_ITEM(choice, 0), 0.0, 1e300, "a weight", &w);
+        for (Py_ssize_t g = 0; !err && g < ng; g++) {
+            long long c = 0;
+            err = as_int(PySequence_Fast_GET_ITEM(counts, g), 0,
+                         popcount(out->group[g]), "a count", &c);
+            out->count[i][g] = (uint8_t)c;
+        }
+        Py_XDECREF(counts);
+        Py_XDECREF(choice);
+        total += w;
+        out->cum[i] = total;
+    }
+    if (!err && n > 0 && !(total > 0.0)) {
+        PyErr_SetString(PyExc_ValueError, "the choices' weights must not all be 0");
+        err = 1;
+    }
+    Py_XDECREF(choices);
+    Py_XDECREF(groups);
+    Py_DECREF(pair);
+    return err ? -1 : 0;
 }
 
-/* Deals the unseen tiles: k to the opponent, the rest in random order (the boneyard, next
- * draw first). With limits, up to SAMPLE_TRIES shuffles are each filled greedily (a tile
- * goes to the opponent if the opponent's tiles so far and it still fit every limit); the
- * first that gives the opponent k tiles is taken, else a plain shuffle. */
+/* Deals the unseen tiles: k to the opponent, the rest in uniformly random order (the
+ * boneyard, next draw first): a choice by weight, then per group a uniform subset of its
+ * count (partial Fisher-Yates), or with no choices a plain shuffle. */
 typedef struct {
     uint8_t tiles[NT];              /* the unseen tiles, shuffled in place sample by sample */
     int n, k;
     const Limits *limits;
 } Sampler;
 
-static void sampler_init(Sampler *sp, uint32_t unseen, int k, const Limits *limits) {
+/* ValueError (-1) unless every group is unseen and every choice gives the opponent k tiles. */
+static int sampler_init(Sampler *sp, uint32_t unseen, int k, const Limits *limits) {
     sp->n = 0;
     for (int t = 0; t < NT; t++)
         if (unseen >> t & 1u)
             sp->tiles[sp->n++] = (uint8_t)t;
     sp->k = k;
     sp->limits = limits;
+    for (int g = 0; g < limits->ngroups; g++)
+        if (limits->group[g] & ~unseen) {
+            PyErr_SetString(PyExc_ValueError, "a group holds a tile that is not unseen");
+            return -1;
+        }
+    for (int i = 0; i < limits->n; i++) {
+        int sum = 0;
+        for (int g = 0; g < limits->ngroups; g++)
+            sum += limits->count[i][g];
+        if (sum != k) {
+            PyErr_Format(PyExc_ValueError, "a choice gives the opponent %d tiles, not %d", sum, k);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 static void shuffle(uint8_t *a, int n, Rng *rng) {
@@ -186,32 +229,38 @@ static uint32_t sampler_deal(Sampler *sp, Rng *rng, uint8_t *rest) {
     const Limits *lim = sp->limits;
     int n = sp->n, k = sp->k;
     if (lim->n) {
-        int used[MAX_LIMITS];
-        for (int attempt = 0; attempt < SAMPLE_TRIES; attempt++) {
-            shuffle(sp->tiles, n, rng);
-            memset(used, 0, sizeof(int) * (size_t)lim->n);
-            uint32_t chosen = 0;
-            int nchosen = 0, nrest = 0;
-            for (int i = 0; i < n; i++) {
-                int t = sp->tiles[i];
-                int fits = nchosen < k;
-                uint32_t halves = halves_of(t);
-                for (int j = 0; fits && j < lim->n; j++)
-                    if ((lim->at[j].values & halves) && used[j] >= lim->at[j].allowed)
-                        fits = 0;
-                if (fits) {
-                    for (int j = 0; j < lim->n; j++)
-                        if (lim->at[j].values & halves)
-                            used[j]++;
-                    chosen |= 1u << t;
-                    nchosen++;
-                } else {
-                    rest[nrest++] = (uint8_t)t;
-                }
-            }
-            if (nchosen == k)
-                return chosen;
+        double u = (double)(rng_next(rng) >> 11) * 0x1p-53 * lim->cum[lim->n - 1];
+        int lo = 0, hi = lim->n - 1;  /* the first choice whose cumulative weight exceeds u */
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (lim->cum[mid] > u)
+                hi = mid;
+            else
+                lo = mid + 1;
         }
+        uint32_t chosen = 0;
+        for (int g = 0; g < lim->ngroups; g++) {
+            int c = lim->count[lo][g];
+            if (!c)
+                continue;
+            uint8_t tiles[NT];
+            int m = 0;
+            for (uint32_t bits = lim->group[g]; bits; bits &= bits - 1)
+                tiles[m++] = (uint8_t)__builtin_ctz(bits);
+            for (int i = 0; i < c; i++) {
+                int j = i + rng_below(rng, m - i);
+                uint8_t t = tiles[i];
+                tiles[i] = tiles[j];
+                tiles[j] = t;
+                chosen |= 1u << tiles[i];
+            }
+        }
+        int nrest = 0;
+        for (int i = 0; i < n; i++)
+            if (!(chosen >> sp->tiles[i] & 1u))
+                rest[nrest++] = sp->tiles[i];
+        shuffle(rest, nrest, rng);
+        return chosen;
     }
     shuffle(sp->tiles, n, rng);
     uint32_t chosen = 0;
@@ -564,9 +613,13 @@ typedef struct {
     double seconds;                 /* 0: no time limit */
     double exploration;
     int ismcts;
+    int expected;                   /* kind 'pimc-expected': expected-answer greedy playouts */
     /* the totals, by root move in legal order */
     long long count[MV_MAX];
     double sum[MV_MAX], margin[MV_MAX];
+    int rep[MV_MAX];                /* root index of each root move's class representative */
+    int has_only;                   /* search only the root moves marked in allowed */
+    uint8_t allowed[MV_MAX];        /* by root index of a class representative */
 } Search;
 
 static double now_seconds(void) {
@@ -600,6 +653,130 @@ static int root_index(const Search *s, int code) {
     return -1;
 }
 
+/* -- equivalent moves (dominolab.core.equivalence): one move to the search ---------------- */
+
+/* canon[p]: the canonical port of free port p (the lowest free port of its class), p itself
+ * when it is alone in its class; ports that are not free are left alone. */
+static void canon_ports(const State *s, int8_t *canon) {
+    for (int p = 0; p < MAX_PORTS; p++)
+        canon[p] = (int8_t)p;
+    if (s->n == 0)
+        return;
+    if (!(s->flags & R_TREE)) {
+        int alike;
+        if (s->n == 1)
+            alike = TILE_DOUBLE(s->placed[0]);
+        else if (s->flags & R_QUARTETS)
+            alike = 0;              /* a quartet reads the end tiles, which differ */
+        else
+            alike = s->end_vals[0] == s->end_vals[1] && s->end_wide[0] == s->end_wide[1]
+                    && (!s->end_wide[0]
+                        || TILE_PIPS(s->end_tile[0]) == TILE_PIPS(s->end_tile[1]));
+        if (alike)
+            canon[1] = 0;
+        return;
+    }
+    int8_t first[4 * 7];            /* by kind*7 + value: the first free port seen */
+    memset(first, -1, sizeof first);
+    int top = 2 + 4 * s->n;
+    if (top > MAX_PORTS)
+        top = MAX_PORTS;
+    for (int p = 2; p < top; p++) {
+        int value = s->port_value[p];
+        if (value < 0)
+            continue;
+        int k = (p - 2) / 4 + 1, side = (p - 2) % 4;
+        int kind;
+        if (!TILE_DOUBLE(s->placed[k - 1]))
+            kind = 0;               /* a non-double's port */
+        else if (side >= 2)
+            kind = 1;               /* a short end */
+        else if (s->long_free[k] == 2)
+            kind = 3;               /* a long side of the opening double, both free */
+        else
+            kind = 2;               /* a double's last free long side */
+        int key = kind * 7 + value;
+        if (first[key] < 0)
+            first[key] = (int8_t)p;
+        canon[p] = first[key];
+    }
+}
+
+/* The representative of a move's class (the move itself for a draw, pass, keep or lead). */
+static int canon_code(int code, const int8_t *canon) {
+    if (!mv_is_play(code))
+        return code;
+    int port = mv_port(code);
+    if (port < 0 || canon[port] == port)
+        return code;
+    return mv_play(mv_tile(code), mv_inner(code), canon[port], mv_luzak(code));
+}
+
+/* Keep one move of each class, its representative (which is legal and comes before the
+ * other members in legal order, so the order of the classes is the order of their first
+ * members); returns how many are left. */
+static int distinct_moves(const State *s, int *moves, int n) {
+    if (n < 2)
+        return n;
+    int8_t canon[MAX_PORTS];
+    canon_ports(s, canon);
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (canon_code(moves[i], canon) == moves[i])
+            moves[m++] = moves[i];
+    return m;
+}
+
+/* s->rep[i]: the root index of root move i's representative. */
+static void root_classes(Search *s) {
+    int8_t canon[MAX_PORTS];
+    canon_ports(&s->pos.base, canon);
+    for (int i = 0; i < s->pos.nroot; i++) {
+        int r = root_index(s, canon_code(s->pos.root[i], canon));
+        s->rep[i] = r >= 0 ? r : i;
+    }
+}
+
+/* only: None (every root move) or the root moves to search (codes); a class is searched
+ * when one of its members is named. */
+static int read_only(PyObject *o, Search *s) {
+    if (o == Py_None)
+        return 0;
+    PyObject *seq = PySequence_Fast(o, "only must be None or a sequence of move codes");
+    if (seq == NULL)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    int err = n < 1 ? bad_value("only", "None or at least one legal move", o) : 0;
+    for (Py_ssize_t j = 0; j < n && !err; j++) {
+        long long code;
+        if (as_int(PySequence_Fast_GET_ITEM(seq, j), 0, MV_KEEP, "a move of only", &code)) {
+            err = -1;
+            break;
+        }
+        int i = root_index(s, (int)code);
+        if (i < 0)
+            err = bad_value("a move of only", "a legal move here",
+                            PySequence_Fast_GET_ITEM(seq, j));
+        else
+            s->allowed[s->rep[i]] = 1;
+    }
+    Py_DECREF(seq);
+    s->has_only = !err;
+    return err;
+}
+
+/* Members of a class get their representative's totals. */
+static void share_totals(Search *s) {
+    for (int i = 0; i < s->pos.nroot; i++) {
+        int r = s->rep[i];
+        if (r != i) {
+            s->count[i] = s->count[r];
+            s->sum[i] = s->sum[r];
+            s->margin[i] = s->margin[r];
+        }
+    }
+}
+
 /* PIMC: every root move played out greedily in the same worlds. */
 static void run_pimc(Search *s) {
     int me = s->pos.me, opp = 1 - me;
@@ -611,9 +788,12 @@ static void run_pimc(Search *s) {
         next_world(s, &world);
         int before = world.points[me] - world.points[opp];
         for (int i = 0; i < s->pos.nroot; i++) {
+            if (s->rep[i] != i || (s->has_only && !s->allowed[i]))
+                continue;           /* a class is played out once, by its representative */
             State hand = world;
             st_apply(&hand, s->pos.root[i], NULL);
-            int reached = st_greedy_playout(&hand, need);
+            int reached = s->expected ? st_greedy_expected_playout(&hand, need)
+                                      : st_greedy_playout(&hand, need);
             int margin = hand.points[me] - hand.points[opp];
             s->margin[i] += margin - before;
             s->sum[i] += s->value.on ? value_of(&s->value, hand.points, reached)
@@ -700,6 +880,18 @@ static int run_ismcts(Search *s) {
             int nm = st_legal(&st, moves), nf = 0;
             if (nm == 0)
                 break;                  /* not a position of a real hand: nothing to play */
+            nm = distinct_moves(&st, moves, nm);    /* a class is one move of the tree */
+            if (node == root && s->has_only) {
+                int kept = 0;
+                for (int i = 0; i < nm; i++) {
+                    int r = root_index(s, moves[i]);
+                    if (r >= 0 && s->allowed[r])
+                        moves[kept++] = moves[i];
+                }
+                nm = kept;
+                if (nm == 0)
+                    break;
+            }
             for (int i = 0; i < nm; i++) {
                 kids[i] = child_of(&pool, node, moves[i]);
                 if (kids[i] < 0)
@@ -775,28 +967,35 @@ static int run_ismcts(Search *s) {
 }
 
 const char dl_search_doc[] =
-    "search(rules, position, limits, value, budget, kind, seed, world=None)\n--\n\n"
+    "search(rules, position, limits, value, budget, kind, seed, world=None, only=None)\n--\n\n"
     "Search one position as dominolab.players.search does and return, for each root legal\n"
     "move in legal order, (code, count, value_sum, margin_sum): count is the worlds (pimc)\n"
     "or the visits (ismcts), margin_sum the summed point margin gained from the move to\n"
     "the end of the hand.\n\n"
     "rules: (flags, tiles_per_hand). position: (seat, hand mask, table codes in order,\n"
     "(points of seat 0, of seat 1), to_move, opener, pending tile or -1, passes in a row,\n"
-    "unseen mask, opponent's tile count, boneyard size). limits: [(values mask, allowed)].\n"
+    "unseen mask, opponent's tile count, boneyard size). limits: the world distribution\n"
+    "(group masks, [(weight, counts per group)]), no choices for uniform worlds.\n"
     "value: None (the point margin) or (banked mine, banked theirs, target, scale,\n"
     "per_hand, at_once, one_more, need pair or None). budget: (iterations, seconds or None,\n"
-    "exploration). kind: 'pimc' or 'ismcts' (which needs a value). seed: 0..2**64-1.\n"
+    "exploration). kind: 'pimc', 'pimc-expected' (PIMC whose playouts use the\n"
+    "expected-answer greedy of each seat) or 'ismcts' (which needs a value).\n"
+    "seed: 0..2**64-1.\n"
     "world: None (sample worlds) or (opponent mask, the rest in order).\n"
+    "only: None (search every root move) or the codes of the root moves to search (the\n"
+    "others get zero totals). Equivalent root moves (dominolab.core.equivalence) are one\n"
+    "move: searched once, by their representative, and given the same totals.\n"
     "ValueError for nonsense; MemoryError if the tree cannot grow.";
 
 PyObject *dl_search(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *names[] = {"rules", "position", "limits", "value", "budget", "kind", "seed",
-                            "world", NULL};
+                            "world", "only", NULL};
     PyObject *rules, *position, *limits, *value, *budget, *kind, *seed, *world = Py_None;
+    PyObject *only = Py_None;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOO|O:search", names, &rules,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOO|OO:search", names, &rules,
                                      &position, &limits, &value, &budget, &kind, &seed,
-                                     &world))
+                                     &world, &only))
         return NULL;
     Search *s = calloc(1, sizeof(Search));
     if (s == NULL)
@@ -808,10 +1007,13 @@ PyObject *dl_search(PyObject *self, PyObject *args, PyObject *kwargs) {
         goto done;
     if (PyUnicode_Check(kind) && PyUnicode_CompareWithASCIIString(kind, "pimc") == 0)
         s->ismcts = 0;
+    else if (PyUnicode_Check(kind)
+             && PyUnicode_CompareWithASCIIString(kind, "pimc-expected") == 0)
+        s->expected = 1;
     else if (PyUnicode_Check(kind) && PyUnicode_CompareWithASCIIString(kind, "ismcts") == 0)
         s->ismcts = 1;
     else {
-        bad_value("kind", "'pimc' or 'ismcts'", kind);
+        bad_value("kind", "'pimc', 'pimc-expected' or 'ismcts'", kind);
         goto done;
     }
     if (s->ismcts && !s->value.on) {
@@ -837,14 +1039,19 @@ PyObject *dl_search(PyObject *self, PyObject *args, PyObject *kwargs) {
         s->has_world = 1;
     }
     s->rng.s = seed_value;
-    sampler_init(&s->sampler, s->pos.unseen, s->pos.k, &s->limits);
+    if (sampler_init(&s->sampler, s->pos.unseen, s->pos.k, &s->limits))
+        goto done;
 
     int status = 0;
+    root_classes(s);
+    if (read_only(only, s))
+        goto done;
     Py_BEGIN_ALLOW_THREADS
     if (s->ismcts)
         status = run_ismcts(s);
     else
         run_pimc(s);
+    share_totals(s);
     Py_END_ALLOW_THREADS
     if (status) {
         PyErr_NoMemory();
@@ -870,8 +1077,8 @@ done:
 const char dl_sample_worlds_doc[] =
     "sample_worlds(unseen, opponent_tiles, limits, count, seed)\n--\n\n"
     "The search's world sampler alone: count deals of the unseen tiles (a mask), each\n"
-    "(opponent mask, the rest in order), respecting limits [(values mask, allowed)] when a\n"
-    "deal that does is found in 64 tries. For tests of the sampler.";
+    "(opponent mask, the rest in order), exactly from the world distribution limits\n"
+    "(group masks, [(weight, counts per group)]; no choices: uniform). For tests.";
 
 PyObject *dl_sample_worlds(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *names[] = {"unseen", "opponent_tiles", "limits", "count", "seed", NULL};
@@ -896,7 +1103,8 @@ PyObject *dl_sample_worlds(PyObject *self, PyObject *args, PyObject *kwargs) {
         goto done;
     }
     Sampler sampler;
-    sampler_init(&sampler, (uint32_t)unseen, (int)k, limits);
+    if (sampler_init(&sampler, (uint32_t)unseen, (int)k, limits))
+        goto done;
     Rng rng = {seed};
     result = PyList_New((Py_ssize_t)count);
     if (result == NULL)
