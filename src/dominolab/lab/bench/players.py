@@ -8,6 +8,7 @@ import time
 
 from dominolab.core import GameSpec, Match, View
 from dominolab.players import Budget, ExpertPlayer, GreedyPlayer
+from dominolab.players.hints import distinct
 
 #: the expert's budget per decision, in iterations (one sampled world and one playout each)
 ITERATIONS = 1000
@@ -41,9 +42,11 @@ def bench_expert(spec: GameSpec, seconds: float,
     start = time.perf_counter()
     deadline = start + seconds
     while time.perf_counter() < deadline:
-        values = player.analyse(views[decisions % len(views)], budget)
+        view = views[decisions % len(views)]
+        values = player.analyse(view, budget)
         decisions += 1
-        searched += sum(v.worlds for v in values)
+        # equivalent moves share their class's visits: count each class once
+        searched += sum(v.worlds for v in distinct(values, view))
     elapsed = time.perf_counter() - start
     return {"decisions_per_s": round(decisions / elapsed, 2),
             "iterations_per_s": round(searched / elapsed, 1),
