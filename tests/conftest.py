@@ -93,6 +93,30 @@ def option_sets(game: str, target: int = 61) -> list[Options]:
             for a in (True, False) for b in (True, False) for c in (True, False)]
 
 
+#: every game under every combination of its yes/no options, for parametrised tests
+COMBOS: list[tuple[str, Options]] = [(g, o) for g in GAME_NAMES for o in option_sets(g)]
+#: their test ids: ``luzak:short_ends_any_time+even_hands``
+COMBO_IDS: list[str] = [
+    f"{g}:{'+'.join(k for k, v in o.to_dict().items() if v is True) or 'none'}"
+    for g, o in COMBOS]
+
+
+def played_out(hand: Hand[Any], player: Any) -> list[Move]:
+    """The rest of ``hand`` as ``player`` (a Player) plays both seats, decision by decision
+    on the pure-Python path, on a copy: what a native whole-hand loop must reproduce."""
+    from dominolab import native
+    from dominolab.core import view_of
+
+    copy = hand.copy()
+    moves: list[Move] = []
+    with native.pure():
+        while copy.result is None:
+            move = player.choose(view_of(copy, copy.to_move))
+            moves.append(move)
+            copy.apply(move)
+    return moves
+
+
 def default_options(game: str) -> Options:
     return get_game(game).options_class()
 

@@ -16,8 +16,9 @@ from math import comb
 
 import pytest
 
+from conftest import played_out
 from dominolab import native
-from dominolab.core import Match, View, get_game, view_of
+from dominolab.core import Match, View, get_game
 from dominolab.core.options import WidelecOptions
 from dominolab.core.worlds import opponent_limits
 from dominolab.lab.play import greedy_match_facts, play_match
@@ -128,15 +129,8 @@ def test_native_greedy_hands_keep_the_proven_facts(options: WidelecOptions) -> N
             continue
         for worst in (False, True):
             moves = native.greedy_moves(hand, worst)
-            copy = hand.copy()
             player = WorstCaseGreedyPlayer() if worst else GreedyPlayer()
-            expected = []
-            with native.pure():
-                while copy.result is None:
-                    move = player.choose(view_of(copy, copy.to_move))
-                    expected.append(move)
-                    copy.apply(move)
-            assert moves == expected, (seed, worst)
+            assert moves == played_out(hand, player), (seed, worst)
 
 
 @needs_native

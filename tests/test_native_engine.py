@@ -24,7 +24,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import GAME_NAMES, option_sets
+from conftest import COMBO_IDS, COMBOS, GAME_NAMES, option_sets, played_out
 from dominolab import native
 from dominolab.core import (
     GAMES,
@@ -40,7 +40,6 @@ from dominolab.core import (
     best_quartets,
     get_game,
     play,
-    view_of,
 )
 from dominolab.core.worlds import hand_from_view
 from dominolab.native import code_of
@@ -54,10 +53,6 @@ from dominolab.native.check import check_hands, replay_record
 from dominolab.players.greedy import GreedyPlayer
 from dominolab.players.search import greedy_playout
 
-#: every game under every combination of its yes/no options
-COMBOS: list[tuple[str, Options]] = [(g, o) for g in GAME_NAMES for o in option_sets(g)]
-COMBO_IDS = [f"{g}:{'+'.join(k for k, v in o.to_dict().items() if v is True) or 'none'}"
-             for g, o in COMBOS]
 #: the engine's END_* numbers, by HandResult.end
 ENDS = {"tiles": 1, "domino": 2, "block": 3}
 
@@ -191,14 +186,7 @@ def test_greedy_moves_are_greedy_self_play(game: str) -> None:
         before = (len(hand.moves), tuple(hand.points))
         moves = native.greedy_moves(hand)
         assert (len(hand.moves), tuple(hand.points)) == before
-        copy = hand.copy()
-        expected = []
-        with native.pure():
-            while copy.result is None:
-                move = player.choose(view_of(copy, copy.to_move))
-                expected.append(move)
-                copy.apply(move)
-        assert moves == expected
+        assert moves == played_out(hand, player)
 
 
 @pytest.mark.parametrize(("game", "options"), COMBOS, ids=COMBO_IDS)

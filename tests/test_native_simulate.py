@@ -20,7 +20,7 @@ import json
 
 import pytest
 
-from conftest import GAME_NAMES, option_sets
+from conftest import COMBO_IDS, COMBOS, GAME_NAMES
 from dominolab import native
 from dominolab.core import Deal, Match, MatchResult, Options, get_game
 from dominolab.core.match import end_of_match, points_to_win_at_once
@@ -46,10 +46,6 @@ if not native.enabled():
     pytest.skip(f"the native fast path is not in use: {native.status()}",
                 allow_module_level=True)
 
-#: every game under every combination of its yes/no options
-COMBOS: list[tuple[str, Options]] = [(g, o) for g in GAME_NAMES for o in option_sets(g)]
-COMBO_IDS = [f"{g}:{'+'.join(k for k, v in o.to_dict().items() if v is True) or 'none'}"
-             for g, o in COMBOS]
 #: a match won in its first hand; one won mid-hand in Widelec (at once); a usual one
 TARGETS = (1, 23, 61)
 

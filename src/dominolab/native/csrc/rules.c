@@ -630,36 +630,6 @@ static int best_answer(const State *c, uint32_t tiles) {
     return best;
 }
 
-int st_greedy_choice(const State *s) {
-    int moves[MV_MAX];
-    int m = st_legal(s, moves);
-    if (m <= 1) return m ? moves[0] : -1;
-    int seat = s->to_move, opp = 1 - seat;
-    uint32_t unseen = ALL_TILES & ~(s->hand[seat] | s->table);
-    int last_tile = POP32(s->hand[seat]) == 1;
-    int best = moves[0], best_score = 0, best_out = 0, have = 0;
-    for (int i = 0; i < m; i++) {
-        int code = moves[i], score = 0, out = 0;
-        if (mv_is_play(code)) {
-            int pts[2];
-            st_points_of(s, code, pts);
-            int gain = pts[seat] - pts[opp];
-            out = last_tile;
-            State c = *s;
-            table_place(&c, code);
-            if (out || (!(s->flags & R_BONEYARD) && c.n >= s->tiles_per_hand)) score = gain;
-            else score = gain - best_answer(&c, unseen);
-        }
-        if (!have || score > best_score || (score == best_score && out > best_out)) {
-            best = code;
-            best_score = score;
-            best_out = out;
-            have = 1;
-        }
-    }
-    return best;
-}
-
 /* -- the search's playout (players/search.py greedy_playout) ------------------------------- */
 int st_greedy_playout(State *s, const int32_t *need) {
     int moves[MV_MAX];
@@ -725,15 +695,21 @@ static int64_t expected_answer(const State *c, uint32_t cand, int u, int k) {
     return sum;
 }
 
-int st_greedy_expected_choice(const State *s, uint32_t absent) {
+/* The rule both greedy players share (players/greedy.py): for each legal move, its points'
+ * margin less the opponent's answer on the table it leaves (none when the move ends the
+ * hand); the best score wins, ties going to a move that empties the hand, then to the first
+ * in legal order. The answer is the best over every tile in `tiles` (greedy-worst, scale 1)
+ * or, with `expected`, the expected best of k of those u tiles held by the opponent, every
+ * k-subset alike; then every score is scaled by C(u, k), so that it is a whole number and
+ * the comparisons are exact, as in Python. */
+static int greedy_pick(const State *s, uint32_t tiles, int expected) {
     int moves[MV_MAX];
     int m = st_legal(s, moves);
     if (m <= 1) return m ? moves[0] : -1;
     int seat = s->to_move, opp = 1 - seat;
-    uint32_t cand = ALL_TILES & ~(s->hand[seat] | s->table | absent);
-    int u = POP32(cand), k = POP32(s->hand[opp]);
+    int u = POP32(tiles), k = POP32(s->hand[opp]);
     if (k > u) k = u;
-    int64_t total = BINOM[u][k];
+    int64_t scale = expected ? BINOM[u][k] : 1;
     int last_tile = POP32(s->hand[seat]) == 1;
     int best = moves[0], best_out = 0, have = 0;
     int64_t best_score = 0;
@@ -743,12 +719,13 @@ int st_greedy_expected_choice(const State *s, uint32_t absent) {
         if (mv_is_play(code)) {
             int pts[2];
             st_points_of(s, code, pts);
-            int64_t gain = (int64_t)(pts[seat] - pts[opp]) * total;
+            int64_t gain = (int64_t)(pts[seat] - pts[opp]) * scale;
             out = last_tile;
             State c = *s;
             table_place(&c, code);
             if (out || (!(s->flags & R_BONEYARD) && c.n >= s->tiles_per_hand)) score = gain;
-            else score = gain - expected_answer(&c, cand, u, k);
+            else score = gain - (expected ? expected_answer(&c, tiles, u, k)
+                                          : best_answer(&c, tiles));
         }
         if (!have || score > best_score || (score == best_score && out > best_out)) {
             best = code;
@@ -758,6 +735,14 @@ int st_greedy_expected_choice(const State *s, uint32_t absent) {
         }
     }
     return best;
+}
+
+int st_greedy_choice(const State *s) {
+    return greedy_pick(s, ALL_TILES & ~(s->hand[s->to_move] | s->table), 0);
+}
+
+int st_greedy_expected_choice(const State *s, uint32_t absent) {
+    return greedy_pick(s, ALL_TILES & ~(s->hand[s->to_move] | s->table | absent), 1);
 }
 
 /* The values a tile may match now (bit v: pip v); none before the lead. */
