@@ -20,7 +20,7 @@ from conftest import played_out
 from dominolab import native
 from dominolab.core import Match, View, get_game
 from dominolab.core.options import WidelecOptions
-from dominolab.core.worlds import opponent_limits
+from dominolab.core.worlds import opponent_limits, proven_absent
 from dominolab.lab.play import greedy_match_facts, play_match
 from dominolab.players import (
     LEVELS,
@@ -32,7 +32,7 @@ from dominolab.players import (
     WorstCaseGreedyPlayer,
     make_player,
 )
-from dominolab.players.greedy import expected_best, proven_absent
+from dominolab.players.greedy import expected_best
 
 GAME_NAMES = ["luzak", "luzak-line", "widelec"]
 needs_native = pytest.mark.skipif(not native.enabled(), reason="the fast path is not built")

@@ -52,14 +52,14 @@ def opponent_limits(view: View) -> tuple[Limit, ...]:
     for i, (seat, move) in enumerate(history):
         if seat == opponent:
             if isinstance(move, Play) and move.luzak:
-                facts.append((i, _open_values(table), 0))
+                facts.append((i, open_values(table), 0))
             elif isinstance(move, Draw | Pass):
                 # the drawn tile fits when it was kept (option), or when it is the last move
                 # and the drawer is still to move: it must be laid now
                 kept = int(i + 1 < len(history) and isinstance(history[i + 1][1], Keep)) or int(
                     isinstance(move, Draw) and i + 1 == len(history)
                     and view.to_move == opponent)
-                facts.append((i, _open_values(table), kept))
+                facts.append((i, open_values(table), kept))
         if isinstance(move, Play):
             table.place(move)
     # draws by the opponent whose tile stayed hidden (not laid at once)
@@ -76,12 +76,24 @@ def opponent_limits(view: View) -> tuple[Limit, ...]:
     return tuple(limits)
 
 
-def _open_values(table: TreeTable | LineTable) -> frozenset[int]:
+def open_values(table: TreeTable | LineTable) -> frozenset[int]:
+    """The values a tile may match on ``table`` now: every free port's (none before the
+    lead); what a luzak, a draw or a pass proves its layer held no tile of."""
     if isinstance(table, TreeTable):
         return frozenset(table.port_value.values())
     if table.n == 0:
         return frozenset()
     return frozenset(table.end_values[0]) | frozenset(table.end_values[1])
+
+
+def proven_absent(view: View) -> frozenset[Tile]:
+    """The unseen tiles the opponent's moves prove it does not hold now: those with a half
+    in the values of a limit of :func:`opponent_limits` that allows no fitting tile."""
+    values: set[int] = set()
+    for limit in opponent_limits(view):
+        if limit.allowed == 0:
+            values.update(limit.values)
+    return frozenset(t for t in view.unseen() if t.hi in values or t.lo in values)
 
 
 def fits_limits(tiles: Sequence[Tile], limits: Sequence[Limit]) -> bool:
@@ -236,11 +248,11 @@ class HiddenWorlds:
             values: dict[int, int] = {}  # the open values before each event, as a bit mask
             for i, (_, move) in enumerate(history):
                 if i in at_event:
-                    values[i] = sum(1 << v for v in _open_values(table))
+                    values[i] = sum(1 << v for v in open_values(table))
                 if isinstance(move, Play):
                     table.place(move)
             if n in at_event:
-                values[n] = sum(1 << v for v in _open_values(table))
+                values[n] = sum(1 << v for v in open_values(table))
             draws: list[HiddenDraw] = []
             public: set[Tile] = set()
             for i in events:

@@ -127,7 +127,7 @@ def _greedy_natively(match: Match, seconds: tuple[list[float], list[float]],
         if not moves:
             raise RuntimeError(f"{match.spec.name} seed {match.seed}: the native path "
                                f"returned no move for hand {match.hand_number}")
-        share = (clock() - start) / max(len(moves), 1)
+        share = (clock() - start) / len(moves)
         for move in moves:
             seat = match.to_move
             assert seat is not None

@@ -42,7 +42,7 @@ from dominolab.core import (
 from dominolab.core.moves import play
 from dominolab.core.quartets import QUARTET_WORTH
 from dominolab.core.view import view_of
-from dominolab.core.worlds import _open_values, check_world, opponent_limits, passes_in_a_row
+from dominolab.core.worlds import check_world, open_values, passes_in_a_row, proven_absent
 
 if TYPE_CHECKING:
     from dominolab.native._engine import HandRecord, State
@@ -262,26 +262,13 @@ def greedy_choice(view: View) -> Move:
     seat may see (the tiles the opponent is proven not to hold come from the view's
     history), so the unseen tiles are dealt to the opponent and the rest in any order.
     ValueError if the seat is not to move."""
-    return _MOVES[_greedy_state(view).greedy_expected(_absent_mask(view))]
+    return _MOVES[_greedy_state(view).greedy_expected(mask_of(proven_absent(view)))]
 
 
 def greedy_worst_choice(view: View) -> Move:
     """The worst-case greedy's choice (:class:`dominolab.players.greedy.WorstCaseGreedyPlayer`)
     for the view's seat, on the fast path (as :func:`greedy_choice`)."""
     return _MOVES[_greedy_state(view).greedy()]
-
-
-def _absent_mask(view: View) -> int:
-    """The tiles the opponent's moves prove it does not hold, as a mask: every tile with a
-    half in the values of a limit of :func:`~dominolab.core.worlds.opponent_limits` that
-    allows none (as :func:`dominolab.players.greedy.proven_absent`, less the seen tiles,
-    which the native greedy leaves out anyway)."""
-    values = 0
-    for limit in opponent_limits(view):
-        if limit.allowed == 0:
-            for v in limit.values:
-                values |= 1 << v
-    return mask_of(t for t in TILES if (values >> t.hi) & 1 or (values >> t.lo) & 1)
 
 
 def _greedy_state(view: View) -> State:
@@ -296,11 +283,11 @@ def _proof_of(hand: Hand[Any]) -> tuple[int, int, int, int]:
     """What each seat's moves so far prove it does not hold, as the native greedy hand keeps
     it up: (absent0, absent1, the seat that drew a fitting tile it must now lay or -1, the
     values open before that draw)."""
-    absent = [_absent_mask(view_of(hand, 1 - seat)) for seat in (0, 1)]
+    absent = [mask_of(proven_absent(view_of(hand, 1 - seat))) for seat in (0, 1)]
     drew_seat, drew_vals = -1, 0
     if hand.pending is not None:  # the seat to move has just drawn it
         drew_seat = hand.to_move
-        drew_vals = sum(1 << v for v in _open_values(hand.table))
+        drew_vals = sum(1 << v for v in open_values(hand.table))
     return absent[0], absent[1], drew_seat, drew_vals
 
 

@@ -41,21 +41,11 @@ from typing import Any
 
 from dominolab import native
 from dominolab.core import TILES, Hand, Move, Options, Play, Points, Tile, View, get_game
-from dominolab.core.worlds import opponent_limits
+from dominolab.core.worlds import proven_absent
 from dominolab.players.base import Budget, legal_moves_of
 
 #: ``score_placement(table, move, seat, options)``: lay the move, return its points
 _Scorer = Callable[[Any, Play, int, Options], Points]
-
-
-def proven_absent(view: View) -> frozenset[Tile]:
-    """The unseen tiles the opponent's moves prove it does not hold (the limits of
-    :func:`~dominolab.core.worlds.opponent_limits` that allow no fitting tile)."""
-    values: set[int] = set()
-    for limit in opponent_limits(view):
-        if limit.allowed == 0:
-            values.update(limit.values)
-    return frozenset(t for t in view.unseen() if t.hi in values or t.lo in values)
 
 
 def expected_best(answers: Iterable[int], u: int, k: int) -> int:
@@ -191,4 +181,4 @@ class WorstCaseGreedyPlayer:
 
 
 __all__ = ["GreedyPlayer", "WorstCaseGreedyPlayer", "expected_best", "expected_choice",
-           "greedy_expected_move", "proven_absent"]
+           "greedy_expected_move"]
