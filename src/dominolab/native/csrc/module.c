@@ -492,6 +492,27 @@ static PyObject *random_hand_records(PyObject *Py_UNUSED(mod), PyObject *args) {
  * the worst-case greedy on both seats, or with expected the expected-answer greedy, whose
  * proven facts start from the absent masks and the seat (if any) that has drawn a fitting
  * tile with the values open before that draw. */
+/* Play s to its end (or, with need, until a seat's points in the hand reach its need) with
+ * the greedy player on both seats: the expected-answer one (expected, keeping up what each
+ * seat's moves prove in pf) or the worst-case one. Each move's code, seat, tile number after
+ * it and points go to the arrays; returns how many moves were played. */
+static int play_greedy(State *s, Proof *pf, int expected, const int32_t *need, int *codes,
+                       int *seats, int *ns, int (*pts)[2]) {
+    int played = 0;
+    while (!s->end && played < MOST_MOVES) {
+        int code = expected ? st_greedy_expected_choice(s, pf->absent[1 - s->to_move])
+                            : st_greedy_choice(s);
+        if (code < 0) break;
+        seats[played] = s->to_move;
+        if (expected) st_apply_proving(s, code, pts[played], pf);
+        else st_apply(s, code, pts[played]);
+        codes[played] = code;
+        ns[played++] = s->n;
+        if (need && (s->points[0] >= need[0] || s->points[1] >= need[1])) break;
+    }
+    return played;
+}
+
 static PyObject *greedy_hand(PyObject *Py_UNUSED(mod), PyObject *args) {
     PyObject *arg;
     int expected = 0, drew_seat = -1;
@@ -508,15 +529,8 @@ static PyObject *greedy_hand(PyObject *Py_UNUSED(mod), PyObject *args) {
         pf.drew_fit[drew_seat] = 1;
         pf.drew_vals[drew_seat] = (uint8_t)(drew_vals & 127u);
     }
-    int codes[MOST_MOVES], played = 0;
-    while (!s->end && played < MOST_MOVES) {
-        int code = expected ? st_greedy_expected_choice(s, pf.absent[1 - s->to_move])
-                            : st_greedy_choice(s);
-        if (code < 0) break;
-        if (expected) st_apply_proving(s, code, NULL, &pf);
-        else st_apply(s, code, NULL);
-        codes[played++] = code;
-    }
+    int codes[MOST_MOVES], seats[MOST_MOVES], ns[MOST_MOVES], pts[MOST_MOVES][2];
+    int played = play_greedy(s, &pf, expected, NULL, codes, seats, ns, pts);
     return codes_list(codes, played);
 }
 
@@ -594,20 +608,9 @@ static PyObject *greedy_hand_facts(PyObject *Py_UNUSED(mod), PyObject *args) {
         return NULL;
     }
     int codes[MOST_MOVES], seats[MOST_MOVES], ns[MOST_MOVES], pts[MOST_MOVES][2];
-    int played = 0;
     Proof pf;
     proof_init(&pf);
-    while (!s.end && played < MOST_MOVES) {
-        int code = expected ? st_greedy_expected_choice(&s, pf.absent[1 - s.to_move])
-                            : st_greedy_choice(&s);
-        if (code < 0) break;
-        seats[played] = s.to_move;
-        if (expected) st_apply_proving(&s, code, pts[played], &pf);
-        else st_apply(&s, code, pts[played]);
-        codes[played] = code;
-        ns[played++] = s.n;
-        if (needp && (s.points[0] >= need[0] || s.points[1] >= need[1])) break;
-    }
+    int played = play_greedy(&s, &pf, expected, needp, codes, seats, ns, pts);
     if (!s.end && !(needp && (s.points[0] >= need[0] || s.points[1] >= need[1]))) {
         PyErr_Format(PyExc_RuntimeError, "the greedy hand stopped after %d moves without an "
                      "end", played);
