@@ -59,7 +59,7 @@ def _check_analysis(view: View) -> None:
     assert len(values) == len(view.legal_moves)
     assert all(0.0 <= v.value <= 1.0 for v in values)
     assert sum(v.worlds for v in values) == 30  # one search iteration per sampled world
-    assert all(v.win_chance == v.value for v in values)
+    assert all(v.win_chance is not None and 0.0 <= v.win_chance <= 1.0 for v in values)
     # best first: the search spends its iterations on the moves that look best
     assert [v.worlds for v in values] == sorted((v.worlds for v in values), reverse=True)
     assert values == analyse(view, SMALL, seed=4)  # repeatable for a seed
@@ -253,5 +253,6 @@ def test_review_says_when_a_loss_is_within_the_noise() -> None:
     a, b = values[0], values[1]
     close = Review(0, view, b, a, spread=1.0)
     assert not close.sure and close.certainty().endswith("not sure")
-    clear = Review(0, view, replace(b, value=a.value - 0.3), a, spread=0.05)
+    assert a.win_chance is not None
+    clear = Review(0, view, replace(b, win_chance=a.win_chance - 0.3), a, spread=0.05)
     assert clear.sure and clear.certainty() == "±5%"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 import pytest
@@ -30,7 +30,12 @@ from dominolab.core.worlds import fits_limits, opponent_limits
 from dominolab.native import search as native_search
 from dominolab.players import Budget, ExpertPlayer, OmniscientPlayer, PimcPlayer
 from dominolab.players.hints import distinct, move_classes
-from dominolab.players.search import MatchValue, MoveValue, greedy_playout
+from dominolab.players.search import (
+    MatchValue,
+    MoveValue,
+    expected_greedy_playout,
+    greedy_playout,
+)
 
 pytestmark = pytest.mark.skipif(not native.enabled(), reason=native.status())
 
@@ -70,7 +75,7 @@ def _well_formed(values: list[MoveValue], view: View, match_aware: bool) -> None
     for v in values:
         if match_aware:
             assert 0.0 <= v.value <= 1.0
-            assert v.win_chance == v.value
+            assert v.win_chance is not None and 0.0 <= v.win_chance <= 1.0
         else:
             assert v.win_chance is None
 
@@ -274,20 +279,28 @@ def test_pimc_in_the_true_world_is_the_reference() -> None:
     assert compared > 500
 
 
-def test_omniscient_searches_the_true_world() -> None:
+@pytest.mark.parametrize(("kind", "playout", "weight"), [
+    ("ismcts", greedy_playout, 0.0),
+    ("ismcts-expected", expected_greedy_playout, 0.3),
+    ("ismcts-expected", expected_greedy_playout, 1.0),
+])
+def test_omniscient_searches_the_true_world(kind: native_search.Kind,
+                                            playout: Callable[..., bool],
+                                            weight: float) -> None:
     """The omniscient search stays in the one true world: with as many iterations as classes
     of equivalent legal moves, each class is expanded once, by its representative, and
-    played out greedily there, so its value (and its members') is exactly the reference's
-    playout in that world; larger searches repeat exactly."""
+    played out there by the kind's playout, so its value (and its members') is exactly the
+    reference's playout in that world, valued by the reference's blend of the match and the
+    hand's margin; larger searches repeat exactly."""
     compared = 0
     for game, options in OPTION_SETS:
         for match, view in _positions(game, options, range(2), every=4):
-            value = MatchValue(view)
+            value = MatchValue(view, weight)
             need = value.need if value.at_once else None
             classes = move_classes(view)
             lead = {m: cls[0] for cls in classes for m in cls}
             sums = native_search.search(
-                view, kind="ismcts", value=value, need=need,
+                view, kind=kind, value=value, need=need,
                 iterations=len(classes), seconds=None, exploration=0.7, seed=3,
                 true_hand=match.hand)
             for total in sums:
@@ -296,7 +309,7 @@ def test_omniscient_searches_the_true_world() -> None:
                 reached = need is not None and (hand.points[0] >= need[0]
                                                 or hand.points[1] >= need[1])
                 if not reached and hand.result is None:
-                    reached = greedy_playout(hand, need)
+                    reached = playout(hand, need)
                 assert total.count == 1
                 assert total.value == pytest.approx(value(hand.points, reached), abs=1e-12)
                 compared += 1
@@ -307,6 +320,31 @@ def test_omniscient_searches_the_true_world() -> None:
             assert sum(v.worlds for v in distinct(seeing[0], view)) == 300
             assert seeing[0] == seeing[1]
     assert compared > 200
+
+
+def test_the_python_search_is_the_reference_in_the_true_world() -> None:
+    """The readable search (the pure-Python path) and the native one give the same values in
+    one known world: with one iteration per class of equivalent moves each class is played
+    out once by the expert's playout, so every move's value (the blend of the match and the
+    hand's margin), win chance and margin agree on both paths."""
+    compared = 0
+    for game, options in OPTION_SETS:
+        for match, view in _positions(game, options, range(1), every=5):
+            if len(view.legal_moves) < 2:
+                continue
+            budget = Budget(worlds=len(move_classes(view)))
+            fast = OmniscientPlayer(random.Random(1))._search(view, budget, match.hand.copy())
+            with native.pure():
+                slow = OmniscientPlayer(random.Random(1))._search(view, budget,
+                                                                  match.hand.copy())
+            by_move = {v.move: v for v in slow}
+            for v in fast:
+                ref = by_move[v.move]
+                assert (v.worlds, v.margin) == (ref.worlds, ref.margin)
+                assert v.value == pytest.approx(ref.value, abs=1e-12)
+                assert v.win_chance == pytest.approx(ref.win_chance, abs=1e-12)
+                compared += 1
+    assert compared > 100
 
 
 def test_win_at_once_is_worth_one() -> None:
@@ -326,8 +364,8 @@ def test_win_at_once_is_worth_one() -> None:
             if view.hand_points[me] + gain[me] >= need:
                 values = ExpertPlayer(random.Random(1)).analyse(view, Budget(worlds=200))
                 chosen = {v.move: v for v in values}[move]
-                assert chosen.worlds == 0 or chosen.value == 1.0
-                assert values[0].value == 1.0
+                assert chosen.worlds == 0 or chosen.win_chance == 1.0
+                assert values[0].win_chance == 1.0
                 found += 1
                 break
     assert found >= 3
@@ -361,7 +399,7 @@ def test_the_raw_arguments_work() -> None:
     view, args = _arguments()
     out = _search(**args)
     assert sorted(code for code, *_ in out) == sorted(native.code_of(m) for m in view.legal_moves)
-    assert sum(count for _, count, _, _ in out) == 10
+    assert sum(count for _, count, _, _, _ in out) == 10
 
 
 def test_bad_arguments_raise_value_error() -> None:

@@ -557,7 +557,8 @@ class TerminalGame:
 
     @staticmethod
     def values_text(value: hints.MoveValue) -> str:
-        return f" win chance {hints.percent(_chance(value)):>4}, margin {value.margin:+5.1f}"
+        chance = hints.percent(hints.win_chance(value))
+        return f" win chance {chance:>4}, margin {value.margin:+5.1f}"
 
     def match_summary(self) -> None:
         result = self.match.result
@@ -583,10 +584,6 @@ class TerminalGame:
             fh.write("\n")
         self.write(f"Game record saved to {self.save_path}")
         self.write(f"  (see it again: dominolab replay {self.save_path} --show)")
-
-
-def _chance(value: hints.MoveValue) -> float:
-    return value.win_chance if value.win_chance is not None else value.value
 
 
 class _NotListed(DominoError):

@@ -24,10 +24,10 @@ from dominolab.native import code_of, engine, mask_of, rules_of
 
 #: the kinds of search: ``pimc`` (one ply, every move in every world), ``pimc-expected``
 #: (the same with expected-answer greedy playouts) or ``ismcts``
-Kind = Literal["pimc", "pimc-expected", "ismcts"]
+Kind = Literal["pimc", "pimc-expected", "ismcts", "ismcts-expected"]
 
 #: the extension's search: (rules, position, limits, value, budget, kind, seed, world)
-_SearchFn = Callable[..., list[tuple[int, int, float, float]]]
+_SearchFn = Callable[..., list[tuple[int, int, float, float, float]]]
 #: the extension's sampler: (unseen, opponent_tiles, world distribution, count, seed)
 _SampleFn = Callable[..., list[tuple[int, tuple[int, ...]]]]
 #: a time budget is always positive when it reaches the extension
@@ -49,6 +49,8 @@ class MatchValueLike(Protocol):
     def at_once(self) -> bool: ...
     @property
     def one_more(self) -> bool: ...
+    @property
+    def margin_weight(self) -> float: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,13 +60,15 @@ class Totals:
     ``count``: the worlds it was played out in (pimc) or its visits (ismcts). ``value``:
     the summed value (the match value, or for a margin search the point margin gained).
     ``margin``: the summed point margin, mine minus the opponent's, gained from the move
-    to the end of the hand (its own points included).
+    to the end of the hand (its own points included). ``chance``: the summed chance to win
+    the match (the value before its blend with the hand's margin; 0 for a margin search).
     """
 
     move: Move
     count: int
     value: float
     margin: float
+    chance: float
 
 
 def position_of(view: View) -> tuple[tuple[int, int], tuple[Any, ...]]:
@@ -138,7 +142,7 @@ def search(view: View, *, kind: Kind, value: MatchValueLike | None,
     rules, position = position_of(view)
     value_args = None if value is None else (
         value.banked[0], value.banked[1], value.target, value.scale, value.per_hand,
-        int(value.at_once), int(value.one_more), need)
+        int(value.at_once), int(value.one_more), need, value.margin_weight)
     budget = (iterations, None if seconds is None else max(seconds, _LEAST_SECONDS),
               exploration)
     world = None if true_hand is None else world_of(view, true_hand)
@@ -147,7 +151,8 @@ def search(view: View, *, kind: Kind, value: MatchValueLike | None,
     distribution = distribution_of(view, limits) if true_hand is None else ([], [])
     sums = run(rules, position, distribution, value_args, budget, kind, seed, world,
                wanted)
-    by_code = {code: (count, total, margin) for code, count, total, margin in sums}
+    by_code = {code: (count, total, margin, chance)
+               for code, count, total, margin, chance in sums}
     legal = view.legal_moves
     codes = [code_of(move) for move in legal]
     if set(codes) != set(by_code) or len(sums) != len(legal):

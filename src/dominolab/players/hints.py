@@ -275,7 +275,7 @@ class Review:
     @property
     def win_loss(self) -> float:
         """Win chance lost against the best move (0 or more)."""
-        return max(0.0, self.best.value - self.chosen.value)
+        return max(0.0, win_chance(self.best) - win_chance(self.chosen))
 
     @property
     def points_loss(self) -> float:

@@ -52,10 +52,11 @@ _HAND_POINTS = {"luzak": 12.5, "luzak-line": 10.5, "widelec": 11.1}
 class MoveValue:
     """How one legal move looks to a search player.
 
-    ``value``: mean value over the worlds searched — the estimated chance to win the match
-    (expert) or the point margin (pimc). ``margin``: mean point margin, mine minus the
-    opponent's, from this move to the end of the hand (its own points included).
-    ``win_chance``: the estimated chance to win the match (None for pimc).
+    ``value``: mean value over the worlds searched — the expert's blend of the chance to win
+    the match and the hand's margin (:class:`MatchValue`), or the point margin (pimc).
+    ``margin``: mean point margin, mine minus the opponent's, from this move to the end of
+    the hand (its own points included). ``win_chance``: the estimated chance to win the
+    match (None for pimc).
     """
 
     move: Move
@@ -66,9 +67,15 @@ class MoveValue:
 
 
 class MatchValue:
-    """The value of a hand's outcome for the seat to move: its chance to win the match."""
+    """The value of a hand's outcome for the seat to move: its chance to win the match,
+    blended, when ``margin_weight`` is above 0, with the hand's point margin (mine minus the
+    opponent's, as a logistic of the game's spread of a hand's margin):
+    ``(1 - w) * chance + w * logistic(margin / spread)``."""
 
-    def __init__(self, view: View) -> None:
+    def __init__(self, view: View, margin_weight: float = 0.0) -> None:
+        if not 0.0 <= margin_weight <= 1.0:
+            raise ValueError(f"the margin weight must be from 0 to 1, not {margin_weight!r}")
+        self.margin_weight = margin_weight
         self.seat = view.seat
         self.target = view.options.target
         me, opp = view.seat, 1 - view.seat
@@ -87,6 +94,16 @@ class MatchValue:
         self.need = (need[0], need[1])
 
     def __call__(self, points: Sequence[int], reached: bool) -> float:
+        chance = self.chance(points, reached)
+        w = self.margin_weight
+        if w <= 0.0:
+            return chance
+        me = self.seat
+        return (1.0 - w) * chance + w * _logistic((points[me] - points[1 - me]) / self.scale)
+
+    def chance(self, points: Sequence[int], reached: bool) -> float:
+        """The chance to win the match after a hand that ends with ``points`` (by seat;
+        ``reached``: it stopped where a seat reached the target, win at once)."""
         me, opp = self.seat, 1 - self.seat
         mine = self.banked[0] + points[me]
         theirs = self.banked[1] + points[opp]
@@ -129,6 +146,18 @@ def greedy_playout(hand: Hand[Any], need: tuple[int, int] | None = None) -> bool
                     best = v
                     move = candidate
         hand.apply_unchecked(move)
+        if need is not None and (hand.points[0] >= need[0] or hand.points[1] >= need[1]):
+            return True
+    return False
+
+
+def expected_greedy_playout(hand: Hand[Any], need: tuple[int, int] | None = None) -> bool:
+    """Play ``hand`` to its end, each seat moving as the expected-answer greedy
+    (:func:`dominolab.players.greedy.greedy_expected_move`) judging from its own tiles and
+    the table only, not from the world's hidden tiles. ``need`` as in
+    :func:`greedy_playout`; True if it stopped there."""
+    while hand.result is None:
+        hand.apply_unchecked(greedy_expected_move(hand))
         if need is not None and (hand.points[0] >= need[0] or hand.points[1] >= need[1]):
             return True
     return False
@@ -191,6 +220,8 @@ class _MonteCarlo:
     #: the native search of the same kind (:mod:`dominolab.native.search`)
     kind: native_search.Kind = "pimc"
     exploration = 0.0
+    #: share of the hand's point margin in the value (0: the match value alone)
+    margin_weight = 0.0
     #: the playout policy of the Python path (the native one goes with ``kind``)
     playout = staticmethod(greedy_playout)
 
@@ -272,8 +303,8 @@ class _MonteCarlo:
         """:meth:`_search` on the native path: the same search and the same results."""
         legal_moves_of(view)  # ValueError if the seat is not to move
         count, deadline = self._plan(budget)
-        value = MatchValue(view)
-        ismcts = self.kind == "ismcts"
+        value = MatchValue(view, self.margin_weight)
+        ismcts = self.kind in ("ismcts", "ismcts-expected")
         if ismcts:
             matched = True
             limits = opponent_limits(view) if true_hand is None else ()
@@ -292,7 +323,9 @@ class _MonteCarlo:
         for t in sums:
             mean = t.value / t.count if t.count else 0.0
             margin = t.margin / t.count if t.count else 0.0
-            results.append(MoveValue(t.move, mean, margin, mean if matched else None, t.count))
+            chance = t.chance / t.count if t.count else 0.0
+            results.append(MoveValue(t.move, mean, margin, chance if matched else None,
+                                     t.count))
         if ismcts:
             order = sorted(range(len(results)), key=lambda i: (-results[i].worlds,
                                                                -results[i].value, i))
@@ -331,8 +364,12 @@ class _Ismcts(_MonteCarlo):
     moves legal in that world, adds a node, finishes the hand with a greedy playout and
     backs up the match value."""
 
-    kind: native_search.Kind = "ismcts"
-    exploration = 0.7
+    kind: native_search.Kind = "ismcts-expected"
+    playout = staticmethod(expected_greedy_playout)
+    #: UCB's exploration constant, and the hand margin's share of the value: chosen by
+    #: duplicate-match experiments (docs/strength.md)
+    exploration = 0.4
+    margin_weight = 0.3
 
     def _search(self, view: View, budget: Budget | None, true_hand: Hand[Any] | None, *,
                 only: Sequence[Move] | None = None) -> list[MoveValue]:
@@ -348,11 +385,12 @@ class _Ismcts(_MonteCarlo):
             reps = representatives(view.new_table(), legal, quartets)
             allowed = {id(reps[legal.index(m)]) for m in only}
         me = view.seat
-        value = MatchValue(view)
+        value = MatchValue(view, self.margin_weight)
         need = value.need if value.at_once else None
         limits = opponent_limits(view) if true_hand is None else ()
         root = _Node(None, 1 - me)
         margins: dict[int, float] = {}
+        chances: dict[int, float] = {}
         sampler = WorldSampler(view, self.rng, limits) if true_hand is None else None
         c = self.exploration
         log = math.log
@@ -404,14 +442,16 @@ class _Ismcts(_MonteCarlo):
                 if fresh:
                     break
             if not reached and state.result is None:
-                reached = greedy_playout(state, need)
+                reached = self.playout(state, need)
             reward = value(state.points, reached)
+            chance = value.chance(state.points, reached)
             for n in path[1:]:
                 n.visits += 1
                 n.reward += reward if n.mover == me else 1.0 - reward
             if first:
                 margins[first] = margins.get(first, 0.0) + (
                     state.points[me] - state.points[1 - me])
+                chances[first] = chances.get(first, 0.0) + chance
             done += 1
             if deadline is not None and time.perf_counter() >= deadline:
                 break
@@ -422,24 +462,13 @@ class _Ismcts(_MonteCarlo):
             key = id(legal[classes[i]])  # a class's members share its representative's node
             ch = root.children.get(key)
             visits = ch.visits if ch is not None else 0
-            win = ch.reward / visits if ch is not None and visits else 0.0
+            mean = ch.reward / visits if ch is not None and visits else 0.0
             margin = margins.get(key, 0.0) / visits - before if visits else 0.0
-            results.append(MoveValue(move, win, margin, win, visits))
+            win = chances.get(key, 0.0) / visits if visits else 0.0
+            results.append(MoveValue(move, mean, margin, win, visits))
         order = sorted(range(len(legal)),
                        key=lambda i: (-results[i].worlds, -results[i].value, i))
         return [results[i] for i in order]
-
-
-def expected_greedy_playout(hand: Hand[Any], need: tuple[int, int] | None = None) -> bool:
-    """Play ``hand`` to its end, each seat moving as the expected-answer greedy
-    (:func:`dominolab.players.greedy.greedy_expected_move`) judging from its own tiles and
-    the table only, not from the world's hidden tiles. ``need`` as in
-    :func:`greedy_playout`; True if it stopped there."""
-    while hand.result is None:
-        hand.apply_unchecked(greedy_expected_move(hand))
-        if need is not None and (hand.points[0] >= need[0] or hand.points[1] >= need[1]):
-            return True
-    return False
 
 
 class PimcPlayer(_MonteCarlo):
@@ -476,7 +505,7 @@ class ExpertPlayer(_Ismcts):
     Budget: ``worlds`` is the number of search iterations (one sampled world each)."""
 
     name = "expert"
-    default = Budget(worlds=4000, seconds=1.0)
+    default = Budget(worlds=40_000, seconds=3.0)
     inference = True
     match_aware = True
 
@@ -486,7 +515,7 @@ class OmniscientPlayer(_Ismcts):
 
     name = "omniscient"
     sees_all = True
-    default = Budget(worlds=4000, seconds=1.0)
+    default = Budget(worlds=40_000, seconds=3.0)
     match_aware = True
 
     def choose_seeing(self, hand: Hand[Any], view: View, budget: Budget | None = None) -> Move:

@@ -280,6 +280,7 @@ typedef struct {
     int at_once, one_more;
     int has_need;
     int32_t need[2];                /* by seat: points still needed in this hand (win at once) */
+    double margin_weight;           /* share of the hand's margin in the value (0: none) */
 } Value;
 
 static double logistic(double x) {
@@ -290,7 +291,7 @@ static double logistic(double x) {
     return 1.0 / (1.0 + exp(-x));
 }
 
-static double value_of(const Value *v, const int32_t *points, int reached) {
+static double match_value_of(const Value *v, const int32_t *points, int reached) {
     double mine = v->banked[0] + points[v->seat];
     double theirs = v->banked[1] + points[1 - v->seat];
     if (reached || (v->at_once && (mine >= v->target || theirs >= v->target)))
@@ -306,6 +307,16 @@ static double value_of(const Value *v, const int32_t *points, int reached) {
     return logistic(diff / (v->scale * sqrt(hands_left)));
 }
 
+/* The value of a hand's outcome: the chance to win the match, blended with the hand's point
+ * margin (as a logistic of its scale) when margin_weight is above 0. */
+static double value_of(const Value *v, const int32_t *points, int reached) {
+    double match = match_value_of(v, points, reached);
+    if (v->margin_weight <= 0)
+        return match;
+    double hand = logistic((double)(points[v->seat] - points[1 - v->seat]) / v->scale);
+    return (1.0 - v->margin_weight) * match + v->margin_weight * hand;
+}
+
 /* value: None (the margin), or (banked_mine, banked_theirs, target, scale, per_hand,
  * at_once, one_more, need) with need None or (seat 0's, seat 1's). */
 static int read_value(PyObject *o, int seat, Value *v) {
@@ -313,7 +324,9 @@ static int read_value(PyObject *o, int seat, Value *v) {
     v->seat = seat;
     if (o == Py_None)
         return 0;
-    PyObject *seq = as_seq(o, 8, "value");
+    if (!PyTuple_Check(o) && !PyList_Check(o))
+        return bad_value("value", "None or a tuple", o);
+    PyObject *seq = as_seq(o, PySequence_Size(o) == 9 ? 9 : 8, "value");
     if (seq == NULL)
         return -1;
     PyObject **it = PySequence_Fast_ITEMS(seq);
@@ -341,10 +354,14 @@ static int read_value(PyObject *o, int seat, Value *v) {
             v->need[1] = (int32_t)n1;
         }
     }
+    double weight = 0.0;
+    if (!err && PySequence_Fast_GET_SIZE(seq) == 9)
+        err = as_double(it[8], 0.0, 1.0, "the margin weight", &weight);
     Py_DECREF(seq);
     if (err)
         return -1;
     v->on = 1;
+    v->margin_weight = weight;
     v->banked[0] = (double)mine;
     v->banked[1] = (double)theirs;
     v->target = (double)target;
@@ -617,6 +634,7 @@ typedef struct {
     /* the totals, by root move in legal order */
     long long count[MV_MAX];
     double sum[MV_MAX], margin[MV_MAX];
+    double chance[MV_MAX];          /* summed chance to win the match (the value unblended) */
     int rep[MV_MAX];                /* root index of each root move's class representative */
     int has_only;                   /* search only the root moves marked in allowed */
     uint8_t allowed[MV_MAX];        /* by root index of a class representative */
@@ -773,6 +791,7 @@ static void share_totals(Search *s) {
             s->count[i] = s->count[r];
             s->sum[i] = s->sum[r];
             s->margin[i] = s->margin[r];
+            s->chance[i] = s->chance[r];
         }
     }
 }
@@ -798,6 +817,8 @@ static void run_pimc(Search *s) {
             s->margin[i] += margin - before;
             s->sum[i] += s->value.on ? value_of(&s->value, hand.points, reached)
                                      : (double)(margin - before);
+            if (s->value.on)
+                s->chance[i] += match_value_of(&s->value, hand.points, reached);
         }
         done++;
         if (deadline > 0 && now_seconds() >= deadline)
@@ -942,15 +963,18 @@ static int run_ismcts(Search *s) {
         if (status)
             break;
         if (!reached && st.end == END_NONE)
-            reached = st_greedy_playout(&st, need);
+            reached = s->expected ? st_greedy_expected_playout(&st, need)
+                                  : st_greedy_playout(&st, need);
         double reward = value_of(&s->value, st.points, reached);
         for (int d = 0; d < depth; d++) {
             Node *n = &pool.at[path[d]];
             n->visits++;
             n->reward += n->mover == me ? reward : 1.0 - reward;
         }
-        if (first >= 0)
+        if (first >= 0) {
             s->margin[first] += (st.points[me] - st.points[opp]) - before;
+            s->chance[first] += match_value_of(&s->value, st.points, reached);
+        }
         done++;
         if (deadline > 0 && now_seconds() >= deadline)
             break;
@@ -969,17 +993,19 @@ static int run_ismcts(Search *s) {
 const char dl_search_doc[] =
     "search(rules, position, limits, value, budget, kind, seed, world=None, only=None)\n--\n\n"
     "Search one position as dominolab.players.search does and return, for each root legal\n"
-    "move in legal order, (code, count, value_sum, margin_sum): count is the worlds (pimc)\n"
-    "or the visits (ismcts), margin_sum the summed point margin gained from the move to\n"
-    "the end of the hand.\n\n"
+    "move in legal order, (code, count, value_sum, margin_sum, chance_sum): count is the\n"
+    "worlds (pimc) or the visits (ismcts), margin_sum the summed point margin gained from\n"
+    "the move to the end of the hand, chance_sum the summed chance to win the match (the\n"
+    "value before its blend with the hand's margin; 0 without a value).\n\n"
     "rules: (flags, tiles_per_hand). position: (seat, hand mask, table codes in order,\n"
     "(points of seat 0, of seat 1), to_move, opener, pending tile or -1, passes in a row,\n"
     "unseen mask, opponent's tile count, boneyard size). limits: the world distribution\n"
     "(group masks, [(weight, counts per group)]), no choices for uniform worlds.\n"
     "value: None (the point margin) or (banked mine, banked theirs, target, scale,\n"
-    "per_hand, at_once, one_more, need pair or None). budget: (iterations, seconds or None,\n"
+    "per_hand, at_once, one_more, need pair or None[, margin weight 0..1]). budget: (iterations, seconds or None,\n"
     "exploration). kind: 'pimc', 'pimc-expected' (PIMC whose playouts use the\n"
-    "expected-answer greedy of each seat) or 'ismcts' (which needs a value).\n"
+    "expected-answer greedy of each seat), 'ismcts' (which needs a value) or\n"
+    "'ismcts-expected' (ISMCTS with the expected-answer greedy's playouts).\n"
     "seed: 0..2**64-1.\n"
     "world: None (sample worlds) or (opponent mask, the rest in order).\n"
     "only: None (search every root move) or the codes of the root moves to search (the\n"
@@ -1012,8 +1038,11 @@ PyObject *dl_search(PyObject *self, PyObject *args, PyObject *kwargs) {
         s->expected = 1;
     else if (PyUnicode_Check(kind) && PyUnicode_CompareWithASCIIString(kind, "ismcts") == 0)
         s->ismcts = 1;
+    else if (PyUnicode_Check(kind)
+             && PyUnicode_CompareWithASCIIString(kind, "ismcts-expected") == 0)
+        s->ismcts = s->expected = 1;
     else {
-        bad_value("kind", "'pimc', 'pimc-expected' or 'ismcts'", kind);
+        bad_value("kind", "'pimc', 'pimc-expected', 'ismcts' or 'ismcts-expected'", kind);
         goto done;
     }
     if (s->ismcts && !s->value.on) {
@@ -1061,8 +1090,8 @@ PyObject *dl_search(PyObject *self, PyObject *args, PyObject *kwargs) {
     if (result == NULL)
         goto done;
     for (int i = 0; i < s->pos.nroot; i++) {
-        PyObject *item = Py_BuildValue("(iLdd)", s->pos.root[i], s->count[i], s->sum[i],
-                                       s->margin[i]);
+        PyObject *item = Py_BuildValue("(iLddd)", s->pos.root[i], s->count[i], s->sum[i],
+                                       s->margin[i], s->chance[i]);
         if (item == NULL) {
             Py_CLEAR(result);
             goto done;
