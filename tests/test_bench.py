@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from dominolab.cli.main import main
+from dominolab.lab.bench.serve import reply_target
 
 
 def test_bench_engine_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -49,9 +50,9 @@ def test_bench_serve_json(capsys: pytest.CaptureFixture[str]) -> None:
         _check_computer_games(run["computer"], 1)
 
 
-def _check_computer_games(computer: dict[str, Any], games: int) -> None:
-    """The shape of a run's games against the easy computer (figures are not asserted)."""
-    assert computer["games"] == games and computer["opponent"] == "easy"
+def _check_computer_games(computer: dict[str, Any], games: int, level: str = "easy") -> None:
+    """The shape of a run's games against the computer (figures are not asserted)."""
+    assert computer["games"] == games and computer["opponent"] == level
     assert computer["errors"] == 0 and computer["unanswered"] == 0, \
         computer["error_examples"]
     reply = computer["computer_reply"]
@@ -60,8 +61,31 @@ def _check_computer_games(computer: dict[str, Any], games: int) -> None:
     assert reply["count"] >= games
     assert computer["moves"] == reply["count"] + computer["no_reply_needed"]
     assert 0 < reply["p50_ms"] <= reply["p99_ms"] <= reply["max_ms"]
-    assert computer["target_p99_ms"] == 1000
-    assert computer["target_met"] == (reply["p99_ms"] < 1000)
+    if level == "easy":
+        assert computer["target"] == "p99 < 1000 ms"
+        assert computer["target_met"] == (reply["p99_ms"] < 1000)
+    else:
+        assert computer["target"] == "median <= 1000 ms, max <= 3000 ms"
+        assert computer["target_met"] == (reply["p50_ms"] <= 1000 and reply["max_ms"] <= 3000)
+
+
+def test_bench_serve_against_the_hard_computer(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--computer-level hard``: the games against the computer are against the level
+    people meet, at its own budget, and its replies are judged by the searching levels'
+    target (issue 13: a median of at most 1 s, never more than 3 s)."""
+    assert main(["bench", "serve", "--games", "1", "--seconds", "2", "--think", "0.05",
+                 "--computer-games", "1", "--computer-level", "hard", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["computer_level"] == "hard"
+    _check_computer_games(data["runs"][0]["computer"], 1, "hard")
+
+
+def test_reply_targets_by_level() -> None:
+    fast = {"p50_ms": 200.0, "p99_ms": 1500.0, "max_ms": 2500.0}
+    assert reply_target("easy", fast) == ("p99 < 1000 ms", False)
+    assert reply_target("hard", fast) == ("median <= 1000 ms, max <= 3000 ms", True)
+    assert reply_target("medium", {**fast, "max_ms": 3100.0})[1] is False
+    assert reply_target("hard", {"p50_ms": None, "p99_ms": None, "max_ms": None})[1] is None
 
 
 def test_bench_serve_rejects_bad_numbers(capsys: pytest.CaptureFixture[str]) -> None:

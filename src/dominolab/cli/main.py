@@ -12,6 +12,7 @@ from dominolab import __version__, native
 from dominolab.cli.inputs import COUNT, LIMIT, SEAT, SEED, decimal_number, whole_number
 from dominolab.core import GAMES, DominoError, get_game
 from dominolab.core.errors import shown
+from dominolab.players import LEVELS
 
 EXIT_USAGE = 2
 
@@ -174,6 +175,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "person a scripted client like the others, each from an address of "
                         "its own: the time from a move to the computer's reply (default: "
                         "10; 0 for none)")
+    p.add_argument("--computer-level", choices=list(LEVELS), default="easy",
+                   help="serve: the level of those K games' computer (default: easy, whose "
+                        "replies are to stay under 1 s at p99; medium and hard are to reply "
+                        "in a median of at most 1 s and at most 3 s)")
 
     p = sub.add_parser(
         "simulate", help="many matches between two computer players, every hand written "
