@@ -1,0 +1,61 @@
+"""The expert variants of docs/strength.md's experiments, as duplicate runs against a
+baseline: ``python docs/strength/experiments.py VARIANT[:BUDGET] B GAME PAIRS SEED``,
+e.g. ``python docs/strength/experiments.py ismcts-expected-c0.4-w0.3:4000w pimc luzak 200 1000``.
+
+A variant is the expert (:class:`~dominolab.players.ExpertPlayer`) with its three search
+choices set: ``ismcts-PLAYOUT-cC-wW`` (PLAYOUT ``immediate`` or ``expected``, UCB's
+exploration constant C, the hand margin's share W of the value), or PIMC with the exact
+sampler, ``pimc-inferred`` (point margin) and ``pimc-inferred-match`` (the expert's value,
+W 0.3). It prints the arena's JSON summary. Each variant draws its randomness under its own
+name, so a variant equal to today's expert repeats its own figures, not ``expert``'s.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import sys
+
+from dominolab.lab.arena import run_arena_matches
+from dominolab.players import PLAYERS
+from dominolab.players.search import ExpertPlayer, PimcPlayer
+
+_ISMCTS = re.compile(r"ismcts-(immediate|expected)-c([0-9.]+)-w([0-9.]+)$")
+
+
+def _register(name: str) -> None:
+    """Make the variant ``name`` a player the arena knows."""
+    found = _ISMCTS.match(name)
+    attrs: dict[str, object]
+    base: type
+    if found is not None:
+        playout, c, w = found.groups()
+        base = ExpertPlayer
+        attrs = {"kind": "ismcts-expected" if playout == "expected" else "ismcts",
+                 "exploration": float(c), "margin_weight": float(w)}
+    elif name == "pimc-inferred":
+        base, attrs = PimcPlayer, {"inference": True}
+    elif name == "pimc-inferred-match":
+        base = PimcPlayer
+        attrs = {"inference": True, "match_aware": True, "margin_weight": 0.3}
+    else:
+        return
+    cls = type(f"Variant_{len(PLAYERS)}", (base,), {**attrs, "name": name})
+    PLAYERS[name] = lambda seed: cls(random.Random(f"dominolab/player/{name}/{seed}"))
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 5:
+        print(__doc__, file=sys.stderr)
+        return 2
+    a, b, game, pairs, seed = argv
+    for spec in (a, b):
+        _register(spec.split(":")[0])
+    result = run_arena_matches(game, a, b, int(pairs), int(seed), workers=2)
+    print(json.dumps(result.to_json(), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

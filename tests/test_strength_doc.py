@@ -1,0 +1,81 @@
+"""docs/strength.md's figures are the runs' own: every table row that links a run's JSON
+record (docs/strength/*.json) shows exactly that record's players, matches, win rate,
+margin and timings; and the experiments' script still runs (issue 13)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "strength.md"
+RECORD = re.compile(r"\[record\]\(strength/([\w.-]+\.json)\)")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 0.001:
+        return f"{seconds * 1e6:.0f} µs"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    return f"{seconds:.2f} s"
+
+
+def arena_row(run: dict[str, Any], name: str) -> str:
+    """The table row docs/strength.md shows for one arena run's JSON record."""
+    lo, hi = run["win_rate_ci95"]
+    mlo, mhi = run["margin_ci95"]
+    t = run["seconds_per_move"]["a"]
+    return (f"| {run['a']} | {run['b']} | {run['matches']} | "
+            f"{100 * run['win_rate']:.1f}% [{100 * lo:.1f}%, {100 * hi:.1f}%] | "
+            f"{run['margin_per_hand']:+.2f} [{mlo:+.2f}, {mhi:+.2f}] | "
+            f"{_duration(t['median'])} / {_duration(t['p95'])} / {_duration(t['max'])} | "
+            f"[record](strength/{name}) |")
+
+
+def headtohead_row(run: dict[str, Any], name: str) -> str:
+    """The row for a head-to-head run against OpenSpiel's bot (lab.headtohead's JSON)."""
+    lo, hi = run["win_rate_ci95"]
+    mlo, mhi = run["margin_ci95"]
+    ours = run["seconds_per_move_taken"]["ours"]
+    return (f"| {run['game']} | {run['opponent']} | {run['seconds_per_move']:g} s | "
+            f"{run['hands']} | {100 * run['win_rate']:.1f}% [{100 * lo:.1f}%, {100 * hi:.1f}%] | "
+            f"{run['margin_per_hand']:+.2f} [{mlo:+.2f}, {mhi:+.2f}] | "
+            f"{_duration(ours['median'])} | {run['bot_simulations_per_move_median']:.0f} | "
+            f"[record](strength/{name}) |")
+
+
+def _rows() -> list[tuple[str, str]]:
+    return [(line, found.group(1)) for line in DOC.read_text(encoding="utf-8").splitlines()
+            if (found := RECORD.search(line)) is not None and line.startswith("| ")]
+
+
+ROWS = _rows()
+
+
+def test_the_doc_links_its_runs() -> None:
+    assert len(ROWS) >= 18  # 6 kinds of run in each of 3 games
+
+
+@pytest.mark.parametrize(("line", "name"), ROWS, ids=[name for _, name in ROWS])
+def test_every_row_is_its_record(line: str, name: str) -> None:
+    run = json.loads((ROOT / "docs" / "strength" / name).read_text(encoding="utf-8"))
+    if "opponent" in run:  # a head-to-head run against OpenSpiel's bot
+        assert line == headtohead_row(run, name)
+    else:
+        assert line == arena_row(run, name)
+
+
+def test_the_experiments_script_runs() -> None:
+    """The script that reran the experiments of docs/strength.md still runs (a tiny run)."""
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "docs" / "strength" / "experiments.py"),
+         "ismcts-immediate-c0.7-w0:50w", "pimc-inferred-match:20w", "luzak", "1", "7"],
+        capture_output=True, text=True, timeout=120, check=True)
+    run = json.loads(out.stdout)
+    assert run["a"] == "ismcts-immediate-c0.7-w0:50w" and run["matches"] == 2
