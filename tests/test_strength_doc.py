@@ -26,28 +26,29 @@ def _duration(seconds: float) -> str:
     return f"{seconds:.2f} s"
 
 
-def arena_row(run: dict[str, Any], name: str) -> str:
-    """The table row docs/strength.md shows for one arena run's JSON record."""
+def _figures(run: dict[str, Any]) -> str:
+    """The win rate and the margin a hand, each with its 95% interval, as the rows show them
+    (both kinds of run write them under the same names)."""
     lo, hi = run["win_rate_ci95"]
     mlo, mhi = run["margin_ci95"]
+    return (f"{100 * run['win_rate']:.1f}% [{100 * lo:.1f}%, {100 * hi:.1f}%] | "
+            f"{run['margin_per_hand']:+.2f} [{mlo:+.2f}, {mhi:+.2f}]")
+
+
+def arena_row(run: dict[str, Any], name: str) -> str:
+    """The table row docs/strength.md shows for one arena run's JSON record."""
     t = run["seconds_per_move"]["a"]
-    return (f"| {run['a']} | {run['b']} | {run['matches']} | "
-            f"{100 * run['win_rate']:.1f}% [{100 * lo:.1f}%, {100 * hi:.1f}%] | "
-            f"{run['margin_per_hand']:+.2f} [{mlo:+.2f}, {mhi:+.2f}] | "
-            f"{_duration(t['median'])} / {_duration(t['p95'])} / {_duration(t['max'])} | "
+    times = " / ".join(_duration(t[k]) for k in ("median", "p95", "max"))
+    return (f"| {run['a']} | {run['b']} | {run['matches']} | {_figures(run)} | {times} | "
             f"[record](strength/{name}) |")
 
 
 def headtohead_row(run: dict[str, Any], name: str) -> str:
     """The row for a head-to-head run against OpenSpiel's bot (lab.headtohead's JSON)."""
-    lo, hi = run["win_rate_ci95"]
-    mlo, mhi = run["margin_ci95"]
-    ours = run["seconds_per_move_taken"]["ours"]
+    ours = _duration(run["seconds_per_move_taken"]["ours"]["median"])
     return (f"| {run['game']} | {run['opponent']} | {run['seconds_per_move']:g} s | "
-            f"{run['hands']} | {100 * run['win_rate']:.1f}% [{100 * lo:.1f}%, {100 * hi:.1f}%] | "
-            f"{run['margin_per_hand']:+.2f} [{mlo:+.2f}, {mhi:+.2f}] | "
-            f"{_duration(ours['median'])} | {run['bot_simulations_per_move_median']:.0f} | "
-            f"[record](strength/{name}) |")
+            f"{run['hands']} | {_figures(run)} | {ours} | "
+            f"{run['bot_simulations_per_move_median']:.0f} | [record](strength/{name}) |")
 
 
 def _rows() -> list[tuple[str, str]]:
