@@ -94,7 +94,11 @@ class MatchValue:
         self.need = (need[0], need[1])
 
     def __call__(self, points: Sequence[int], reached: bool) -> float:
-        chance = self.chance(points, reached)
+        return self.blend(points, self.chance(points, reached))
+
+    def blend(self, points: Sequence[int], chance: float) -> float:
+        """The value of a hand ending with ``points`` whose chance to win the match is
+        ``chance`` (:meth:`chance`): that chance blended with the hand's margin."""
         w = self.margin_weight
         if w <= 0.0:
             return chance
@@ -263,11 +267,12 @@ class _MonteCarlo:
         if true_hand is not None:
             worlds = 1
         me, opp = view.seat, 1 - view.seat
-        value = MatchValue(view)
+        value = MatchValue(view, self.margin_weight)
         need = value.need if value.at_once and self.match_aware else None
         limits = opponent_limits(view) if self.inference and true_hand is None else ()
         sums = [0.0] * len(legal)
         margins = [0.0] * len(legal)
+        chances = [0.0] * len(legal)
         # each class of equivalent moves is played out once, by its representative
         rep = _class_index(view, legal)
         searched = [i for i in range(len(legal)) if rep[i] == i]
@@ -282,15 +287,19 @@ class _MonteCarlo:
                 hand.apply_unchecked(move)
                 reached = self.playout(hand, need)
                 margin = hand.points[me] - hand.points[opp]
-                score = value(hand.points, reached) if self.match_aware else margin
                 margins[i] += margin - before
-                sums[i] += score - (0 if self.match_aware else before)
+                if self.match_aware:
+                    chance = value.chance(hand.points, reached)
+                    chances[i] += chance
+                    sums[i] += value.blend(hand.points, chance)
+                else:
+                    sums[i] += margin - before
             done += 1
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         results = [
             MoveValue(move, sums[rep[i]] / done, margins[rep[i]] / done,
-                      sums[rep[i]] / done if self.match_aware else None, done)
+                      chances[rep[i]] / done if self.match_aware else None, done)
             for i, move in enumerate(legal)
         ]
         order = sorted(range(len(legal)), key=lambda i: (-results[i].value,
@@ -443,8 +452,8 @@ class _Ismcts(_MonteCarlo):
                     break
             if not reached and state.result is None:
                 reached = self.playout(state, need)
-            reward = value(state.points, reached)
             chance = value.chance(state.points, reached)
+            reward = value.blend(state.points, chance)
             for n in path[1:]:
                 n.visits += 1
                 n.reward += reward if n.mover == me else 1.0 - reward

@@ -307,10 +307,9 @@ static double match_value_of(const Value *v, const int32_t *points, int reached)
     return logistic(diff / (v->scale * sqrt(hands_left)));
 }
 
-/* The value of a hand's outcome: the chance to win the match, blended with the hand's point
- * margin (as a logistic of its scale) when margin_weight is above 0. */
-static double value_of(const Value *v, const int32_t *points, int reached) {
-    double match = match_value_of(v, points, reached);
+/* The value of a hand's outcome: its chance to win the match (match_value_of), blended with
+ * the hand's point margin (as a logistic of its scale) when margin_weight is above 0. */
+static double blended(const Value *v, const int32_t *points, double match) {
     if (v->margin_weight <= 0)
         return match;
     double hand = logistic((double)(points[v->seat] - points[1 - v->seat]) / v->scale);
@@ -318,15 +317,13 @@ static double value_of(const Value *v, const int32_t *points, int reached) {
 }
 
 /* value: None (the margin), or (banked_mine, banked_theirs, target, scale, per_hand,
- * at_once, one_more, need) with need None or (seat 0's, seat 1's). */
+ * at_once, one_more, need, margin weight) with need None or (seat 0's, seat 1's). */
 static int read_value(PyObject *o, int seat, Value *v) {
     memset(v, 0, sizeof *v);
     v->seat = seat;
     if (o == Py_None)
         return 0;
-    if (!PyTuple_Check(o) && !PyList_Check(o))
-        return bad_value("value", "None or a tuple", o);
-    PyObject *seq = as_seq(o, PySequence_Size(o) == 9 ? 9 : 8, "value");
+    PyObject *seq = as_seq(o, 9, "value");
     if (seq == NULL)
         return -1;
     PyObject **it = PySequence_Fast_ITEMS(seq);
@@ -355,7 +352,7 @@ static int read_value(PyObject *o, int seat, Value *v) {
         }
     }
     double weight = 0.0;
-    if (!err && PySequence_Fast_GET_SIZE(seq) == 9)
+    if (!err)
         err = as_double(it[8], 0.0, 1.0, "the margin weight", &weight);
     Py_DECREF(seq);
     if (err)
@@ -815,10 +812,13 @@ static void run_pimc(Search *s) {
                                       : st_greedy_playout(&hand, need);
             int margin = hand.points[me] - hand.points[opp];
             s->margin[i] += margin - before;
-            s->sum[i] += s->value.on ? value_of(&s->value, hand.points, reached)
-                                     : (double)(margin - before);
-            if (s->value.on)
-                s->chance[i] += match_value_of(&s->value, hand.points, reached);
+            if (s->value.on) {
+                double chance = match_value_of(&s->value, hand.points, reached);
+                s->chance[i] += chance;
+                s->sum[i] += blended(&s->value, hand.points, chance);
+            } else {
+                s->sum[i] += (double)(margin - before);
+            }
         }
         done++;
         if (deadline > 0 && now_seconds() >= deadline)
@@ -965,7 +965,8 @@ static int run_ismcts(Search *s) {
         if (!reached && st.end == END_NONE)
             reached = s->expected ? st_greedy_expected_playout(&st, need)
                                   : st_greedy_playout(&st, need);
-        double reward = value_of(&s->value, st.points, reached);
+        double chance = match_value_of(&s->value, st.points, reached);
+        double reward = blended(&s->value, st.points, chance);
         for (int d = 0; d < depth; d++) {
             Node *n = &pool.at[path[d]];
             n->visits++;
@@ -973,7 +974,7 @@ static int run_ismcts(Search *s) {
         }
         if (first >= 0) {
             s->margin[first] += (st.points[me] - st.points[opp]) - before;
-            s->chance[first] += match_value_of(&s->value, st.points, reached);
+            s->chance[first] += chance;
         }
         done++;
         if (deadline > 0 && now_seconds() >= deadline)
@@ -1002,7 +1003,7 @@ const char dl_search_doc[] =
     "unseen mask, opponent's tile count, boneyard size). limits: the world distribution\n"
     "(group masks, [(weight, counts per group)]), no choices for uniform worlds.\n"
     "value: None (the point margin) or (banked mine, banked theirs, target, scale,\n"
-    "per_hand, at_once, one_more, need pair or None[, margin weight 0..1]). budget: (iterations, seconds or None,\n"
+    "per_hand, at_once, one_more, need pair or None, margin weight 0..1). budget: (iterations, seconds or None,\n"
     "exploration). kind: 'pimc', 'pimc-expected' (PIMC whose playouts use the\n"
     "expected-answer greedy of each seat), 'ismcts' (which needs a value) or\n"
     "'ismcts-expected' (ISMCTS with the expected-answer greedy's playouts).\n"
