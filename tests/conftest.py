@@ -28,6 +28,9 @@ from dominolab.core import (
 
 GAME_NAMES: tuple[str, ...] = ("luzak", "luzak-line", "widelec")
 
+#: the browser tests' fixtures (tests/browser.py)
+pytest_plugins = ("browser",)
+
 
 def T(text: str) -> Tile:
     """A tile from its text (``"65"``, ``"[6|5]"``)."""

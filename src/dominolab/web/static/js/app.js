@@ -6,6 +6,7 @@ import { HomeView } from "./home.js";
 import { GameView } from "./game.js";
 import { ReplayView } from "./replay.js";
 import { RulesView } from "./rules.js";
+import { LearnView } from "./learn.js";
 
 const main = document.getElementById("main");
 let view = null;
@@ -14,7 +15,10 @@ function route(path) {
   let m;
   if ((m = /^\/game\/([^/]+)\/?$/.exec(path))) return new GameView(decodeURIComponent(m[1]), navigate);
   if ((m = /^\/replay\/([^/]+)\/?$/.exec(path))) return new ReplayView(decodeURIComponent(m[1]), navigate);
-  if (/^\/rules\/?$/.test(path)) return new RulesView();
+  // /rules, /rules/GAME, /rules/exact: the player's guide (rules.js) decides
+  if (/^\/rules(\/[^/]*)?\/?$/.test(path)) return new RulesView(path, navigate);
+  // /learn, /learn/GAME: the tutorial (learn.js)
+  if (/^\/learn(\/[^/]*)?\/?$/.test(path)) return new LearnView(path, navigate);
   return new HomeView(navigate);
 }
 
@@ -37,7 +41,8 @@ export function navigate(path) {
 function markNav() {
   for (const a of document.querySelectorAll("header a[data-link]")) {
     const href = a.getAttribute("href");
-    if (href === location.pathname) a.setAttribute("aria-current", "page");
+    const here = href === location.pathname || (href !== "/" && location.pathname.startsWith(`${href}/`));
+    if (here) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
   }
 }
@@ -45,6 +50,7 @@ function markNav() {
 function renderHeader() {
   document.querySelector("[data-i18n=brand-tagline]").textContent = t("app.tagline");
   document.querySelector("[data-testid=rules-link]").textContent = t("nav.rules");
+  document.querySelector("[data-testid=learn-link]").textContent = t("nav.learn");
   document.querySelector("[data-i18n=home-link]").textContent = t("nav.home");
   document.querySelector(".lang-switch").setAttribute("aria-label", t("nav.language"));
   for (const lang of ["en", "pl"]) {

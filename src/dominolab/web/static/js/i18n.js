@@ -3,6 +3,9 @@
 // partia, rozgrywka...). A value is a string with {name} placeholders or a function of the
 // parameters (for plurals).
 
+import * as guideStrings from "./strings/guide.js";
+import * as learnStrings from "./strings/learn.js";
+
 const LANG_KEY = "dominolab/lang";
 
 /** Polish plural: 1 kamień, 2–4 kamienie, 5+ kamieni (12–14 take the "many" form). */
@@ -18,6 +21,7 @@ const en = {
   "app.tagline": "Luzak & Widelec",
   "nav.home": "New game",
   "nav.rules": "Rules",
+  "nav.learn": "Learn",
   "nav.language": "Language",
   "lang.en": "English",
   "lang.pl": "Polish",
@@ -281,6 +285,7 @@ const pl = {
   "app.tagline": "Luzak i Widelec",
   "nav.home": "Nowa gra",
   "nav.rules": "Zasady",
+  "nav.learn": "Nauka gry",
   "nav.language": "Język",
   "lang.en": "angielski",
   "lang.pl": "polski",
@@ -538,6 +543,16 @@ const pl = {
   "plural.points": (p) => `${p.n} ${plPlural(p.n, "punkt", "punkty", "punktów")}`,
   "plural.pips": (p) => `${p.n} ${plPlural(p.n, "oczko", "oczka", "oczek")}`,
 };
+
+// the player's guide and the tutorial keep their (long) texts in their own files
+for (const part of [guideStrings, learnStrings]) {
+  for (const [lang, dict] of [[en, part.en], [pl, part.pl]]) {
+    for (const key of Object.keys(dict)) {
+      if (key in lang) throw new Error(`i18n: the key ${key} is defined twice`);
+    }
+    Object.assign(lang, dict);
+  }
+}
 
 export const DICTIONARIES = { en, pl };
 export const LANGS = ["en", "pl"];
