@@ -177,13 +177,14 @@ def test_fuzz_moves(client: TestClient, game: tuple[str, str], move: Any, versio
     check(r)
 
 
+@pytest.mark.parametrize("action", ["moves", "rematch"])
 @FUZZ
 @given(body=raw_bodies, content_type=header_values, game_id=st.one_of(st.none(), texts))
-def test_fuzz_moves_raw(client: TestClient, game: tuple[str, str], body: bytes,
+def test_fuzz_moves_raw(client: TestClient, game: tuple[str, str], action: str, body: bytes,
                         content_type: str, game_id: str | None) -> None:
-    """POST /api/games/ID/moves with raw bytes, any Content-Type, any game id."""
+    """POST /api/games/ID/moves (and /rematch) with raw bytes, any Content-Type, any id."""
     gid, t0 = game
-    path = f"/api/games/{gid if game_id is None else game_id}/moves"
+    path = f"/api/games/{gid if game_id is None else game_id}/{action}"
     try:
         r = client.post(path, content=body, headers={"Content-Type": content_type,
                                                      "Authorization": f"Bearer {t0}"})
@@ -193,6 +194,23 @@ def test_fuzz_moves_raw(client: TestClient, game: tuple[str, str], body: bytes,
             "application/json"):
         return  # a path that is no route at all (e.g. with a slash in the id)
     check(r)
+
+
+@FUZZ
+@given(game_name=texts, lang=texts)
+def test_fuzz_guide_and_lessons(client: TestClient, game_name: str, lang: str) -> None:
+    """GET the player's guide and the tutorial's lessons for any game and language: 200 or
+    a JSON 404, never a 500."""
+    for path in (f"/api/guide/{game_name}/{lang}", f"/api/guide/{lang}",
+                 f"/api/lessons/{game_name}?layout={lang}"):
+        try:
+            r = client.get(path)
+        except (httpx.LocalProtocolError, httpx.InvalidURL, UnicodeEncodeError):
+            continue
+        if r.status_code == 404 and not r.headers.get("content-type", "").startswith(
+                "application/json"):
+            continue  # a path that is no route at all (e.g. with a slash in it)
+        check(r)
 
 
 def _socket_messages(ws: Any, limit: int = 50) -> list[dict[str, Any]]:

@@ -131,13 +131,15 @@ def previous_hand_json(match: Match, seat: int, width: str,
 def seat_state(match: Match, seat: int, *, game_id: str, mode: str, opponent: str | None,
                version: int, connected: tuple[bool, bool], width: str = "wide",
                layout: TableLayout | None = None, history: list[dict[str, Any]] | None = None,
-               with_previous: bool = True) -> dict[str, Any]:
+               with_previous: bool = True, rematch: dict[str, Any] | None = None
+               ) -> dict[str, Any]:
     """Everything ``seat`` may see of ``match`` now, as JSON (docs/web.md, STATE).
 
     ``layout`` (this hand's table laid out in ``width``) and ``history`` (this hand's
     steps as :func:`step_json` gives them to ``seat``) may come from the caller's caches.
     ``with_previous=False`` leaves out ``previous_hand`` (the caller adds it, see
-    :func:`previous_hand_json`); it is always the last key.
+    :func:`previous_hand_json`); it is always the last key. ``rematch``: the finished
+    match's rematch, ``{"id", "by"}``, once a seat has asked for one.
     """
     view = match.view(seat)
     game = match.spec
@@ -177,6 +179,7 @@ def seat_state(match: Match, seat: int, *, game_id: str, mode: str, opponent: st
         "results": results,
         "match_result": match_result_json(match.result),
         "connected": list(connected),
+        "rematch": rematch,
     }
     if with_previous:
         state["previous_hand"] = previous_hand_json(match, seat, width)

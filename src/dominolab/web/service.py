@@ -122,8 +122,9 @@ class LiveGame:
     histories: dict[tuple[int, int], list[dict[str, Any]]] = field(default_factory=dict)
     #: the previous hand, encoded, by (hand number, seat, width)
     previous_texts: dict[tuple[int, int, str], str] = field(default_factory=dict)
-    #: state messages by (version, connected, seat, width)
-    messages: dict[tuple[int, tuple[bool, bool], int, str], str] = field(default_factory=dict)
+    #: state messages by (version, connected, seat, width, rematch)
+    messages: dict[tuple[int, tuple[bool, bool], int, str, str | None], str] = field(
+        default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -156,8 +157,8 @@ class LiveGame:
 
     def message(self, seat: int, width: str) -> str:
         """The WebSocket message with ``seat``'s state now, built once per version, who is
-        connected, seat and width (a move's update goes to every connection)."""
-        key = (self.version, self.connected(), seat, width)
+        connected, seat, width and rematch (a move's update goes to every connection)."""
+        key = (self.version, self.connected(), seat, width, self.row.rematch)
         text = self.messages.get(key)
         if text is None:
             if len(self.messages) > 8:
@@ -183,10 +184,13 @@ class LiveGame:
         if history is None or len(history) > len(steps):
             history = self.histories[(number, seat)] = []
         history.extend(step_json(game, s, seat) for s in steps[len(history):])
+        rematch = None if self.row.rematch is None else \
+            {"id": self.row.rematch, "by": self.row.rematch_by}
         text = json.dumps(seat_state(
             match, seat, game_id=self.id, mode=self.row.mode, opponent=self.row.opponent,
             version=self.version, connected=self.connected(), width=width,
             layout=self.layout(number, width), history=history, with_previous=False,
+            rematch=rematch,
         ), separators=(",", ":"))
         # the previous hand never changes: encoded once
         key = (number, seat, width)
@@ -281,12 +285,7 @@ class GameService:
         if first not in FIRST:
             raise ApiError(422, f"first must be one of {', '.join(FIRST)}, not {first!r}")
         self._take(self._game_limit, client, "new games")
-        # the seed also draws the first opener by lot (records check it), so a chosen
-        # opener is had by drawing seeds until the lot agrees (two tries on average)
-        seed = self.seeds()
-        wanted = {"me": 0, "opponent": 1}.get(first)
-        while wanted is not None and first_opener_by_lot(seed) != wanted:
-            seed = self.seeds()
+        seed = self._seed({"me": 0, "opponent": 1}.get(first))
         first_opener = first_opener_by_lot(seed)
         match = Match(spec, opts, seed=seed, first_opener=first_opener)
         token = secrets.token_urlsafe(24)
@@ -311,6 +310,59 @@ class GameService:
         self._keep(live)
         self._computer_if_due(live, client)
         return live, token, invite
+
+    def _seed(self, opener: int | None) -> int:
+        """A new game's seed. The seed also draws the first opener by lot (records check
+        it), so a chosen ``opener`` is had by drawing seeds until the lot agrees (two tries
+        on average)."""
+        seed = self.seeds()
+        while opener is not None and first_opener_by_lot(seed) != opener:
+            seed = self.seeds()
+        return seed
+
+    async def rematch(self, live: LiveGame, seat: int, client: str = "local"
+                      ) -> tuple[LiveGame, bool]:
+        """The rematch of a finished match, asked for by ``seat``: the same game, options
+        and opponent, and the seat that did not open the match's first hand opens the new
+        one's. Each person keeps their seat, and their token reaches it: the new game has
+        the old one's token hashes. Made once, in one transaction with the link to it, so
+        every call from either seat (two at once included) gets the same game; returns it
+        and whether this call made it. 409 before the match is over."""
+        if not live.match.is_over:
+            raise ApiError(409, "the match is not over yet; a rematch is offered once it is")
+        created = False
+        found = live.row.rematch
+        if found is None:
+            if live.row.invite is not None:
+                raise ApiError(409, "your friend never joined this game; start a new game "
+                                    "and send them its invitation")
+            self._take(self._game_limit, client, "new games")
+            old = live.row
+            seed = self._seed(1 - old.first_opener)
+            match = Match(live.match.spec, live.match.options, seed=seed,
+                          first_opener=1 - old.first_opener)
+            row = replace(old, id=secrets.token_urlsafe(9), seed=seed,
+                          first_opener=1 - old.first_opener, rules_version=RULES_VERSION,
+                          created=self.clock(), finished=False, invite=None, rematch=None,
+                          rematch_by=None)
+            try:
+                made = await self.store.create_rematch(old.id, seat, row)
+            except sqlite3.Error as exc:
+                log.error("could not store the rematch of game %s: %s", old.id, exc)
+                raise ApiError(503, "the rematch could not be saved just now; try again in a "
+                                    "moment", retry_after=2) from None
+            if made is None:
+                raise ApiError(404, "there is no such game (it may have expired)")
+            found, by = made
+            if found == row.id:
+                created = True
+                new = LiveGame(row, match, 0)
+                self._keep(new)
+                self._computer_if_due(new, client)
+            if live.row.rematch != found:
+                live.row = replace(live.row, rematch=found, rematch_by=by)
+                await self.broadcast(live)
+        return await self.get(found), created
 
     async def join(self, live: LiveGame, invite: Any, client: str = "local") -> str:
         """Claim a friend game's invitation: seat 1's token, minted now, once only."""
@@ -405,6 +457,10 @@ class GameService:
         now = self.clock() if now is None else now
         ids = await self.store.expire(now - self.limits.abandoned_after,
                                       now - self.limits.finished_kept)
+        gone = set(ids)
+        for kept in self.games.values():
+            if kept.row.rematch in gone:
+                kept.row = replace(kept.row, rematch=None, rematch_by=None)
         for game_id in ids:
             live = self.games.pop(game_id, None)
             if live is not None:

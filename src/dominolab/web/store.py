@@ -59,6 +59,13 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     ALTER TABLE games ADD COLUMN invite TEXT;   -- SHA-256 of the invitation, NULL once claimed
     CREATE INDEX games_by_age ON games(finished, updated);
     """,
+    # 3: rematches: a finished game names the one game that is its rematch (the seats keep
+    # their tokens there) and the seat that asked for it
+    """
+    ALTER TABLE games ADD COLUMN rematch TEXT;      -- the rematch's id, NULL until asked for
+    ALTER TABLE games ADD COLUMN rematch_by INTEGER; -- the seat that asked for it
+    CREATE UNIQUE INDEX games_by_rematch ON games(rematch);
+    """,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 
@@ -93,6 +100,10 @@ class GameRow:
     finished: bool
     #: SHA-256 of a friend game's unclaimed invitation, else None
     invite: str | None = None
+    #: the id of this finished game's rematch, once a seat has asked for one
+    rematch: str | None = None
+    #: the seat that asked for the rematch
+    rematch_by: int | None = None
 
 
 class Store:
@@ -176,22 +187,27 @@ class Store:
     # -- games -------------------------------------------------------------------------------
     def create_game(self, row: GameRow) -> None:
         with self._lock:
-            self._db.execute(
-                "INSERT INTO games (id, game, options, seed, first_opener, mode, opponent, "
-                "token0, token1, rules_version, created, updated, finished, invite) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (row.id, row.game, json.dumps(row.options, sort_keys=True), row.seed,
-                 row.first_opener, row.mode, row.opponent, row.token_hashes[0],
-                 row.token_hashes[1], row.rules_version, row.created, row.created,
-                 int(row.finished), row.invite),
-            )
+            self._insert_game(row)
+
+    def _insert_game(self, row: GameRow) -> None:
+        """Call with the lock held."""
+        self._db.execute(
+            "INSERT INTO games (id, game, options, seed, first_opener, mode, opponent, "
+            "token0, token1, rules_version, created, updated, finished, invite) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (row.id, row.game, json.dumps(row.options, sort_keys=True), row.seed,
+             row.first_opener, row.mode, row.opponent, row.token_hashes[0],
+             row.token_hashes[1], row.rules_version, row.created, row.created,
+             int(row.finished), row.invite),
+        )
 
     def load_game(self, game_id: str) -> tuple[GameRow, list[tuple[int, str]]] | None:
         """The game and its moves as (seat, move) in order, or None."""
         with self._lock:
             found = self._db.execute(
                 "SELECT id, game, options, seed, first_opener, mode, opponent, token0, token1, "
-                "rules_version, created, finished, invite FROM games WHERE id = ?", (game_id,)
+                "rules_version, created, finished, invite, rematch, rematch_by "
+                "FROM games WHERE id = ?", (game_id,)
             ).fetchone()
             if found is None:
                 return None
@@ -200,8 +216,36 @@ class Store:
             ).fetchall()
         row = GameRow(found[0], found[1], json.loads(found[2]), found[3], found[4], found[5],
                       found[6], (found[7], found[8]), found[9], found[10], bool(found[11]),
-                      found[12])
+                      found[12], found[13], found[14])
         return row, [(int(s), str(m)) for s, m in moves]
+
+    def create_rematch(self, game_id: str, seat: int, row: GameRow) -> tuple[str, int] | None:
+        """Store ``row`` as the rematch of the finished game ``game_id``, asked for by
+        ``seat``, in one transaction with the link to it, unless that game has a rematch
+        already. Returns the rematch's id and the seat that asked for it: ``row``'s, or
+        the one stored before (so two calls at once make one game); None if ``game_id`` is
+        no finished game."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                found = self._db.execute(
+                    "SELECT finished, rematch, rematch_by FROM games WHERE id = ?", (game_id,)
+                ).fetchone()
+                if found is None or not found[0]:
+                    self._db.execute("ROLLBACK")
+                    return None
+                if found[1] is not None:
+                    self._db.execute("ROLLBACK")
+                    return str(found[1]), int(found[2])
+                self._insert_game(row)
+                self._db.execute("UPDATE games SET rematch = ?, rematch_by = ?, updated = ? "
+                                 "WHERE id = ?", (row.id, seat, self.clock(), game_id))
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+        return row.id, seat
 
     def add_moves(self, game_id: str, first_ply: int, moves: Sequence[tuple[int, str]],
                   finished: bool) -> None:
@@ -252,6 +296,9 @@ class Store:
                 self._db.executemany("DELETE FROM moves WHERE game_id = ?",
                                      [(i,) for i in ids])
                 self._db.executemany("DELETE FROM games WHERE id = ?", [(i,) for i in ids])
+                # a rematch that expired first may be asked for again
+                self._db.executemany("UPDATE games SET rematch = NULL, rematch_by = NULL "
+                                     "WHERE rematch = ?", [(i,) for i in ids])
                 self._db.execute("COMMIT")
             except BaseException:
                 if self._db.in_transaction:
@@ -288,6 +335,10 @@ class AsyncStore:
 
     async def claim_invite(self, game_id: str, invite_hash: str, token_hash: str) -> bool:
         return await self._run(self.sync.claim_invite, game_id, invite_hash, token_hash)
+
+    async def create_rematch(self, game_id: str, seat: int, row: GameRow
+                             ) -> tuple[str, int] | None:
+        return await self._run(self.sync.create_rematch, game_id, seat, row)
 
     async def expire(self, unfinished_before: float, finished_before: float) -> list[str]:
         return await self._run(self.sync.expire, unfinished_before, finished_before)
