@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import pytest
 from playwright.sync_api import (
@@ -33,7 +34,7 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from dominolab.web.process import ServerProcess
+from dominolab.web.process import ServerProcess, request_json
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -172,9 +173,13 @@ class Ui:
         self.contexts: list[BrowserContext] = []
         self.pages: list[tuple[str, Page, list[str]]] = []
 
-    def new_page(self, name: str, width: int = 1280, height: int = 800) -> Page:
+    def new_page(self, name: str, width: int = 1280, height: int = 800,
+                 reduced_motion: Literal["reduce", "no-preference"] | None = None) -> Page:
+        """A page in a context of its own; ``reduced_motion`` sets the media feature
+        ``prefers-reduced-motion`` (None: the browser's default, no preference)."""
         context = self.browser.new_context(viewport={"width": width, "height": height},
-                                           base_url=self.base_url, accept_downloads=True)
+                                           base_url=self.base_url, accept_downloads=True,
+                                           reduced_motion=reduced_motion)
         context.set_default_timeout(STEP_MS)
         self.contexts.append(context)
         page = context.new_page()
@@ -320,22 +325,31 @@ def new_game(page: Page, game: str, opponent: str = "easy", first: str | None = 
     page.wait_for_function(JS_HAS_VERSION)
 
 
-def make_move(page: Page, deadline: float) -> str:
-    """On my turn, do what a person does: draw/pass if that button shows, else click the first
-    playable tile, its first place and (for a luzak) the first outward half. Wait for the
-    version to change. Returns 'draw', 'pass', 'keep' or 'play'."""
-    old = game_attr(page, "version")
+def button_move(page: Page, old: str, deadline: float) -> str | None:
+    """Draw or pass if that button shows, or keep when no tile is playable and keep shows;
+    wait for the version to change and say which. None: a tile is to be played."""
     for button in ("draw", "pass"):
         if shown(page, button):
             page.get_by_test_id(button).click()
             wait_version_change(page, old, deadline, f"clicking {button}")
             return button
+    if page.locator(PLAYABLE).count() == 0 and shown(page, "keep"):
+        page.get_by_test_id("keep").click()
+        wait_version_change(page, old, deadline, "clicking keep")
+        return "keep"
+    return None
+
+
+def make_move(page: Page, deadline: float) -> str:
+    """On my turn, do what a person does: draw/pass if that button shows, else click the first
+    playable tile, its first place and (for a luzak) the first outward half. Wait for the
+    version to change. Returns 'draw', 'pass', 'keep' or 'play'."""
+    old = game_attr(page, "version")
+    done = button_move(page, old, deadline)
+    if done is not None:
+        return done
     playable = page.locator(PLAYABLE)
     if playable.count() == 0:
-        if shown(page, "keep"):
-            page.get_by_test_id("keep").click()
-            wait_version_change(page, old, deadline, "clicking keep")
-            return "keep"
         raise AssertionError(f"data-turn=me but no {PLAYABLE} and no draw/pass/keep button "
                              f"(hand: {hand_tiles(page)})")
     tile = playable.first.get_attribute("data-tile")
@@ -428,3 +442,36 @@ def assert_hands_disjoint(a: Page, b: Page) -> None:
     tiles_a, tiles_b = set(hand_tiles(a)), set(hand_tiles(b))
     assert tiles_a and tiles_b, f"empty hands: A {tiles_a}, B {tiles_b}"
     assert not tiles_a & tiles_b, f"B's page shows A's tiles {sorted(tiles_a & tiles_b)}"
+
+
+# -- games made over HTTP --------------------------------------------------------------------
+
+def friend_game_via_api(base: str, game: str, options: dict[str, Any] | None = None
+                        ) -> tuple[str, tuple[str, str]]:
+    """A friend game made and joined over HTTP: its id and both seats' tokens."""
+    made = request_json(base, "POST", "/api/games",
+                        {"game": game, "opponent": "friend", "first": "me",
+                         "options": options or {}})
+    gid, invite = made["id"], made["invite"]
+    assert "#i=" in invite, f"the invitation {invite!r} carries no #i=CODE"
+    joined = request_json(base, "POST", f"/api/games/{gid}/join",
+                          {"invite": invite.split("#i=", 1)[1]})
+    assert joined["seat"] == 1, joined
+    return gid, (made["token"], joined["token"])
+
+
+def play_via_api(base: str, gid: str, tokens: tuple[str, str], rng: random.Random,
+                 until: str, limit: int = 600) -> dict[str, Any]:
+    """Random legal moves of both seats over HTTP until the first hand is over (`until`
+    "hand") or the match is (`until` "match"); seat 0's state then."""
+    for _ in range(limit):
+        state = request_json(base, "GET", f"/api/games/{gid}", token=tokens[0])
+        if state["match_result"] is not None or (until == "hand" and state["hand_number"] > 1):
+            return cast(dict[str, Any], state)
+        mover = state["to_move"]
+        if mover != 0:
+            state = request_json(base, "GET", f"/api/games/{gid}", token=tokens[mover])
+        move = rng.choice(state["legal"])["move"]
+        request_json(base, "POST", f"/api/games/{gid}/moves",
+                     {"move": move, "version": state["version"]}, tokens[mover])
+    raise AssertionError(f"game {gid}: not over after {limit} moves")

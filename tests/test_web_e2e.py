@@ -37,6 +37,7 @@ from browser import (
     STEP_MS,
     Ui,
     assert_hands_disjoint,
+    friend_game_via_api,
     game_attr,
     game_id_of,
     hand_tiles,
@@ -45,6 +46,7 @@ from browser import (
     make_server,
     new_game,
     play_moves,
+    play_via_api,
     shown,
     start_friend_game,
     start_friend_game_with_link,
@@ -242,37 +244,6 @@ def test_server_killed_mid_game_the_page_reconnects_and_play_goes_on(
         srv.stop()
 
 
-def friend_game_via_api(base: str, game: str, options: dict[str, Any] | None = None
-                        ) -> tuple[str, tuple[str, str]]:
-    """A friend game made and joined over HTTP: its id and both seats' tokens."""
-    made = request_json(base, "POST", "/api/games",
-                        {"game": game, "opponent": "friend", "first": "me",
-                         "options": options or {}})
-    gid, invite = made["id"], made["invite"]
-    assert "#i=" in invite, f"the invitation {invite!r} carries no #i=CODE"
-    joined = request_json(base, "POST", f"/api/games/{gid}/join",
-                          {"invite": invite.split("#i=", 1)[1]})
-    assert joined["seat"] == 1, joined
-    return gid, (made["token"], joined["token"])
-
-
-def play_via_api(base: str, gid: str, tokens: tuple[str, str], rng: random.Random,
-                 until: str, limit: int = 600) -> dict[str, Any]:
-    """Random legal moves of both seats over HTTP until the first hand is over (`until`
-    "hand") or the match is (`until` "match"); seat 0's state then."""
-    for _ in range(limit):
-        state = request_json(base, "GET", f"/api/games/{gid}", token=tokens[0])
-        if state["match_result"] is not None or (until == "hand" and state["hand_number"] > 1):
-            return cast(dict[str, Any], state)
-        mover = state["to_move"]
-        if mover != 0:
-            state = request_json(base, "GET", f"/api/games/{gid}", token=tokens[mover])
-        move = rng.choice(state["legal"])["move"]
-        request_json(base, "POST", f"/api/games/{gid}/moves",
-                     {"move": move, "version": state["version"]}, tokens[mover])
-    raise AssertionError(f"game {gid}: not over after {limit} moves")
-
-
 def moves_to_a_luzak_choice(server: ServerProcess, gid: str) -> list[str] | None:
     """Moves from the start of this game's first hand to a position where seat 0 must lay
     a luzak of a non-double (so it chooses the outward half), found by random playouts
@@ -380,6 +351,8 @@ def test_language_and_rules(ui: Ui) -> None:
         expect(page.get_by_test_id("rules-link")).to_contain_text("Zasady")
 
         page.get_by_test_id("rules-link").click()
+        # /rules is the player's guide; the exact rules are one link away
+        page.get_by_test_id("guide-exact-link").click()
         rules = page.get_by_test_id("rules")
         expect(rules).to_contain_text("Luzak")
         rules_pl = rules.inner_text()
@@ -390,6 +363,7 @@ def test_language_and_rules(ui: Ui) -> None:
         page.get_by_test_id("lang-en").click()
         expect(page.locator("html")).to_have_attribute("lang", "en")
         page.get_by_test_id("rules-link").click()
+        page.get_by_test_id("guide-exact-link").click()
         rules = page.get_by_test_id("rules")
         expect(rules).to_contain_text("Luzak")
         expect(rules).to_contain_text("spinner")

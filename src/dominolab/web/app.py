@@ -33,6 +33,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from dominolab import __version__
 from dominolab.core import GAMES
 from dominolab.players import LEVELS
+from dominolab.web.guide import guide_endpoint, guide_index_endpoint
+from dominolab.web.lessons import lessons_endpoint, lessons_index_endpoint
 from dominolab.web.limits import Limits
 from dominolab.web.service import ApiError, Connection, GameService, LiveGame
 from dominolab.web.store import BUSY_TIMEOUT, Store
@@ -235,6 +237,18 @@ async def make_move(request: Request) -> Response:
     data = await read_json(request)
     await service.act(live, seat, data.get("move"), data.get("version"), client_of(request))
     return state_response(live, seat, service.width_of(data.get("layout")))
+
+
+async def rematch(request: Request) -> Response:
+    """The finished match's rematch: made by the first call, the same game after (201, then
+    200); the caller keeps their seat and their token."""
+    service, live, seat = await seat_for(request)
+    data = await read_json(request)
+    new, created = await service.rematch(live, seat, client_of(request))
+    token = bearer(request)
+    width = service.width_of(data.get("layout"))
+    return JSONResponse({"id": new.id, "seat": seat, "token": token,
+                         "state": new.state(seat, width)}, status_code=201 if created else 200)
 
 
 async def hint(request: Request) -> Response:
@@ -445,9 +459,14 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             Route("/api/games/{game_id}/join", join_game, methods=["POST"]),
             Route("/api/games/{game_id}/moves", make_move, methods=["POST"]),
             Route("/api/games/{game_id}/hint", hint, methods=["POST"]),
+            Route("/api/games/{game_id}/rematch", rematch, methods=["POST"]),
             Route("/api/games/{game_id}/record", record),
             Route("/api/games/{game_id}/replay", replay),
             Route("/api/rules/{lang}", rules),
+            Route("/api/lessons", lessons_index_endpoint),
+            Route("/api/lessons/{game}", lessons_endpoint),
+            Route("/api/guide/{lang}", guide_index_endpoint),
+            Route("/api/guide/{game}/{lang}", guide_endpoint),
             WebSocketRoute("/ws/games/{game_id}", game_socket),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],

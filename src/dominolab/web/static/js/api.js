@@ -69,10 +69,21 @@ export const api = {
     request("POST", `/api/games/${encodeURIComponent(id)}/moves`,
       { token, body: { move, version, layout } }),
   hint: (id, token) => request("POST", `/api/games/${encodeURIComponent(id)}/hint`, { token, body: {} }),
+  // the finished match's rematch, the same game for both seats whoever asks first; the
+  // caller keeps its seat and token there: {id, seat, token, state}
+  rematch: (id, token, layout) =>
+    request("POST", `/api/games/${encodeURIComponent(id)}/rematch`, { token, body: { layout } }),
   record: (id, token) => request("GET", `/api/games/${encodeURIComponent(id)}/record`, { token }),
   replay: (id, token, layout) =>
     request("GET", `/api/games/${encodeURIComponent(id)}/replay?layout=${layout}`, { token }),
   rules: (lang) => request("GET", `/api/rules/${lang}`),
+  // the player's guide: its index, and one game's page (docs/learn.md)
+  guide: (lang) => request("GET", `/api/guide/${lang}`),
+  guidePage: (game, lang) => request("GET", `/api/guide/${encodeURIComponent(game)}/${lang}`),
+  // the tutorial: the games' lesson ids, and one game's lessons laid out for `layout`
+  lessonIndex: () => request("GET", "/api/lessons"),
+  lessons: (game, layout) =>
+    request("GET", `/api/lessons/${encodeURIComponent(game)}?layout=${layout}`),
 };
 
 // ---- tokens and small per-game memories ----------------------------------------------

@@ -6,13 +6,102 @@ import { api, ApiError, loadSeat, saveSeat, loadAck, saveAck, saveInfo, forgetGa
 import { t, getLang, onLangChange, formatNumber } from "./i18n.js";
 import { GameSocket } from "./socket.js";
 import { TableView, groupSpots } from "./table.js";
-import { tileSVG, digits } from "./tiles.js";
+import { s as svgEl, tileSVG, digits, tileBack, spinnerMark, flyTile, reducedMotion } from "./tiles.js";
 import { el, toast, spinner, downloadText, layoutMode } from "./ui.js";
 import {
   seatName, opponentName, moveText, reasonText, pointsText, endText, winnerText, bonusText, parseMove,
+  tablePlays,
 } from "./words.js";
 
 const PLACE_KINDS = new Set(["play", "luzak", "lead"]);
+/** How far (px) a pressed tile must move before it is being dragged (less is a tap). */
+const DRAG_START_PX = 8;
+/** A tile's flight lasts this long (ms); the flights of one update follow each other by
+ * FLIGHT_GAP ms, and an update of more than MAX_FLIGHTS moves (a reconnect) flies none. */
+const FLIGHT_MS = 260, FLIGHT_GAP = 140, MAX_FLIGHTS = 4;
+
+// ---- sounds --------------------------------------------------------------------------------
+
+const SOUND_KEY = "dominolab/sound";
+
+/**
+ * Short table sounds made with WebAudio (no files, nothing fetched): a clack when a tile is
+ * laid, a soft slide when one is drawn. Off by default; the choice is kept in localStorage.
+ * No AudioContext exists until sounds are turned on (and browsers let it start only after
+ * the person has touched the page, so it is woken on each touch while sounds are on).
+ */
+class Sounds {
+  constructor() {
+    let saved = null;
+    try { saved = localStorage.getItem(SOUND_KEY); } catch (_) { /* storage may be off */ }
+    this.on = saved === "on";
+    this.ctx = null;
+    this.noise = null;
+  }
+
+  set(on) {
+    this.on = on;
+    try { localStorage.setItem(SOUND_KEY, on ? "on" : "off"); } catch (_) { /* ignore */ }
+    if (on) this.wake();
+  }
+
+  /** Make (or resume) the audio context: call it from a touch or a key. */
+  wake() {
+    if (!this.on) return null;
+    const Ctx = window.AudioContext || window.webkitAudioContext;
+    if (!Ctx) return null;
+    if (!this.ctx) this.ctx = new Ctx();
+    if (this.ctx.state === "suspended") this.ctx.resume().catch(() => {});
+    return this.ctx;
+  }
+
+  /** A burst of noise, fading fast, from the filter KIND at FREQ Hz, SECONDS long. */
+  burst(kind, freq, seconds, level, t0) {
+    const ctx = this.ctx;
+    if (!this.noise) {
+      const n = Math.floor(ctx.sampleRate * 0.25);
+      this.noise = ctx.createBuffer(1, n, ctx.sampleRate);
+      const data = this.noise.getChannelData(0);
+      for (let i = 0; i < n; i++) data[i] = Math.random() * 2 - 1;
+    }
+    const src = ctx.createBufferSource();
+    src.buffer = this.noise;
+    const filter = ctx.createBiquadFilter();
+    filter.type = kind;
+    filter.frequency.value = freq;
+    filter.Q.value = 1.1;
+    const gain = ctx.createGain();
+    gain.gain.setValueAtTime(level, t0);
+    gain.gain.exponentialRampToValueAtTime(0.0005, t0 + seconds);
+    src.connect(filter).connect(gain).connect(ctx.destination);
+    src.start(t0);
+    src.stop(t0 + seconds + 0.02);
+  }
+
+  /** Ivory on wood: a bright click and a low knock, DELAY seconds from now. */
+  clack(delay = 0) {
+    const ctx = this.wake();
+    if (!ctx) return;
+    const t0 = ctx.currentTime + delay;
+    this.burst("bandpass", 2600, 0.07, 0.55, t0);
+    const knock = ctx.createOscillator();
+    knock.frequency.setValueAtTime(190, t0);
+    knock.frequency.exponentialRampToValueAtTime(85, t0 + 0.08);
+    const gain = ctx.createGain();
+    gain.gain.setValueAtTime(0.3, t0);
+    gain.gain.exponentialRampToValueAtTime(0.0005, t0 + 0.1);
+    knock.connect(gain).connect(ctx.destination);
+    knock.start(t0);
+    knock.stop(t0 + 0.12);
+  }
+
+  /** A tile slid off the boneyard, DELAY seconds from now. */
+  slide(delay = 0) {
+    const ctx = this.wake();
+    if (!ctx) return;
+    this.burst("lowpass", 1400, 0.16, 0.28, ctx.currentTime + delay);
+  }
+}
 
 /** "23" → "32": tiles in STATE.hand and LEGAL.tile are written high half first. */
 function canonical(tile) {
@@ -38,6 +127,17 @@ function copyButton(text, testid) {
   return btn;
 }
 
+/** A loudspeaker, with sound waves when ON, or crossed out. */
+function speakerIcon(on) {
+  return svgEl("svg", {
+    class: "speaker", viewBox: "0 0 24 24", width: 20, height: 20, "aria-hidden": "true", focusable: "false",
+  }, [
+    svgEl("path", { class: "speaker-body", d: "M3 9h4l5-4v14l-5-4H3z" }),
+    on ? svgEl("path", { class: "speaker-waves", d: "M15.5 8.5a5 5 0 0 1 0 7M18.5 5.5a9 9 0 0 1 0 13" })
+      : svgEl("path", { class: "speaker-off", d: "M16 9l6 6M22 9l-6 6" }),
+  ]);
+}
+
 export class GameView {
   constructor(id, navigate) {
     this.id = id;
@@ -54,6 +154,9 @@ export class GameView {
     this.layout = layoutMode();
     this.connStatus = "connecting";
     this.disposers = [];
+    this.sounds = new Sounds();
+    this.drag = null;          // the tile being dragged: {tile, id, x0, y0, active, ghost, over}
+    this.dropFrom = null;      // {tile, rect}: where a dragged tile was let go, for its flight
   }
 
   // ---- lifecycle -----------------------------------------------------------------------
@@ -168,10 +271,19 @@ export class GameView {
     window.addEventListener("resize", onResize);
     this.disposers.push(() => window.removeEventListener("resize", onResize));
     this.disposers.push(onLangChange(() => this.render()));
+    // browsers start sound only after a touch: with sounds on, each touch wakes them
+    const wake = () => this.sounds.wake();
+    document.addEventListener("pointerdown", wake, true);
+    document.addEventListener("keydown", wake, true);
+    this.disposers.push(() => {
+      document.removeEventListener("pointerdown", wake, true);
+      document.removeEventListener("keydown", wake, true);
+    });
   }
 
   unmount() {
     this.unmounted = true;
+    this.endDrag();
     if (this.socket) this.socket.close();
     for (const d of this.disposers) d();
     this.disposers = [];
@@ -188,10 +300,15 @@ export class GameView {
     this.titleEl = el("h1", { class: "game-title" });
     this.vsEl = el("span", { class: "game-vs" });
     this.connEl = el("span", { class: "conn", "data-testid": "connection", "data-state": "connecting", role: "status" });
+    this.soundEl = el("button", {
+      type: "button", class: "sound-toggle", "data-testid": "sound", onclick: () => this.toggleSound(),
+    });
     this.inviteEl = el("section", { class: "invite panel", hidden: true });
     this.noticeEl = el("section", { class: "link-notice panel", hidden: true, role: "status" });
     this.statusEl = el("p", { class: "status-line", "data-testid": "status", "aria-live": "polite" });
+    this.oppEl = el("div", { class: "opp-strip", "data-testid": "opponent" });
     this.feltEl = el("div", { class: "felt" }, [this.table.svg]);
+    this.legendEl = el("p", { class: "table-legend", "data-testid": "spinner-legend", hidden: true });
     this.lastMoveEl = el("p", { class: "last-move", "aria-live": "polite" });
     this.handTitle = el("h2", { class: "section-title" });
     this.handEl = el("div", { class: "hand", role: "group" });
@@ -207,16 +324,23 @@ export class GameView {
     this.gameEl = el("section", {
       class: "game", "data-testid": "game", "data-turn": "none", "data-version": "", "data-hand": "", "data-seat": "",
     }, [
-      el("div", { class: "game-bar" }, [el("div", { class: "game-heading" }, [this.titleEl, this.vsEl]), this.connEl]),
+      el("div", { class: "game-bar" }, [
+        el("div", { class: "game-heading" }, [this.titleEl, this.vsEl]),
+        el("div", { class: "game-tools" }, [this.soundEl, this.connEl]),
+      ]),
       this.bannerEl,
       this.noticeEl,
       this.inviteEl,
       el("div", { class: "game-grid" }, [
         el("div", { class: "board-col" }, [
           this.statusEl,
-          this.feltEl,
+          this.oppEl,
           this.lastMoveEl,
-          el("section", { class: "hand-area" }, [this.handTitle, this.handEl, this.actionsEl, this.keyHintEl]),
+          this.feltEl,
+          // my tiles and the buttons stay in view at the bottom while the page scrolls
+          el("section", { class: "hand-area", "data-testid": "dock" }, [
+            el("div", { class: "hand-head" }, [this.handTitle, this.actionsEl]), this.handEl, this.keyHintEl,
+          ]),
           this.hintsEl,
         ]),
         el("aside", { class: "side-col" }, [
@@ -408,6 +532,8 @@ export class GameView {
     if (!st || typeof st.version !== "number") return;
     if (this.state && st.version < this.state.version) return;
     const prev = this.state;
+    // FLIP: where the tiles are now, before the new state is drawn, for their flights
+    const before = prev && st.version > prev.version && this.gameEl ? this.snapshot() : null;
     this.state = st;
     if (!prev || prev.version !== st.version) {
       // a new position: the pick and the hints may no longer apply
@@ -425,6 +551,7 @@ export class GameView {
       totals: st.totals, seat: st.seat,
     });
     this.render();
+    if (before) this.animateMoves(prev, st, before);
   }
 
   get ctx() {
@@ -473,7 +600,9 @@ export class GameView {
     this.gameEl.classList.toggle("is-offline", !this.live);
 
     this.renderInvite();
+    this.renderSound();
     this.renderStatus(turn);
+    this.renderOpponent();
     this.renderTable();
     this.renderLastMove();
     this.renderHand();
@@ -553,7 +682,73 @@ export class GameView {
     this.groups = this.picked ? groupSpots(this.legalFor(this.picked)) : [];
     if (this.focusedSpot >= this.groups.length) this.focusedSpot = this.groups.length ? 0 : -1;
     this.table.setSpots(this.groups, { focused: this.focusedSpot, hinted: this.hintedMoves });
+    if (this.drag && this.drag.active) this.drag.over = -1;  // the spots were drawn anew
     this.feltEl.classList.toggle("is-picking", !!this.picked);
+  }
+
+  /** The opponent's tiles, face down (as many as they hold), and the boneyard, when the
+   * game has one (STATE's rules say), as a pile with its count; in a game whose doubles are
+   * spinners (a tree table), what the spinner's mark means. */
+  renderOpponent() {
+    const st = this.state;
+    const ctx = this.ctx;
+    const n = st.opponent_tiles ?? 0;
+    const name = opponentName(ctx);
+    const backs = el("div", {
+      class: "opp-backs", "data-testid": "opponent-hand", "data-count": String(n), role: "img",
+      "aria-label": t("opp.tiles", { name, n }), title: t("opp.tiles", { name, n }),
+    }, Array.from({ length: n }, () => tileBack()));
+    const parts = [
+      el("span", { class: "opp-name who-opp", text: name }),
+      backs,
+      el("span", { class: "opp-count", "aria-hidden": "true", text: String(n) }),
+    ];
+    if (st.rules && st.rules.boneyard) {
+      const left = st.boneyard ?? 0;
+      parts.push(el("div", {
+        class: "pile" + (left ? "" : " is-empty"), "data-testid": "boneyard-pile", "data-count": String(left),
+        role: "img", "aria-label": t("pile.label", { n: left }), title: t("pile.label", { n: left }),
+      }, [
+        el("span", { class: "pile-stack" }, Array.from({ length: Math.min(3, left) }, () => tileBack())),
+        el("span", { class: "pile-text", "aria-hidden": "true" }, [
+          el("span", { class: "pile-word", text: t("scores.boneyard") }),
+          el("strong", { class: "pile-count", text: String(left) }),
+        ]),
+      ]));
+    }
+    const spinners = !!st.rules && st.rules.table === "tree";
+    this.legendEl.hidden = !spinners;
+    if (spinners) {
+      this.legendEl.replaceChildren(spinnerMark(18), el("span", { text: t("legend.spinner") }));
+      parts.push(this.legendEl);
+    }
+    this.oppEl.replaceChildren(...parts);
+  }
+
+  renderSound() {
+    const on = this.sounds.on;
+    this.soundEl.setAttribute("aria-pressed", on ? "true" : "false");
+    this.soundEl.title = on ? t("sound.on") : t("sound.off");
+    this.soundEl.setAttribute("aria-label", t("sound.label"));
+    this.soundEl.replaceChildren(speakerIcon(on), el("span", { class: "sound-word", text: t("sound.label") }));
+  }
+
+  toggleSound() {
+    this.sounds.set(!this.sounds.on);
+    if (this.sounds.on) this.sounds.clack();
+    this.renderSound();
+  }
+
+  /** My tile drawn last, until my next move ("keep" ends the draw, it is no new move). */
+  drawnTile() {
+    const st = this.state;
+    const hist = st.history || [];
+    for (let i = hist.length - 1; i >= 0; i--) {
+      const step = hist[i];
+      if (step.seat !== st.seat || step.move === "keep") continue;
+      return step.move === "draw" && step.drew ? canonical(step.drew) : null;
+    }
+    return null;
   }
 
   renderLastMove() {
@@ -564,10 +759,12 @@ export class GameView {
       this.lastMoveEl.replaceChildren(el("span", { class: "muted", text: t("scores.hand", { n: st.hand_number }) + " · " + t("scores.opener", { name: seatName(st.opener, this.ctx) }) }));
       return;
     }
-    this.lastMoveEl.replaceChildren(...this.stepLine(last));
+    this.lastMoveEl.replaceChildren(...this.stepLine(last, tablePlays(hist)));
   }
 
-  stepLine(step) {
+  /** A STEP in words; PLAYS the moves that laid the hand's tiles (words.js tablePlays), so
+   * that where a tile went is said in words, the notation kept as the text's tooltip. */
+  stepLine(step, plays = null) {
     const ctx = this.ctx;
     // the reason names the points (and who got them); other points get a note
     const explained = ["count", "luzak", "quartet"].includes(step.reason && step.reason.kind);
@@ -575,7 +772,10 @@ export class GameView {
     const scored = (step.points || []).some((p) => p > 0);
     const out = [
       el("strong", { class: step.seat === ctx.seat ? "who-me" : "who-opp", text: seatName(step.seat, ctx) }),
-      " ", moveText(step),
+      " ", el("span", {
+        class: "move-words", title: t("move.notation", { move: step.move }), "data-move": step.move,
+        text: moveText(step, { plays }),
+      }),
     ];
     // a draw, a pass or a keep says it all in its move words
     if (!["draw", "pass", "keep"].includes(step.reason && step.reason.kind)) {
@@ -589,24 +789,34 @@ export class GameView {
     const st = this.state;
     this.handTitle.textContent = `${t("hand.title")} (${(st.hand || []).length})`;
     const mine = this.canMove();
+    const drawn = this.drawnTile();
     const buttons = (st.hand || []).map((tile, i) => {
       const playable = mine && this.legalFor(tile).length > 0;
       const [a, b] = digits(tile);
       const key = i < 9 ? String(i + 1) : i === 9 ? "0" : "";
       const picked = this.picked === tile;
+      const isDrawn = tile === drawn;
       const words = [t("tile.label", { a, b }), playable ? t("tile.playable") : t("tile.notPlayable")];
+      if (isDrawn) words.push(t("tile.drawn"));
       if (key) words.push(`(${key})`);
       const btn = el("button", {
         type: "button",
-        class: "hand-tile" + (playable ? " is-playable" : "") + (picked ? " is-picked" : ""),
+        class: "hand-tile" + (playable ? " is-playable" : "") + (picked ? " is-picked" : "") + (isDrawn ? " is-drawn" : ""),
         "data-testid": "hand-tile",
         "data-tile": tile,
         "data-playable": playable ? "true" : "false",
+        "data-drawn": isDrawn ? "true" : null,
         "aria-pressed": picked ? "true" : "false",
         "aria-disabled": playable ? null : "true",
         "aria-label": words.join(", "),
         onclick: () => this.pick(tile),
-      }, [tileSVG(a, b, { orientation: "vertical", px: 72, label: false }), el("span", { class: "key", "aria-hidden": "true", text: key || "\u00a0" })]);
+        // pressed and moved, it is dragged to a place on the table (a tap picks it)
+        onpointerdown: playable ? (ev) => this.dragStart(ev, tile) : null,
+      }, [
+        tileSVG(a, b, { orientation: "vertical", px: 72, label: false }),
+        el("span", { class: "key", "aria-hidden": "true", text: key || "\u00a0" }),
+        isDrawn ? el("span", { class: "drawn-mark", "aria-hidden": "true", text: t("tile.drawnMark") }) : null,
+      ]);
       return btn;
     });
     this.handEl.setAttribute("aria-label", t("hand.title"));
@@ -657,6 +867,7 @@ export class GameView {
       return true;
     });
     const portOf = (m) => m.split("@")[1].replace("*", "");
+    const plays = tablePlays(this.state.history);
     const list = el("ol", { class: "hint-list" }, entries.map((hm, i) => {
       const also = (hm.same || []).filter((m) => m.includes("@")).map(portOf);
       const mv = parseMove(hm.move);
@@ -671,7 +882,7 @@ export class GameView {
         "data-move": hm.move, onclick: () => this.showHint(hm.move),
       }, [
         mv.tile ? tileSVG(...digits(mv.tile), { orientation: "horizontal", px: 44, label: false }) : null,
-        el("span", { class: "hint-move" }, [el("code", { text: hm.move }), also.length ? ` (or ${also.join(" or ")})` : "", " ", el("span", { class: "muted", text: moveText(step) })]),
+        el("span", { class: "hint-move" }, [el("code", { text: hm.move }), also.length ? ` ${t("hint.alsoPorts", { ports: also.join(` ${t("hint.or")} `) })}` : "", " ", el("span", { class: "muted", text: moveText(step, { plays }) })]),
         el("span", { class: "hint-stats" }, [
           el("span", { class: "hint-win", text: t("hint.win", { p: pct }) }),
           el("span", { class: "hint-bar", "aria-hidden": "true" }, [el("span", { style: `width:${Math.max(2, Math.min(100, (hm.win ?? 0) * 100))}%` })]),
@@ -745,9 +956,10 @@ export class GameView {
   renderHistory() {
     const st = this.state;
     this.historyTitle.textContent = `${t("history.title")} (${t("scores.hand", { n: st.hand_number })})`;
+    const plays = tablePlays(st.history);
     const items = (st.history || []).map((step, i) => el("li", {
       class: "history-item" + (step.seat === st.seat ? " is-me" : " is-opp"),
-    }, [el("span", { class: "history-n", "aria-hidden": "true", text: String(i + 1) }), el("span", { class: "history-text" }, this.stepLine(step))]));
+    }, [el("span", { class: "history-n", "aria-hidden": "true", text: String(i + 1) }), el("span", { class: "history-text" }, this.stepLine(step, plays))]));
     this.historyEl.replaceChildren(...items);
     if (!items.length) {
       this.historyEl.dataset.empty = t("history.empty");
@@ -775,7 +987,10 @@ export class GameView {
     if (st.match_result) {
       this.renderBanner(this.matchDismissed);
       if (this.matchDismissed) clear();
-      else show(`match:${st.version}:${getLang()}`, () => this.matchOverlay());
+      else {
+        show(`match:${st.version}:${getLang()}`, () => this.matchOverlay());
+        this.renderRematch();
+      }
       return;
     }
     this.renderBanner(false);
@@ -859,7 +1074,7 @@ export class GameView {
             el("summary", { text: `${t("history.title")} (${(prev.history || []).length})` }),
             el("ol", { class: "history" }, prev.history.map((step, i) => el("li", {
               class: "history-item" + (step.seat === st.seat ? " is-me" : " is-opp"),
-            }, [el("span", { class: "history-n", "aria-hidden": "true", text: String(i + 1) }), el("span", { class: "history-text" }, this.stepLine(step))]))),
+            }, [el("span", { class: "history-n", "aria-hidden": "true", text: String(i + 1) }), el("span", { class: "history-text" }, this.stepLine(step, tablePlays(prev.history)))]))),
           ]) : null,
         ]),
         el("div", { class: "modal-actions" }, [next]),
@@ -878,11 +1093,21 @@ export class GameView {
     const results = st.results || [];
     const last = results[results.length - 1];
     const totals = mr.totals || st.totals;
+    // the rematch button, and the line that offers the rematch the other seat asked for
+    // (filled in place by renderRematch, so the screen is not rebuilt when the offer comes)
+    const replay = el("button", {
+      type: "button", class: "button primary", "data-testid": "replay", "data-autofocus": "",
+      onclick: () => this.navigate(`/replay/${encodeURIComponent(this.id)}`),
+    }, [t("match.replay")]);
+    this.rematchButton = el("button", {
+      type: "button", class: "button", "data-testid": "rematch", "data-offered": "false",
+      onclick: (ev) => this.playRematch(ev.currentTarget),
+    }, [t("match.rematch")]);
+    this.rematchOffer = el("p", { class: "rematch-offer", "data-testid": "rematch-offer", role: "status", hidden: true });
+    this.rematchAfter = replay;
     const buttons = el("div", { class: "modal-actions" }, [
-      el("button", {
-        type: "button", class: "button primary", "data-testid": "replay", "data-autofocus": "",
-        onclick: () => this.navigate(`/replay/${encodeURIComponent(this.id)}`),
-      }, [t("match.replay")]),
+      replay,
+      this.rematchButton,
       el("button", {
         type: "button", class: "button", "data-testid": "download-record", onclick: () => this.download(),
       }, [t("match.download")]),
@@ -906,6 +1131,7 @@ export class GameView {
           ])),
         ]),
         el("p", { class: "muted", text: `${t(`match.end.${mr.end}`)} ${t("match.hands", { n: mr.hands ?? results.length })}` }),
+        this.rematchOffer,
         buttons,
         last ? el("details", { class: "last-hand", open: true }, [
           el("summary", { text: `${t("match.lastHand")} (${t("scores.hand", { n: last.number })})` }),
@@ -913,6 +1139,40 @@ export class GameView {
         ]) : null,
       ]),
     ]);
+  }
+
+  /** The end-of-match screen's rematch part: once the other seat has asked for one, the
+   * button reads "Play it" at the end of the line that says so. */
+  renderRematch() {
+    const button = this.rematchButton, offer = this.rematchOffer;
+    if (!button || !offer || !this.state) return;
+    const st = this.state;
+    const offered = !!st.rematch && st.rematch.by !== st.seat;
+    if (button.dataset.offered === String(offered)) return;
+    button.dataset.offered = String(offered);
+    button.className = offered ? "button primary" : "button";
+    button.textContent = offered ? t("match.rematchPlay") : t("match.rematch");
+    offer.hidden = !offered;
+    if (offered) offer.replaceChildren(t("match.rematchOffered"), " ", button);
+    else this.rematchAfter.after(button);
+  }
+
+  /** Ask for the rematch (or take the one the other seat asked for), keep this seat's
+   * token for it as the start page keeps a new game's, and go to it. */
+  async playRematch(button) {
+    if (this.rematching) return;
+    this.rematching = true;
+    button.disabled = true;
+    try {
+      const res = await api.rematch(this.id, this.token, this.layout);
+      saveSeat(res.id, { token: res.token, seat: res.seat, invite: null });
+      if (!this.unmounted) this.navigate(`/game/${encodeURIComponent(res.id)}`);
+    } catch (err) {
+      this.showError(err);
+      button.disabled = false;
+    } finally {
+      this.rematching = false;
+    }
   }
 
   async download() {
@@ -926,20 +1186,174 @@ export class GameView {
 
   // ---- picking and playing -------------------------------------------------------------
 
-  pick(tile, { focus = false } = {}) {
+  /** Pick TILE: its places light up. FOCUS: the first place gets the keyboard focus;
+   * KEEP_HAND: the hand's buttons stay (only marked), as a drag begun on one needs. */
+  pick(tile, { focus = false, keepHand = false } = {}) {
     if (!this.canMove() || this.busy) return;
     if (!this.legalFor(tile).length) return;
     this.picked = tile;
     this.groups = groupSpots(this.legalFor(tile));
     this.focusedSpot = focus && this.groups.length ? 0 : -1;
     this.renderTable();
-    this.renderHand();
+    if (keepHand) {
+      for (const btn of this.handEl.querySelectorAll('[data-testid="hand-tile"]')) {
+        const on = btn.dataset.tile === tile;
+        btn.classList.toggle("is-picked", on);
+        btn.setAttribute("aria-pressed", on ? "true" : "false");
+      }
+    } else {
+      this.renderHand();
+    }
     this.renderStatus("me");
     if (focus && this.focusedSpot >= 0) this.table.focusSpot(this.focusedSpot);
   }
 
+  // ---- dragging a tile to its place (mouse, pen and touch alike) ------------------------
+
+  dragStart(ev, tile) {
+    if (ev.pointerType === "mouse" && ev.button !== 0) return;
+    if (this.drag || !this.canMove() || this.busy || !this.legalFor(tile).length) return;
+    const drag = { tile, id: ev.pointerId, x0: ev.clientX, y0: ev.clientY, active: false, ghost: null, over: -1 };
+    const move = (e) => this.dragMove(e);
+    const up = (e) => this.dragEnd(e, false);
+    const cancel = (e) => this.dragEnd(e, true);
+    window.addEventListener("pointermove", move);
+    window.addEventListener("pointerup", up);
+    window.addEventListener("pointercancel", cancel);
+    drag.off = () => {
+      window.removeEventListener("pointermove", move);
+      window.removeEventListener("pointerup", up);
+      window.removeEventListener("pointercancel", cancel);
+    };
+    drag.source = ev.currentTarget.querySelector("svg");
+    this.drag = drag;
+  }
+
+  dragMove(ev) {
+    const d = this.drag;
+    if (!d || ev.pointerId !== d.id) return;
+    if (!d.active) {
+      if (Math.hypot(ev.clientX - d.x0, ev.clientY - d.y0) < DRAG_START_PX) return;
+      if (!this.canMove() || this.busy) { this.endDrag(); return; }
+      d.active = true;
+      this.pick(d.tile, { keepHand: true });
+      const box = d.source ? d.source.getBoundingClientRect() : { width: 36, height: 72 };
+      const [a, b] = digits(d.tile);
+      d.w = box.width; d.h = box.height;
+      d.ghost = el("div", { class: "drag-ghost", "aria-hidden": "true" }, [
+        tileSVG(a, b, { orientation: "vertical", px: box.height, label: false }),
+      ]);
+      document.body.append(d.ghost);
+      this.gameEl.classList.add("is-dragging");
+    }
+    ev.preventDefault();
+    d.ghost.style.transform = `translate(${ev.clientX - d.w / 2}px, ${ev.clientY - d.h / 2}px)`;
+    const over = this.table.spotAt(ev.clientX, ev.clientY);
+    if (over !== d.over) {
+      d.over = over;
+      this.table.markDrop(over);
+    }
+  }
+
+  /** The pointer let go (CANCELLED: the browser took it): drop the tile on the place under
+   * it, which plays that move (or opens the chooser when the place means several), or put
+   * it back. A press that never moved far is a tap, left to the click. */
+  dragEnd(ev, cancelled) {
+    const d = this.drag;
+    if (!d || ev.pointerId !== d.id) return;
+    const rect = d.ghost ? d.ghost.getBoundingClientRect() : null;
+    this.endDrag();
+    if (!d.active) return;
+    // the click that follows this pointerup is the drop's, not a tap on what lies beneath
+    const swallow = (e) => { e.stopPropagation(); e.preventDefault(); };
+    window.addEventListener("click", swallow, { capture: true, once: true });
+    setTimeout(() => window.removeEventListener("click", swallow, { capture: true }), 0);
+    const grp = this.picked === d.tile ? this.groups[d.over] : null;
+    if (cancelled || !grp) {
+      this.dropPick();
+      return;
+    }
+    this.dropFrom = { tile: d.tile, rect };
+    this.chooseSpot(grp, d.over);
+  }
+
+  /** Forget the drag under way (its ghost, its listeners, the lit drop place). */
+  endDrag() {
+    const d = this.drag;
+    if (!d) return;
+    this.drag = null;
+    d.off();
+    if (d.ghost) d.ghost.remove();
+    if (this.gameEl) this.gameEl.classList.remove("is-dragging");
+    if (this.table) this.table.markDrop(-1);
+  }
+
+  // ---- tiles that move -------------------------------------------------------------------
+
+  /** Where things are on the screen now: my tiles, the opponent's and the boneyard. */
+  snapshot() {
+    const box = (node) => (node ? node.getBoundingClientRect() : null);
+    const hand = new Map();
+    for (const btn of this.handEl.querySelectorAll('[data-testid="hand-tile"]')) {
+      hand.set(btn.dataset.tile, box(btn.querySelector("svg")));
+    }
+    const backs = this.oppEl.querySelectorAll(".opp-backs .tile-back");
+    return {
+      hand,
+      opponent: box(backs[backs.length - 1] || this.oppEl.querySelector(".opp-backs")),
+      pile: box(this.oppEl.querySelector(".pile-stack .tile-back:last-child") || this.oppEl.querySelector(".pile")),
+      drop: this.dropFrom,
+    };
+  }
+
+  /** The moves from PREV to ST, as they happened on the table: each laid tile flies to its
+   * place from the hand that held it (or from where it was dropped), each drawn tile from
+   * the boneyard into a hand; with sounds on, each is heard. BEFORE: snapshot() taken
+   * before ST was drawn. A new hand, or many moves at once (a reconnect), just shows. */
+  animateMoves(prev, st, before) {
+    this.dropFrom = null;
+    if (prev.hand_number !== st.hand_number) return;
+    const steps = (st.history || []).slice((prev.history || []).length);
+    if (!steps.length || steps.length > MAX_FLIGHTS) return;
+    const motion = !reducedMotion();
+    let k = tablePlays(prev.history).length;
+    steps.forEach((step, i) => {
+      const delay = i * FLIGHT_GAP;
+      const mv = parseMove(step.move);
+      const mine = step.seat === st.seat;
+      if (PLACE_KINDS.has(mv.kind)) {
+        k += 1;
+        this.sounds.clack((delay + FLIGHT_MS * 0.8) / 1000);
+        if (!motion) return;
+        const target = this.table.tileElement(k);
+        const tile = canonical(mv.tile);
+        const from = mine ? (before.drop && before.drop.tile === tile ? before.drop.rect : before.hand.get(tile)) : before.opponent;
+        const p = (st.table.tiles || []).find((x) => x.k === k);
+        if (target && p) {
+          flyTile(from, target.getBoundingClientRect(), { a: p.a, b: p.b, hide: target.closest("g"), delay, duration: FLIGHT_MS });
+        }
+      } else if (mv.kind === "draw") {
+        this.sounds.slide(delay / 1000);
+        if (!motion) return;
+        if (mine && step.drew) {
+          const btn = this.handEl.querySelector(`[data-testid="hand-tile"][data-tile="${canonical(step.drew)}"]`);
+          const svg = btn && btn.querySelector("svg");
+          if (svg) {
+            const [a, b] = digits(canonical(step.drew));
+            flyTile(before.pile, svg.getBoundingClientRect(), { a, b, hide: btn, delay, duration: FLIGHT_MS });
+          }
+        } else if (!mine) {
+          const backs = this.oppEl.querySelectorAll(".opp-backs .tile-back");
+          const last = backs[backs.length - 1];
+          if (last) flyTile(before.pile, last.getBoundingClientRect(), { back: true, hide: last, delay, duration: FLIGHT_MS });
+        }
+      }
+    });
+  }
+
   dropPick() {
     this.picked = null;
+    this.dropFrom = null;
     this.focusedSpot = -1;
     this.hintedMoves = null;
     this.closeChooser();

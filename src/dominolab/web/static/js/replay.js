@@ -6,7 +6,7 @@ import { t, onLangChange } from "./i18n.js";
 import { TableView } from "./table.js";
 import { tileSVG, digits } from "./tiles.js";
 import { el, layoutMode } from "./ui.js";
-import { seatName, moveText, reasonText, pointsText, endText, winnerText, bonusText } from "./words.js";
+import { seatName, moveText, reasonText, pointsText, endText, winnerText, bonusText, tablePlays } from "./words.js";
 
 /** For each FRAME, the number of its move within its hand (0 for a hand's deal). */
 export function moveNumbers(frames) {
@@ -151,9 +151,11 @@ export class ReplayView {
     this.frameEl.dataset.index = String(this.index);
 
     this.table.setLayout(f.table, { animateLast: true });
+    // the hand's moves up to this one say which tile each port belongs to ("on 2n" → words)
+    const steps = this.frames.slice(0, this.index + 1).filter((g) => g.hand === f.hand && g.step).map((g) => g.step);
     const stepEl = f.step ? el("p", { class: "last-move" }, [
       el("strong", { class: f.step.seat === ctx.seat ? "who-me" : "who-opp", text: seatName(f.step.seat, ctx) }),
-      " ", moveText(f.step), " — ",
+      " ", el("span", { title: f.step.move, text: moveText(f.step, { plays: tablePlays(steps) }) }), " — ",
       el("span", { class: "reason", text: reasonText(f.step, st.rules, ctx) }),
       pointsText(f.step.points, ctx) ? el("span", { class: "pts", text: ` (${pointsText(f.step.points, ctx)})` }) : null,
     ]) : el("p", { class: "last-move muted", text: where });

@@ -6,6 +6,10 @@ import { t } from "./i18n.js";
 import { s, drawTile, tileLabel, tileText } from "./tiles.js";
 
 const MARGIN = 0.45;
+/** The least size, in screen pixels, of the area that takes a tap or a drop on a spot. */
+const HIT_PX = 48;
+/** How far (units) a spot's hit area may reach past its tile on each side. */
+const HIT_MAX = 0.9;
 
 function rectKey(r) {
   return [r.x, r.y, r.w, r.h].map((v) => Number(v).toFixed(3)).join(",");
@@ -102,9 +106,10 @@ export class TableView {
       g.setAttribute("data-testid", "table-tile");
       g.setAttribute("data-k", String(p.k));
       g.setAttribute("data-tile", p.tile);
+      if (p.spinner) g.setAttribute("data-spinner", "true");
       g.setAttribute("role", "img");
       const words = [tileLabel(p.a, p.b), `N=${p.k}`];
-      if (p.spinner) words.push(t("tile.spinner"));
+      if (p.spinner) words.push(t("legend.spinner"));
       if (p.luzak) words.push(t("tile.luzak"));
       if (isLast) words.push(t("tile.last"));
       g.setAttribute("aria-label", words.join(", "));
@@ -146,11 +151,22 @@ export class TableView {
     this.svg.style.aspectRatio = `${x1 - x0} / ${y1 - y0}`;
   }
 
-  /** Draw the places of the picked tile: groups from groupSpots(). */
+  /** Screen pixels per unit of the drawn table (0 while it is not shown). */
+  unitPx() {
+    const box = this.svg.getBoundingClientRect();
+    const [x0, y0, x1, y1] = this.viewRect || [0, 0, 1, 1];
+    if (!box.width || !box.height) return 0;
+    return Math.min(box.width / (x1 - x0), box.height / (y1 - y0));
+  }
+
+  /** Draw the places of the picked tile: groups from groupSpots(). Each place takes taps
+   * and drops on an area at least HIT_PX square on the screen. */
   setSpots(groups, { focused = -1, hinted = null } = {}) {
     this.spotLayer.replaceChildren();
     this.spotEls = [];
     this.groups = groups;
+    const unit = groups.length ? this.unitPx() : 0;
+    const reach = (size) => (unit ? Math.min(HIT_MAX, Math.max(0, (HIT_PX / unit - size) / 2)) : 0);
     groups.forEach((grp, i) => {
       const r = grp.rect;
       const moves = grp.legal.map((l) => l.move);
@@ -163,6 +179,10 @@ export class TableView {
         role: "button",
         "aria-label": t("spot.label", { tile: tileText(grp.legal[0].tile || ""), moves: moves.join(", ") }),
       });
+      const px = reach(r.w), py = reach(r.h);
+      g.append(s("rect", {
+        class: "spot-hit", x: r.x - px, y: r.y - py, width: r.w + 2 * px, height: r.h + 2 * py,
+      }));
       // a faint preview of the tile as it would lie (when the place means one move)
       if (grp.legal.length === 1 && r.a !== undefined && r.a !== null) {
         const ghost = drawTile(r, { cls: "ghost", spinner: false });
@@ -190,6 +210,23 @@ export class TableView {
       this.spotLayer.append(g);
       this.spotEls.push(g);
     });
+  }
+
+  /** The index of the spot under the screen point (x, y), or -1. */
+  spotAt(x, y) {
+    const hit = document.elementFromPoint(x, y);
+    const g = hit && hit.closest ? hit.closest(".spot") : null;
+    return g ? this.spotEls.indexOf(g) : -1;
+  }
+
+  /** Light the spot a dragged tile would be dropped on (-1: none). */
+  markDrop(i) {
+    this.spotEls.forEach((el, j) => el.classList.toggle("is-drop-target", i === j));
+  }
+
+  /** The drawn body of table tile number K (for its place on the screen), or null. */
+  tileElement(k) {
+    return this.tilesLayer.querySelector(`[data-k="${k}"] .domino-body`);
   }
 
   focusSpot(i) {

@@ -92,8 +92,8 @@ export function drawTile(p, opts = {}) {
     g.append(...pipsOf(a, p.x, p.y, false), ...pipsOf(b, p.x, p.y + 1, false));
   }
   if (opts.spinner) {
-    // a small brass pin in the middle: a spinner
-    g.append(s("circle", { class: "spinner-pin", cx: p.x + p.w / 2, cy: p.y + p.h / 2, r: 0.075 }));
+    // a brass four-pointed star in the middle: a spinner, open on all four sides
+    g.append(spinnerStar(p.x + p.w / 2, p.y + p.h / 2, 0.2));
   }
   if (opts.luzak) {
     g.append(s("rect", {
@@ -101,6 +101,79 @@ export function drawTile(p, opts = {}) {
     }));
   }
   return g;
+}
+
+/** The spinner's mark: a four-pointed star of radius R centred at (CX, CY). */
+function spinnerStar(cx, cy, R) {
+  const r = R * 0.32;
+  const pts = [[0, -R], [r, -r], [R, 0], [r, r], [0, R], [-r, r], [-R, 0], [-r, -r]];
+  return s("path", {
+    class: "spinner-pin", d: "M" + pts.map(([x, y]) => `${cx + x},${cy + y}`).join(" L") + " Z",
+  });
+}
+
+/** The spinner's mark alone, as a small inline <svg> for text (a legend). */
+export function spinnerMark(px = 18) {
+  const svg = s("svg", {
+    class: "spinner-mark", viewBox: "-0.5 -0.5 1 1", width: px, height: px, "aria-hidden": "true",
+    focusable: "false",
+  });
+  svg.append(spinnerStar(0, 0, 0.46));
+  return svg;
+}
+
+/** A tile lying face down (the opponent's tiles, the boneyard): an HTML element drawn by
+ * the stylesheet (class `tile-back`). */
+export function tileBack(extra = "") {
+  const node = document.createElement("span");
+  node.className = `tile-back ${extra}`.trim();
+  return node;
+}
+
+/** Does the person ask for less motion (`prefers-reduced-motion: reduce`)? */
+export function reducedMotion() {
+  return !!(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
+}
+
+/**
+ * Fly a tile across the screen: a copy of it moves from the screen rectangle FROM (a
+ * DOMRect: the hand, the opponent's tiles, the boneyard, where it was dropped) to TO, where
+ * the real tile already lies (FLIP: the state is drawn first, then the copy plays the way
+ * there). The copy is drawn as it lies at TO (face up with pips A and B, or face down with
+ * `back`), turned a quarter when FROM and TO differ in orientation. HIDE, the real element
+ * at TO, is kept invisible until the copy lands. Never blocks input (the copy takes no
+ * pointer events) and does nothing when the person asks for reduced motion. Returns the
+ * Animation, or null.
+ */
+export function flyTile(from, to, { a = 0, b = 0, back = false, hide = null, delay = 0, duration = 260 } = {}) {
+  if (!from || !to || !from.width || !to.width || reducedMotion() || !Element.prototype.animate) return null;
+  const horizontal = to.width > to.height;
+  const length = Math.max(to.width, to.height);
+  const box = document.createElement("div");
+  box.className = "flying-tile";
+  Object.assign(box.style, {
+    left: `${to.left}px`, top: `${to.top}px`, width: `${to.width}px`, height: `${to.height}px`,
+  });
+  box.append(back ? tileBack(horizontal ? "is-horizontal" : "")
+    : tileSVG(a, b, { orientation: horizontal ? "horizontal" : "vertical", px: length, label: false }));
+  document.body.append(box);
+  const turn = (from.width > from.height) === horizontal ? 0 : -90;
+  const scale = Math.max(from.width, from.height) / length;
+  const dx = from.left + from.width / 2 - (to.left + to.width / 2);
+  const dy = from.top + from.height / 2 - (to.top + to.height / 2);
+  const anim = box.animate([
+    { transform: `translate(${dx}px, ${dy}px) rotate(${turn}deg) scale(${scale})` },
+    { transform: "none" },
+  ], { duration, delay, easing: "cubic-bezier(.2, .75, .35, 1)", fill: "backwards" });
+  anim.id = "fly-tile";
+  const done = () => box.remove();
+  anim.onfinish = done;
+  anim.oncancel = done;
+  if (hide) {
+    const veil = hide.animate([{ opacity: 0 }, { opacity: 0 }], { duration: delay + duration });
+    veil.id = "fly-hide";
+  }
+  return anim;
 }
 
 /**

@@ -2,7 +2,7 @@
 // move did (STEP), why points were scored (REASON), how a hand or match ended (RESULT).
 
 import { t } from "./i18n.js";
-import { tileText } from "./tiles.js";
+import { tileText, digits } from "./tiles.js";
 
 /**
  * ctx = {seat: my seat (or null for a neutral view), mode: "computer"|"friend", opponent}
@@ -34,13 +34,6 @@ export function parseMove(move) {
   return { kind: m[4] ? "luzak" : "play", tile, port: m[3] };
 }
 
-/** Human words for a port: the line's ends get words, the Luzak ports keep their names. */
-export function portText(port) {
-  if (port === "L") return t("port.L");
-  if (port === "R") return t("port.R");
-  return port;
-}
-
 /** A tile in canonical text, high half first: "45" → "5|4". */
 export function canonTile(tile) {
   if (!tile || tile.length !== 2) return tileText(tile);
@@ -48,8 +41,43 @@ export function canonTile(tile) {
   return x >= y ? `${x}|${y}` : `${y}|${x}`;
 }
 
-/** What a STEP did, without the name: "played 5|4 on 1e". */
-export function moveText(step) {
+/** The moves that laid a hand's tiles, in order (tile N is entry N-1), from its STEPs (a
+ * STATE's `history`, or a finished hand's). */
+export function tablePlays(steps) {
+  return (steps || []).map((s) => s.move)
+    .filter((m) => ["lead", "play", "luzak"].includes(parseMove(m).kind));
+}
+
+/**
+ * Where a tile went, in a player's words: "on the left end", "on a short end of spinner
+ * [6|6]", "on the 5 of [6|5]". PORT is the move's port ("L", "2n"); PLAYS the moves that
+ * laid the table's tiles so far (tablePlays), which say what tile N is and which of its
+ * halves is outward. Without them a tree port keeps its notation ("on 2n").
+ */
+export function whereText(port, plays = null) {
+  if (port === "L" || port === "R") return t(`where.${port}`);
+  const m = /^(\d+)([wens])$/.exec(port || "");
+  const under = m && plays ? parseMove(plays[Number(m[1]) - 1]) : null;
+  if (!under || !under.tile) return t("where.port", { port });
+  const [x, y] = digits(under.tile);
+  const tile = `[${canonTile(under.tile)}]`;
+  const side = m[2];
+  if (x === y) return t(side === "n" || side === "s" ? "where.short" : "where.long", { tile });
+  // a non-double: the lead's two ends are its high half (w) and low half (e); a later
+  // tile's only port is its outward half, written second in its move
+  let v;
+  if (under.kind === "lead") v = side === "w" ? Math.max(x, y) : Math.min(x, y);
+  else if (side === "e") v = y;
+  else return t("where.port", { port });
+  return t("where.half", { tile, v });
+}
+
+/**
+ * What a STEP did, without the name: "played 5|4 on the 5 of [6|5]". PLAYS (optional): the
+ * moves that laid the table's tiles (tablePlays of the hand's history), to name where the
+ * tile went in words (whereText); the notation itself is STEP.move.
+ */
+export function moveText(step, { plays = null } = {}) {
   const mv = parseMove(step.move);
   switch (mv.kind) {
     case "draw":
@@ -57,8 +85,8 @@ export function moveText(step) {
     case "pass": return t("move.pass");
     case "keep": return t("move.keep");
     case "lead": return t("move.lead", { tile: canonTile(mv.tile) });
-    case "play": return t("move.play", { tile: tileText(mv.tile), port: portText(mv.port) });
-    case "luzak": return t("move.luzak", { tile: tileText(mv.tile), port: portText(mv.port) });
+    case "play": return t("move.play", { tile: tileText(mv.tile), where: whereText(mv.port, plays) });
+    case "luzak": return t("move.luzak", { tile: tileText(mv.tile), where: whereText(mv.port, plays) });
     default: return step.move;
   }
 }
