@@ -11,7 +11,7 @@ GAME   ?= luzak
 PORT   ?= 8000
 ARGS   ?=
 
-.PHONY: play terminal test lint typecheck pytest browser bench clean
+.PHONY: play terminal test lint typecheck pytest browser bench screenshots clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,11 @@ browser:
 	  && (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium \
 	      >/dev/null) || echo "note: /usr/bin/chromium is missing; install Debian's chromium \
 	  package for the browser tests"; }
+
+# the README's pictures (docs/screenshots/*.png), taken by the browser tests that every
+# `make test` runs too (there they go to a temporary folder)
+screenshots: $(VENV)/.installed-test browser
+	DOMINOLAB_SCREENSHOTS=docs/screenshots $(BIN)/pytest -q tests/test_web_screenshots.py
 
 bench: $(VENV)/.installed
 	$(BIN)/dominolab bench engine
