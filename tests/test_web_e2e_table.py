@@ -171,10 +171,11 @@ def play_hand_by_dragging(page: Page, max_moves: int) -> int:
 
 # -- the tests -------------------------------------------------------------------------------
 
-def test_a_luzak_hand_played_by_dragging(ui: Ui) -> None:
+def test_a_luzak_match_played_by_dragging(ui: Ui) -> None:
+    """A whole match (target 1: two hands) with every tile dragged onto its place."""
     page = ui.new_page("drag-luzak")
     with ui.guard():
-        new_game(page, "luzak", opponent="easy", first="me")
+        new_game(page, "luzak", opponent="easy", first="me", options={"target": 1})
         deadline = time.monotonic() + HAND_SECONDS
         assert wait_status(page, deadline) == "me"
         # dropped where no place is, the tile goes back: nothing is played
@@ -194,6 +195,10 @@ def test_a_luzak_hand_played_by_dragging(ui: Ui) -> None:
         # the whole first hand (six tiles of mine) by dragging
         assert play_hand_by_dragging(page, 6) == 6
         assert wait_status(page, deadline) == "hand-over"
+        # and the second, which the computer opens; then the match is over
+        page.get_by_test_id("next-hand").click()
+        assert play_hand_by_dragging(page, 6) == 6
+        assert wait_status(page, time.monotonic() + HAND_SECONDS) == "match-over"
 
 
 def test_a_widelec_hand_played_by_dragging(ui: Ui) -> None:
@@ -479,3 +484,41 @@ def test_the_move_list_says_where_a_tile_went(ui: Ui, server: str) -> None:
         expect(page.get_by_test_id("spinner-legend")).to_contain_text("czterech stron")
         assert table_count(page) == len(state["table"]["tiles"]) + 1
         assert page.locator(GAME).get_attribute("data-version") == str(state["version"] + 1)
+
+
+def test_a_tile_dragged_by_touch(ui: Ui) -> None:
+    """On a phone the finger drags as the mouse does: touch events (sent as Chromium's own
+    input, not made up in the page) carry a tile from the hand onto a lit place."""
+    page = ui.new_page("drag-touch", width=390, height=844)
+    with ui.guard():
+        new_game(page, "luzak", opponent="easy", first="me")
+        deadline = time.monotonic() + HAND_SECONDS
+        cdp = page.context.new_cdp_session(page)
+
+        def touch(kind: str, x: float, y: float) -> None:
+            points = [] if kind == "touchEnd" else [{"x": x, "y": y, "id": 1}]
+            cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+        for _ in range(2):
+            assert wait_status(page, deadline) == "me"
+            old = game_attr(page, "version")
+            source = page.locator(PLAYABLE).first
+            tile = source.get_attribute("data-tile")
+            start = box_of(source)
+            x0, y0 = start["x"] + start["width"] / 2, start["y"] + start["height"] / 2
+            touch("touchStart", x0, y0)
+            for k in range(1, 4):  # past the few pixels that still make a tap
+                touch("touchMove", x0 + 2 * k, y0 - 4 * k)
+            expect(page.locator('[data-testid="spot"]').first).to_be_attached()
+            spots = cast(list[dict[str, Any]], page.evaluate(JS_REACHABLE_SPOTS))
+            assert spots, f"touching {tile}: no lit place the finger can reach"
+            target = spots[0]
+            for k in range(1, 9):
+                touch("touchMove", x0 + (target["x"] - x0) * k / 8,
+                      y0 + (target["y"] - y0) * k / 8)
+            expect(page.locator('[data-testid="spot"].is-drop-target')).to_have_count(1)
+            touch("touchEnd", target["x"], target["y"])
+            if "," in target["moves"]:
+                page.locator('[data-testid="choose-move"]').filter(visible=True).first.click()
+            wait_version_change(page, old, deadline, f"dragging {tile} by touch")
+        cdp.detach()
