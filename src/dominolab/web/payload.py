@@ -9,7 +9,6 @@ boneyard's (``tests/test_web_leaks.py`` inspects every payload of full games).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from dominolab.core import (
@@ -25,7 +24,7 @@ from dominolab.core import (
     View,
     reason_of,
 )
-from dominolab.web.layout import TableLayout
+from dominolab.web.layout import TableLayout, layout_table
 
 WIDTHS = ("wide", "narrow")
 
@@ -72,14 +71,6 @@ def match_result_json(result: MatchResult | None) -> dict[str, Any] | None:
             "hands": result.hands}
 
 
-def layout_of(game: str | GameSpec, options: Any, table: Sequence[Play],
-              width: str) -> TableLayout:
-    layout = TableLayout(game, options, width)
-    for mv in table:
-        layout.place(mv)
-    return layout
-
-
 def legal_json(view: View, layout: TableLayout) -> list[dict[str, Any]]:
     """This seat's legal moves, each with where its tile would lie."""
     out: list[dict[str, Any]] = []
@@ -122,7 +113,7 @@ def previous_hand_json(match: Match, seat: int, width: str,
     assert last.result is not None
     game = match.spec
     if layout is None:
-        layout = layout_of(game, match.options, last.table_placements, width)
+        layout = layout_table(game, match.options, last.table_placements, width)
     return {"number": number - 1, "table": layout.to_json(),
             "history": [step_json(game, s, seat) for s in match.steps[number - 2]],
             "result": result_json(number - 1, last.result)}
@@ -144,7 +135,7 @@ def seat_state(match: Match, seat: int, *, game_id: str, mode: str, opponent: st
     view = match.view(seat)
     game = match.spec
     if layout is None:
-        layout = layout_of(game, match.options, view.table, width)
+        layout = layout_table(game, match.options, view.table, width)
     if history is None:
         history = [step_json(game, s, seat) for s in match.steps[-1]]
     results = [result_json(i, h.result) for i, h in enumerate(match.hands, start=1)
