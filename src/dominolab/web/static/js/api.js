@@ -58,7 +58,12 @@ async function request(method, path, { token = null, body = undefined } = {}) {
 
 export const api = {
   meta: () => request("GET", "/api/meta"),
-  createGame: (body) => request("POST", "/api/games", { body }),
+  /** Make a game and keep its seat on this device (the start page, the tutorial's match). */
+  createGame: async (body) => {
+    const res = await request("POST", "/api/games", { body });
+    saveSeat(res.id, { token: res.token, seat: res.seat ?? 0, invite: res.invite ?? null });
+    return res;
+  },
   // claim seat 1 of a friend game with the one-time invitation code: {id, seat, token, state}
   join: (id, invite) =>
     request("POST", `/api/games/${encodeURIComponent(id)}/join`, { body: { invite } }),

@@ -1,7 +1,7 @@
 // The start page: the new-game form built from GET /api/meta, and the games this device
 // holds a token for.
 
-import { api, ApiError, saveSeat, storedGames, forgetGame } from "./api.js";
+import { api, ApiError, storedGames, forgetGame } from "./api.js";
 import { t, onLangChange, has } from "./i18n.js";
 import { el } from "./ui.js";
 import { tileSVG } from "./tiles.js";
@@ -184,7 +184,6 @@ export class HomeView {
     if (btn) { btn.disabled = true; btn.textContent = t("form.starting"); }
     try {
       const res = await api.createGame(body);
-      saveSeat(res.id, { token: res.token, seat: res.seat ?? 0, invite: res.invite ?? null });
       this.submitting = false;
       this.navigate(`/game/${encodeURIComponent(res.id)}`);
     } catch (err) {

@@ -5,7 +5,7 @@
 // only draws, lets the learner pick a tile and a place (tap, click or keys, as in a game),
 // and words the server's sentences. Progress is kept in localStorage, per game.
 
-import { api, saveSeat } from "./api.js";
+import { api } from "./api.js";
 import { t, onLangChange, has } from "./i18n.js";
 import { el, layoutMode } from "./ui.js";
 import { TableView, groupSpots } from "./table.js";
@@ -635,7 +635,6 @@ export class LearnView {
     this.render();
     try {
       const res = await api.createGame({ game: this.data.game, opponent: "easy", first: "lot", options: {} });
-      saveSeat(res.id, { token: res.token, seat: res.seat ?? 0, invite: res.invite ?? null });
       this.starting = false;
       this.navigate(`/game/${encodeURIComponent(res.id)}`);
     } catch (err) {
