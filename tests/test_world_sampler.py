@@ -17,7 +17,6 @@ import itertools
 import math
 import random
 from collections import Counter
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -26,12 +25,9 @@ from dominolab import native
 from dominolab.core import (
     TILES,
     Deal,
-    Draw,
     Hand,
-    InvalidMoveError,
     LuzakOptions,
     Options,
-    Play,
     Tile,
     View,
     WidelecOptions,
@@ -40,96 +36,18 @@ from dominolab.core import (
 )
 from dominolab.core.worlds import HiddenWorlds, Limit, opponent_limits
 from dominolab.native import search as native_search
+from worlds_support import (
+    ENUMERATION_MAX,
+    enumeration_size,
+    late_position,
+    replay,
+    structure_of,
+)
 
 #: any limits: ask the native sampler for the inferred posterior
 _ANY = (Limit(frozenset(), 0),)
 
 SAMPLES = 6000
-#: candidate worlds a brute-force enumeration may replay
-ENUMERATION_MAX = 12000
-
-
-def _position(game: str, options: Options | None, seed: int, *, unseen_max: int,
-              want_draws: int) -> tuple[Hand[Any], View] | None:
-    """A random-play position late in a hand, seat to move, with few unseen tiles and at
-    least ``want_draws`` hidden draws (Widelec) or a luzak (Luzak games) by the opponent;
-    of those, the one with the most hidden draws whose enumeration stays small."""
-    spec = get_game(game)
-    rng = random.Random(seed)
-    hand = spec.hand_class(Deal.shuffle(rng, spec.hand_class.HAND_SIZE), seed % 2,
-                           options or spec.options_class())
-    found = None
-    best = -1
-    step = 0
-    while hand.result is None:
-        step += 1
-        seat = hand.to_move if step % 2 else 1 - hand.to_move  # either seat's view
-        view = view_of(hand, seat)
-        if (len(view.unseen()) <= unseen_max and view.pending is None
-                and view.opponent_tiles >= 2):
-            worlds = HiddenWorlds(view)
-            facts = len(worlds.draws) if spec.has_boneyard else sum(
-                1 for s, m in view.history if s != seat and isinstance(m, Play) and m.luzak)
-            if (facts >= want_draws and facts > best
-                    and _enumeration_size(view, worlds) <= ENUMERATION_MAX):
-                found = (hand.copy(), view)
-                best = facts
-        legal = hand.legal_moves()
-        hand.apply_unchecked(legal[rng.randrange(len(legal))])
-    return found
-
-
-def _enumeration_size(view: View, worlds: HiddenWorlds) -> int:
-    """How many (opponent's tiles, hidden draws' tiles) pairs the brute force replays."""
-    _, hidden, laid, public = _structure(view)
-    free = view.opponent_tiles + len([t for t in laid if t not in public])
-    return math.comb(len(view.unseen()), view.opponent_tiles) * math.perm(free, len(hidden))
-
-
-def _structure(view: View) -> tuple[list[int], list[int], list[Tile], set[Tile]]:
-    """(every draw's history index, the opponent's hidden draws', the opponent's laid
-    tiles, those laid at once after their draw)."""
-    opp = 1 - view.seat
-    history = view.history
-    draws = [i for i, (s, m) in enumerate(history) if isinstance(m, Draw)]
-    hidden = [i for i in draws if history[i][0] == opp and not (
-        i + 1 < len(history) and history[i + 1][0] == opp and isinstance(history[i + 1][1], Play))]
-    laid = [m.tile for s, m in history if s == opp and isinstance(m, Play)]
-    public = {history[i + 1][1].tile for i in draws  # type: ignore[union-attr]
-              if history[i][0] == opp and i not in hidden}
-    return draws, hidden, laid, public
-
-
-def _replays(hand: Hand[Any], view: View, theirs: Sequence[Tile], drawn: dict[int, Tile],
-             structure: tuple[list[int], list[int], list[Tile], set[Tile]] | None = None
-             ) -> bool:
-    """Whether the whole history is legal (the engine's checked moves) in the complete world
-    where the opponent holds ``theirs`` now and drew ``drawn`` (by history index) at their
-    hidden draws; the seat's own deal and draws are the real ones."""
-    seat, opp = view.seat, 1 - view.seat
-    draws, hidden, laid, public = structure or _structure(view)
-    pool = [*theirs, *(t for t in laid if t not in public)]
-    initial = sorted(set(pool) - set(drawn.values()), key=lambda t: t.index)
-    if len(initial) != len(hand.deal.hands[opp]) or not set(drawn.values()) <= set(pool):
-        return False
-    known_rest = list(hand.deal.rest)
-    bone: list[Tile] = []
-    for i in draws:
-        bone.append(drawn[i] if i in hidden else known_rest[len(bone)])
-    bone += [t for t in view.unseen() if t not in theirs]
-    hands = [list(hand.deal.hands[seat]), initial]
-    if seat == 1:
-        hands.reverse()
-    try:
-        deal = Deal((tuple(hands[0]), tuple(hands[1])), tuple(bone))
-        world = type(hand)(deal, hand.opener, view.options)
-        for s, move in view.history:
-            if world.to_move != s or move not in world.legal_moves():  # as Hand.apply checks
-                return False
-            world.apply_unchecked(move)
-    except (InvalidMoveError, ValueError):
-        return False
-    return set(world.hands[opp]) == set(theirs)
 
 
 _BRUTE: dict[int, tuple[Counter[Tile], Counter[tuple[int, Tile]], int]] = {}
@@ -143,7 +61,7 @@ def _brute_force(hand: Hand[Any], view: View
     undrawn tiles' orders)."""
     if id(view) in _BRUTE:
         return _BRUTE[id(view)]
-    structure = _structure(view)
+    structure = structure_of(view)
     _, hidden, laid, public = structure
     held: Counter[Tile] = Counter()
     took: Counter[tuple[int, Tile]] = Counter()
@@ -151,7 +69,8 @@ def _brute_force(hand: Hand[Any], view: View
     for theirs in itertools.combinations(view.unseen(), view.opponent_tiles):
         pool = [*theirs, *(t for t in laid if t not in public)]
         for drawn in itertools.permutations(pool, len(hidden)):
-            if _replays(hand, view, theirs, dict(zip(hidden, drawn, strict=True)), structure):
+            world = dict(zip(hidden, drawn, strict=True))
+            if replay(hand, view, theirs, world, structure) is not None:
                 total += 1
                 held.update(theirs)
                 took.update(zip(hidden, drawn, strict=True))
@@ -177,7 +96,7 @@ def _cases() -> list[tuple[str, Options | None, Hand[Any], View]]:
     for game, options, unseen_max, facts in CASES:
         got = 0
         for seed in range(400):
-            found = _position(game, options, seed, unseen_max=unseen_max, want_draws=facts)
+            found = late_position(game, options, seed, unseen_max=unseen_max, want_draws=facts)
             if found is not None:
                 out.append((game, options, *found))
                 got += 1
@@ -253,7 +172,8 @@ def test_sampled_widelec_worlds_always_replay(options: WidelecOptions) -> None:
                 worlds = HiddenWorlds(view)
                 for _ in range(5):
                     theirs, _, drawn = worlds.sample_draws(rng)
-                    assert _replays(hand, view, theirs, drawn), (view.history, theirs, drawn)
+                    assert replay(hand, view, theirs, drawn) is not None, (
+                        view.history, theirs, drawn)
                     checked += 1
             legal = hand.legal_moves()
             hand.apply_unchecked(legal[rng.randrange(len(legal))])
@@ -283,7 +203,7 @@ def test_openspiel_resampling_is_exact_and_never_retries() -> None:
             worlds = HiddenWorlds(view)
             if (chosen is None and len(worlds.draws) >= 2 and view.opponent_tiles >= 2
                     and len(view.unseen()) > view.opponent_tiles
-                    and _enumeration_size(view, worlds) <= ENUMERATION_MAX):
+                    and enumeration_size(view, worlds) <= ENUMERATION_MAX):
                 chosen = state.clone(), player
             state.apply_action(rng.choice(state.legal_actions()))
     assert chosen is not None

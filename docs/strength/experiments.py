@@ -6,7 +6,11 @@ A variant is the expert (:class:`~dominolab.players.ExpertPlayer`) with its thre
 choices set: ``ismcts-PLAYOUT-cC-wW`` (PLAYOUT ``immediate`` or ``expected``, UCB's
 exploration constant C, the hand margin's share W of the value), or PIMC with the exact
 sampler, ``pimc-inferred`` (point margin) and ``pimc-inferred-match`` (the expert's value,
-W 0.3). It prints the arena's JSON summary. Each variant draws its randomness under its own
+W 0.3), or the expert weighing its worlds by a model of the opponent's choices,
+``expert-choice-sS-nN[-immediate]`` (:class:`~dominolab.players.beliefs.ChoiceModel` of
+sharpness S over N sampled worlds, scoring by the expected-answer greedy or the immediate
+margin), or ``expert-sees-hand``, the expert told the opponent's hand
+(a measuring stick). It prints the arena's JSON summary. Each variant draws its randomness under its own
 name, so a variant equal to today's expert repeats its own figures, not ``expert``'s.
 """
 
@@ -16,12 +20,33 @@ import json
 import random
 import re
 import sys
+from typing import Any
 
+from dominolab.core import Hand, Move, Tile, View
+from dominolab.core.worlds import Beliefs
 from dominolab.lab.arena import run_arena_matches
+from dominolab.players.base import Budget
 from dominolab.players import PLAYERS
+from dominolab.players.beliefs import ChoiceModel
 from dominolab.players.search import ExpertPlayer, PimcPlayer
 
 _ISMCTS = re.compile(r"ismcts-(immediate|expected)-c([0-9.]+)-w([0-9.]+)$")
+_CHOICE = re.compile(r"expert-choice-s([0-9.]+)-n([0-9]+)(-immediate)?$")
+
+
+class _HandSeer(ExpertPlayer):
+    """The expert told the opponent's hand (not the boneyard's order): what a perfect model
+    of the opponent could be worth at most (a measuring stick, like ``omniscient``)."""
+
+    sees_all = True
+    _theirs: tuple[Tile, ...] = ()
+
+    def choose_seeing(self, hand: Hand[Any], view: View, budget: Budget | None = None) -> Move:
+        self._theirs = tuple(sorted(hand.hands[1 - view.seat], key=lambda t: t.index))
+        return self.choose(view, budget)
+
+    def _beliefs(self, view: View) -> Beliefs | None:
+        return Beliefs((self._theirs,), (1.0,))
 
 
 def _register(name: str) -> None:
@@ -34,6 +59,12 @@ def _register(name: str) -> None:
         base = ExpertPlayer
         attrs = {"kind": "ismcts-expected" if playout == "expected" else "ismcts",
                  "exploration": float(c), "margin_weight": float(w)}
+    elif (found := _CHOICE.match(name)) is not None:
+        base = ExpertPlayer
+        attrs = {"choice_model": ChoiceModel(float(found[1]), int(found[2]),
+                                             answer=found[3] is None)}
+    elif name == "expert-sees-hand":
+        base, attrs = _HandSeer, {}
     elif name == "pimc-inferred":
         base, attrs = PimcPlayer, {"inference": True}
     elif name == "pimc-inferred-match":

@@ -404,6 +404,50 @@ class HiddenWorlds:
         return theirs, rest, drawn
 
 
+@dataclass(frozen=True, slots=True)
+class Beliefs:
+    """A belief about the opponent's tiles beyond what the rules prove (a player's model of
+    the opponent): its possible hands, each with a weight (not normalised). ``hands[i]``, a
+    tuple of tiles in tile order, weighs ``weights[i]``; no hand appears twice."""
+
+    hands: tuple[tuple[Tile, ...], ...]
+    weights: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        if not self.hands or len(self.hands) != len(self.weights):
+            raise ValueError("beliefs need one weight per hand, and at least one hand")
+        if any(not w >= 0.0 for w in self.weights) or not sum(self.weights) > 0.0:
+            raise ValueError("the weights must be non-negative and not all 0")
+
+    @property
+    def effective(self) -> float:
+        """The effective number of hands (Kish): how many equally weighted hands carry as
+        much information as these weighted ones."""
+        total = sum(self.weights)
+        return total * total / sum(w * w for w in self.weights)
+
+    def sample(self, rng: random.Random, unseen: Sequence[Tile]
+               ) -> tuple[list[Tile], list[Tile]]:
+        """(one of the opponent's hands drawn by weight, the rest of ``unseen`` in random
+        order: the boneyard's order given the opponent's tiles is uniform)."""
+        cumulative = self._cumulative()
+        hand = self.hands[bisect.bisect_right(cumulative, rng.random() * cumulative[-1])
+                          if cumulative[-1] > 0 else 0]
+        held = set(hand)
+        rest = [t for t in unseen if t not in held]
+        rng.shuffle(rest)
+        return list(hand), rest
+
+    def _cumulative(self) -> list[float]:
+        total = 0.0
+        out = []
+        for w in self.weights:
+            total += w
+            out.append(total)
+        return out
+
+
+
 def _pick(rng: random.Random, weights: Sequence[int]) -> int:
     """An index drawn in proportion to the integer ``weights`` (exactly)."""
     return bisect.bisect_right(list(_accumulate(weights)), rng.randrange(sum(weights)))

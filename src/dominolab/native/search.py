@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol, cast
 
 from dominolab.core import TILES, Hand, Move, Tile, View
-from dominolab.core.worlds import HiddenWorlds, Limit, passes_in_a_row
+from dominolab.core.worlds import Beliefs, HiddenWorlds, Limit, passes_in_a_row
 from dominolab.native import code_of, engine, mask_of, rules_of
 
 #: the kinds of search: ``pimc`` (one ply, every move in every world), ``pimc-expected``
@@ -109,6 +109,18 @@ def distribution_of(view: View, limits: Sequence[Limit]) -> Distribution:
             [(weight / total, counts) for weight, counts in worlds.choices])
 
 
+def distribution_of_beliefs(view: View, beliefs: Beliefs) -> Distribution:
+    """``beliefs`` (weighted opponent hands) as the extension's world distribution: every
+    unseen tile a group of its own, and each hand a choice of one or none of each."""
+    unseen = view.unseen()
+    total = sum(beliefs.weights)
+    choices = []
+    for hand, weight in zip(beliefs.hands, beliefs.weights, strict=True):
+        held = set(hand)
+        choices.append((weight / total, tuple(int(t in held) for t in unseen)))
+    return [1 << t.index for t in unseen], choices
+
+
 def world_of(view: View, hand: Hand[Any]) -> tuple[int, list[int]]:
     """The true world of ``hand`` seen from ``view``'s seat: the opponent's tiles as a mask
     and the rest in order (the boneyard next draw first, or the unused tiles)."""
@@ -125,7 +137,8 @@ def search(view: View, *, kind: Kind, value: MatchValueLike | None,
            need: tuple[int, int] | None, iterations: int, seconds: float | None,
            exploration: float, seed: int, limits: Sequence[Limit] = (),
            true_hand: Hand[Any] | None = None,
-           only: Sequence[Move] | None = None) -> list[Totals]:
+           only: Sequence[Move] | None = None,
+           beliefs: Beliefs | None = None) -> list[Totals]:
     """Search ``view``'s position natively; the sums of each legal move, in the view's
     legal order.
 
@@ -137,7 +150,9 @@ def search(view: View, *, kind: Kind, value: MatchValueLike | None,
     (:func:`dominolab.core.worlds.opponent_limits`); ``true_hand``: search this one world
     instead of sampled ones; ``only``: search just these legal moves (the others get zero
     totals). Equivalent moves (:mod:`dominolab.core.equivalence`) are one move to the
-    search and get the same totals. ValueError for a position the view cannot have.
+    search and get the same totals; ``beliefs``: draw the opponent's hand from these
+    weighted hands instead (a model of the opponent, :mod:`dominolab.players.beliefs`;
+    ``limits`` are then unused). ValueError for a position the view cannot have.
     """
     rules, position = position_of(view)
     value_args = None if value is None else (
@@ -148,7 +163,10 @@ def search(view: View, *, kind: Kind, value: MatchValueLike | None,
     world = None if true_hand is None else world_of(view, true_hand)
     run = cast(_SearchFn, engine().search)
     wanted = None if only is None else [code_of(move) for move in only]
-    distribution = distribution_of(view, limits) if true_hand is None else ([], [])
+    distribution: Distribution = ([], [])
+    if true_hand is None:
+        distribution = (distribution_of(view, limits) if beliefs is None
+                        else distribution_of_beliefs(view, beliefs))
     sums = run(rules, position, distribution, value_args, budget, kind, seed, world,
                wanted)
     by_code = {code: (count, total, margin, chance)
@@ -173,6 +191,6 @@ def sample_worlds(view: View, limits: Sequence[Limit], count: int,
             for mask, rest in deals]
 
 
-__all__ = ["Distribution", "Kind", "MatchValueLike", "Totals", "distribution_of", "limits_of",
-           "position_of", "sample_worlds",
-           "search", "world_of"]
+__all__ = ["Distribution", "Kind", "MatchValueLike", "Totals", "distribution_of",
+           "distribution_of_beliefs", "limits_of", "position_of", "sample_worlds", "search",
+           "world_of"]

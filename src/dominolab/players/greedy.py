@@ -66,29 +66,36 @@ def expected_choice(legal: Sequence[Move], table: Any, seat: int, hand: Sequence
     """The expected-answer greedy's choice among ``legal`` (see the module's docstring):
     ``table`` is the table now (left untouched), ``hand`` the seat's tiles, ``candidates``
     the tiles the opponent may hold, ``k`` how many it holds."""
-    spec = get_game(game)
-    scorer: _Scorer = spec.hand_class.score_placement
-    opp = 1 - seat
-    u = len(candidates)
-    k = min(k, u)
-    scale = comb(u, k)
     best: Move = legal[0]
     best_key: tuple[int, bool] | None = None
     for move in legal:
-        key = (0, False)
-        if isinstance(move, Play):
-            after = table.copy()
-            points = scorer(after, move, seat, options)
-            gain = (points[seat] - points[opp]) * scale
-            goes_out = len(hand) == 1 and move.tile in hand
-            if goes_out or (not spec.has_boneyard and after.n >= spec.tiles_per_hand):
-                key = (gain, goes_out)
-            else:
-                answers = (_answer(after, tile, scorer, seat, options) for tile in candidates)
-                key = (gain - expected_best(answers, u, k), goes_out)
+        key = expected_score(move, table, seat, len(hand) == 1 and move.tile in hand
+                             if isinstance(move, Play) else False,
+                             candidates, k, options, game)
         if best_key is None or key > best_key:
             best, best_key = move, key
     return best
+
+
+def expected_score(move: Move, table: Any, seat: int, goes_out: bool,
+                   candidates: Sequence[Tile], k: int, options: Options,
+                   game: str) -> tuple[int, bool]:
+    """The expected-answer greedy's key for one legal move: (``C(u, k)`` times its gain less
+    the opponent's expected best answer, whether it empties the hand — ``goes_out``, which
+    the caller knows from the seat's tiles). ``table`` is left untouched."""
+    if not isinstance(move, Play):
+        return (0, False)
+    spec = get_game(game)
+    scorer: _Scorer = spec.hand_class.score_placement
+    u = len(candidates)
+    k = min(k, u)
+    after = table.copy()
+    points = scorer(after, move, seat, options)
+    gain = (points[seat] - points[1 - seat]) * comb(u, k)
+    if goes_out or (not spec.has_boneyard and after.n >= spec.tiles_per_hand):
+        return (gain, goes_out)
+    answers = (_answer(after, tile, scorer, seat, options) for tile in candidates)
+    return (gain - expected_best(answers, u, k), goes_out)
 
 
 def _answer(table: Any, tile: Tile, scorer: _Scorer, seat: int, options: Options) -> int:
@@ -181,4 +188,4 @@ class WorstCaseGreedyPlayer:
 
 
 __all__ = ["GreedyPlayer", "WorstCaseGreedyPlayer", "expected_best", "expected_choice",
-           "greedy_expected_move"]
+           "expected_score", "greedy_expected_move"]

@@ -37,9 +37,10 @@ from typing import Any
 from dominolab import native
 from dominolab.core import Hand, Move, View
 from dominolab.core.equivalence import representatives
-from dominolab.core.worlds import HiddenWorlds, Limit, hand_from_view, opponent_limits
+from dominolab.core.worlds import Beliefs, HiddenWorlds, Limit, hand_from_view, opponent_limits
 from dominolab.native import search as native_search
 from dominolab.players.base import Budget, legal_moves_of
+from dominolab.players.beliefs import ChoiceModel
 from dominolab.players.greedy import greedy_expected_move
 
 #: spread (logistic scale) of one hand's point margin, per game, from greedy self-play
@@ -173,11 +174,15 @@ class WorldSampler:
     (:class:`dominolab.core.worlds.HiddenWorlds`: never a world the opponent's moves have
     ruled out). ``limits`` asks for that inference: pass
     :func:`~dominolab.core.worlds.opponent_limits` (any non-empty limits) to use what the
-    opponent's moves proved, none for uniform worlds (the PIMC baseline). The view's hand
-    state is rebuilt once; each sample only re-deals."""
+    opponent's moves proved, none for uniform worlds (the PIMC baseline). ``beliefs``: draw
+    the opponent's hand from these weighted hands instead (a model of the opponent,
+    :mod:`dominolab.players.beliefs`). The view's hand state is rebuilt once; each sample
+    only re-deals."""
 
-    def __init__(self, view: View, rng: random.Random, limits: Sequence[Limit] = ()) -> None:
+    def __init__(self, view: View, rng: random.Random, limits: Sequence[Limit] = (),
+                 beliefs: Beliefs | None = None) -> None:
         self.rng = rng
+        self.beliefs = beliefs
         self.limits = tuple(limits)
         self.worlds = HiddenWorlds(view, infer=bool(self.limits))
         self.unseen = list(view.unseen())
@@ -189,6 +194,8 @@ class WorldSampler:
 
     def deal(self) -> tuple[list[Any], list[Any]]:
         """(the opponent's tiles, the rest in order)."""
+        if self.beliefs is not None:
+            return self.beliefs.sample(self.rng, self.unseen)
         return self.worlds.sample(self.rng)
 
     def sample(self) -> Hand[Any]:
@@ -228,6 +235,8 @@ class _MonteCarlo:
     margin_weight = 0.0
     #: the playout policy of the Python path (the native one goes with ``kind``)
     playout = staticmethod(greedy_playout)
+    #: a model of the opponent's choices that weighs the worlds (None: the rules alone)
+    choice_model: ChoiceModel | None = None
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
@@ -276,7 +285,8 @@ class _MonteCarlo:
         # each class of equivalent moves is played out once, by its representative
         rep = _class_index(view, legal)
         searched = [i for i in range(len(legal)) if rep[i] == i]
-        sampler = WorldSampler(view, self.rng, limits) if true_hand is None else None
+        sampler = (WorldSampler(view, self.rng, limits, self._beliefs(view) if limits else None)
+                   if true_hand is None else None)
         done = 0
         while done < worlds:
             world = sampler.sample() if sampler is not None else _known(true_hand)
@@ -322,12 +332,13 @@ class _MonteCarlo:
             limits = opponent_limits(view) if self.inference and true_hand is None else ()
             if true_hand is not None:
                 count = 1
+        beliefs = self._beliefs(view) if limits else None
         seconds = None if deadline is None else deadline - time.perf_counter()
         sums = native_search.search(
             view, kind=self.kind, value=value if matched else None,
             need=value.need if value.at_once and matched else None, iterations=count,
             seconds=seconds, exploration=self.exploration, seed=self.rng.getrandbits(64),
-            limits=limits, true_hand=true_hand, only=only)
+            limits=limits, true_hand=true_hand, only=only, beliefs=beliefs)
         results = []
         for t in sums:
             mean = t.value / t.count if t.count else 0.0
@@ -342,6 +353,13 @@ class _MonteCarlo:
             order = sorted(range(len(results)), key=lambda i: (-results[i].value,
                                                                -results[i].margin, i))
         return [results[i] for i in order]
+
+
+    def _beliefs(self, view: View) -> Beliefs | None:
+        """The worlds weighted by :attr:`choice_model`, or None without one."""
+        if self.choice_model is None:
+            return None
+        return self.choice_model.beliefs(view, self.rng)
 
 
 def _class_index(view: View, legal: Sequence[Move]) -> list[int]:
@@ -400,7 +418,8 @@ class _Ismcts(_MonteCarlo):
         root = _Node(None, 1 - me)
         margins: dict[int, float] = {}
         chances: dict[int, float] = {}
-        sampler = WorldSampler(view, self.rng, limits) if true_hand is None else None
+        sampler = (WorldSampler(view, self.rng, limits, self._beliefs(view) if limits else None)
+                   if true_hand is None else None)
         c = self.exploration
         log = math.log
         sqrt = math.sqrt

@@ -1,0 +1,248 @@
+"""The opponent model that weighs worlds by the opponent's choices (players/beliefs.py), and
+the weighted hands the searches deal from (core/worlds.py ``Beliefs``).
+
+The model's fast form scores each tile once per choice and sums the worth of the tiles held
+in a world; here every world that explains small positions late in a hand is replayed by
+the engine from the start (tests/worlds_support.py), and at each of the opponent's choices
+the likelihood is computed the readable way: the legal moves of the replayed hand (one per
+class of equivalent moves), each scored, as a softmax. Both must give every world the same
+weight up to one constant (RULES.md §1 hidden information; §2-§4 the legal moves).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections import Counter
+from contextlib import nullcontext
+from typing import Any
+
+import pytest
+
+from dominolab import native
+from dominolab.core import TILES, Draw, Hand, LuzakOptions, Match, Options, Play, Tile, View
+from dominolab.core.equivalence import representatives
+from dominolab.core.worlds import Beliefs
+from dominolab.native import search as native_search
+from dominolab.players import make_player
+from dominolab.players.base import Budget
+from dominolab.players.beliefs import ChoiceModel
+from dominolab.players.greedy import expected_score
+from dominolab.players.search import ExpertPlayer, WorldSampler
+from worlds_support import late_position, replay, structure_of
+
+CASES: list[tuple[str, Options | None, int, int]] = [
+    ("luzak", None, 11, 1),
+    ("luzak", LuzakOptions(short_ends_any_time=False), 11, 1),
+    ("luzak-line", None, 11, 1),
+    ("widelec", None, 14, 2),
+]
+
+
+def _cases() -> list[tuple[str, Hand[Any], View]]:
+    out = []
+    for game, options, unseen_max, facts in CASES:
+        for seed in range(400):
+            found = late_position(game, options, seed, unseen_max=unseen_max,
+                                  want_draws=facts)
+            if found is not None:
+                out.append((game, *found))
+                break
+        else:
+            raise AssertionError(f"no test position for {game} {options}")
+    return out
+
+
+_CASES = _cases()
+
+
+def _reference_log_likelihood(hand: Hand[Any], view: View, theirs: tuple[Tile, ...],
+                              drawn: dict[int, Tile], model: ChoiceModel) -> float | None:
+    """The log-likelihood of the opponent's choices in one world, by replaying it: at each
+    choice (a normal play not forced by a draw just made), a softmax over the replayed
+    hand's legal moves (one per class of equivalent moves), scored as the model says."""
+    me, opp = view.seat, 1 - view.seat
+    history = view.history
+    quartets = view.spec.scoring == "quartets"
+    total = [0.0]
+
+    def visit(world: Hand[Any], i: int) -> None:
+        seat, move = history[i]
+        if seat != opp or not isinstance(move, Play) or move.luzak or world.pending is not None:
+            return
+        moves = world.legal_moves()
+        reps = representatives(world.table, moves, quartets)
+        legal = [m for m in dict.fromkeys(reps) if isinstance(m, Play)]
+        # the tiles the opponent certainly held then, whatever the world: laid from here on
+        # before any draw of its whose tile stayed hidden
+        certain: set[Tile] = set()
+        for j in range(i, len(history)):
+            s, m = history[j]
+            if s == opp and isinstance(m, Draw):
+                if not (j + 1 < len(history) and history[j + 1][0] == opp
+                        and isinstance(history[j + 1][1], Play)):
+                    break  # hidden: a tile laid after it may be the one drawn
+            elif s == opp and isinstance(m, Play) and not (
+                    history[j - 1][0] == opp and isinstance(history[j - 1][1], Draw)):
+                certain.add(m.tile)  # not the tile of a draw just made
+        on_table = {p.tile for p in world.table_placements}
+        unseen_then = [t for t in TILES if t not in on_table and t not in certain]
+
+        def score(m: Any) -> float:
+            if not model.answer:
+                points = world.points_of(m)
+                return float(points[opp] - points[me])
+            others = [t for t in unseen_then if t is not m.tile]
+            ours = len(world.hands[me])
+            key, _ = expected_score(m, world.table, opp, len(world.hands[opp]) == 1, others,
+                                    ours, view.options, view.game)
+            return key / math.comb(len(others), min(ours, len(others)))
+
+        scores = [model.sharpness * score(m) for m in legal]
+        chosen = legal.index(reps[moves.index(move)])  # type: ignore[arg-type]
+        total[0] += scores[chosen] - math.log(sum(math.exp(s) for s in scores))
+
+    if replay(hand, view, theirs, drawn, visit=visit) is None:
+        return None
+    return total[0]
+
+
+@pytest.mark.parametrize("answer", [False, True], ids=["immediate", "answer"])
+@pytest.mark.parametrize(("game", "hand", "view"), _CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(_CASES)])
+def test_choice_weights_equal_a_full_replay(game: str, hand: Hand[Any], view: View,
+                                            answer: bool) -> None:
+    """RULES.md §1-§4: over every world that explains the position, the model's weight and
+    the replayed likelihood differ by one constant."""
+    model = ChoiceModel(0.3, answer=answer)
+    choices = model.choices(view)
+    assert choices, "the position has no choice of the opponent's to read"
+    _, hidden, laid, public = structure_of(view)
+    differences = []
+    for theirs in itertools.combinations(view.unseen(), view.opponent_tiles):
+        pool = [*theirs, *(t for t in laid if t not in public)]
+        for tiles in itertools.permutations(pool, len(hidden)):
+            drawn = dict(zip(hidden, tiles, strict=True))
+            reference = _reference_log_likelihood(hand, view, theirs, drawn, model)
+            if reference is not None:
+                differences.append(reference - model.log_weight(choices, theirs, drawn))
+    assert len(differences) > 1
+    assert max(differences) - min(differences) < 1e-9, (min(differences), max(differences))
+
+
+def test_the_model_finds_a_greedy_opponents_tiles() -> None:
+    """Against a greedy opponent, weighing by its choices puts more weight on the tiles it
+    really holds than a model of an opponent choosing at random, at most positions."""
+    gains = 0
+    positions = 0
+    for seed in range(8):
+        match = Match("luzak", seed=seed)
+        bots = [make_player("greedy", seed), make_player("greedy", seed + 1)]
+        while match.to_move is not None and len(match.hand.moves) < 10:
+            match.apply(bots[match.to_move].choose(match.view(match.to_move)))
+        view = match.view(match.to_move or 0)
+        if view.result is not None:
+            continue
+        theirs = tuple(sorted(match.hand.hands[1 - view.seat], key=lambda t: t.index))
+        flat = ChoiceModel(0.0, samples=2000).beliefs(view, random.Random(seed))
+        sharp = ChoiceModel(0.5, samples=2000).beliefs(view, random.Random(seed))
+        truth = set(theirs)
+
+        positions += 1
+        gains += _held_mass(sharp, truth) > _held_mass(flat, truth)
+    assert positions >= 5 and gains > positions / 2
+
+
+def _held_mass(beliefs: Beliefs, truth: set[Tile]) -> float:
+    """How many of the true tiles the believed hands hold, on average by weight."""
+    total = sum(beliefs.weights)
+    return sum(w * len(truth & set(h))
+               for h, w in zip(beliefs.hands, beliefs.weights, strict=True)) / total
+
+
+def test_beliefs_refuse_bad_weights_and_deal_by_weight() -> None:
+    a, b, c = TILES[0], TILES[1], TILES[2]
+    with pytest.raises(ValueError, match="one weight per hand"):
+        Beliefs(((a,),), ())
+    with pytest.raises(ValueError, match="non-negative"):
+        Beliefs(((a,), (b,)), (1.0, -1.0))
+    with pytest.raises(ValueError, match="not all 0"):
+        Beliefs(((a,),), (0.0,))
+    with pytest.raises(ValueError, match="sharpness"):
+        ChoiceModel(-1.0)
+    with pytest.raises(ValueError, match="samples"):
+        ChoiceModel(0.5, samples=0)
+    beliefs = Beliefs(((a,), (b,)), (3.0, 1.0))
+    assert beliefs.effective == pytest.approx(16 / 10)
+    rng = random.Random(1)
+    n = 4000
+    seen: Counter[Tile] = Counter()
+    for _ in range(n):
+        theirs, rest = beliefs.sample(rng, (a, b, c))
+        assert sorted([*theirs, *rest], key=lambda t: t.index) == [a, b, c]
+        seen.update(theirs)
+    assert abs(seen[a] / n - 0.75) < 5 * math.sqrt(0.75 * 0.25 / n)
+
+
+def _widelec_view() -> View:
+    match = Match("widelec", seed=4)
+    bots = [make_player("greedy", 1), make_player("greedy", 2)]
+    while len(match.hand.moves) < 8:
+        match.apply(bots[match.to_move or 0].choose(match.view(match.to_move or 0)))
+    while match.view(match.to_move or 0).pending is not None or len(
+            match.view(match.to_move or 0).legal_moves) < 2:
+        match.apply(bots[match.to_move or 0].choose(match.view(match.to_move or 0)))
+    return match.view(match.to_move or 0)
+
+
+@pytest.mark.skipif(not native.enabled(), reason="the C extension is not in use")
+def test_the_native_search_deals_from_the_beliefs() -> None:
+    """The weighted hands reach the native search as its world distribution: a search told
+    one hand for sure searches that hand's world, whose sums differ from sampled worlds'."""
+    view = _widelec_view()
+    unseen = view.unseen()
+    one = tuple(unseen[:view.opponent_tiles])
+    groups, choices = native_search.distribution_of_beliefs(view, Beliefs((one,), (2.0,)))
+    assert groups == [1 << t.index for t in unseen]
+    assert choices == [(1.0, tuple(int(t in one) for t in unseen))]
+    expert = ExpertPlayer(random.Random(5))
+    told = native_search.search(view, kind="pimc-expected", value=None, need=None,
+                                iterations=50, seconds=None, exploration=0.0, seed=9,
+                                beliefs=Beliefs((one,), (1.0,)))
+    assert all(t.count == 50 for t in told)
+    assert expert.analyse(view)  # the default expert still searches the exact posterior
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["native", "python"])
+def test_an_expert_with_a_choice_model_plays_widelec_and_luzak(pure: bool) -> None:
+    """On both paths the expert weighing its worlds by the choice model plays legal moves,
+    repeatably, also after hidden draws."""
+    class Modelled(ExpertPlayer):
+        choice_model = ChoiceModel(0.4, samples=200)
+
+    for view in (_widelec_view(), _luzak_view()):
+        with native.pure() if pure else nullcontext():
+            a = Modelled(random.Random(3)).choose(view, Budget(worlds=200))
+            b = Modelled(random.Random(3)).choose(view, Budget(worlds=200))
+        assert a == b and a in view.legal_moves
+
+
+def test_the_python_sampler_deals_from_the_beliefs() -> None:
+    view = _luzak_view()
+    unseen = view.unseen()
+    one = tuple(unseen[-view.opponent_tiles:])
+    sampler = WorldSampler(view, random.Random(2), beliefs=Beliefs((one,), (1.0,)))
+    for _ in range(20):
+        world = sampler.sample()
+        assert set(world.hands[1 - view.seat]) == set(one)
+
+
+def _luzak_view() -> View:
+    match = Match("luzak", seed=8)
+    bots = [make_player("greedy", 1), make_player("greedy", 2)]
+    while len(match.hand.moves) < 9 or len(match.view(match.to_move or 0).legal_moves) < 2:
+        match.apply(bots[match.to_move or 0].choose(match.view(match.to_move or 0)))
+    return match.view(match.to_move or 0)
+
+
