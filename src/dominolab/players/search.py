@@ -285,7 +285,7 @@ class _MonteCarlo:
         # each class of equivalent moves is played out once, by its representative
         rep = _class_index(view, legal)
         searched = [i for i in range(len(legal)) if rep[i] == i]
-        sampler = (WorldSampler(view, self.rng, limits, self._beliefs(view) if limits else None)
+        sampler = (WorldSampler(view, self.rng, limits, self._beliefs(view))
                    if true_hand is None else None)
         done = 0
         while done < worlds:
@@ -332,7 +332,7 @@ class _MonteCarlo:
             limits = opponent_limits(view) if self.inference and true_hand is None else ()
             if true_hand is not None:
                 count = 1
-        beliefs = self._beliefs(view) if limits else None
+        beliefs = self._beliefs(view) if true_hand is None else None
         seconds = None if deadline is None else deadline - time.perf_counter()
         sums = native_search.search(
             view, kind=self.kind, value=value if matched else None,
@@ -418,7 +418,7 @@ class _Ismcts(_MonteCarlo):
         root = _Node(None, 1 - me)
         margins: dict[int, float] = {}
         chances: dict[int, float] = {}
-        sampler = (WorldSampler(view, self.rng, limits, self._beliefs(view) if limits else None)
+        sampler = (WorldSampler(view, self.rng, limits, self._beliefs(view))
                    if true_hand is None else None)
         c = self.exploration
         log = math.log
