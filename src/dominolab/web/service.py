@@ -22,7 +22,6 @@ import math
 import os
 import re
 import secrets
-import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field, replace
@@ -44,6 +43,7 @@ from dominolab.core import (
 from dominolab.players import LEVELS
 from dominolab.players.hints import HINT_BUDGET, immediate_points, rank, same_as, win_chance
 from dominolab.web.compute import ComputePool, PoolBusy, analyse_hint, choose_move
+from dominolab.web.events import Events
 from dominolab.web.layout import TableLayout
 from dominolab.web.limits import Limits, RateLimited, RateLimiter
 from dominolab.web.payload import (
@@ -53,7 +53,7 @@ from dominolab.web.payload import (
     seat_state,
     step_json,
 )
-from dominolab.web.store import AsyncStore, GameRow, MoveConflict, Store
+from dominolab.web.store import DATABASE_ERRORS, AsyncStore, GameRow, MoveConflict, Store
 
 log = logging.getLogger("dominolab.web")
 
@@ -209,9 +209,11 @@ class GameService:
     def __init__(self, store: Store, *, computer_delay: float | None = None,
                  hint_budget: Any = None, seeds: Callable[[], int] | None = None,
                  max_live: int = 2000, limits: Limits | None = None,
-                 workers: int | None = None, clock: Callable[[], float] | None = None
-                 ) -> None:
+                 workers: int | None = None, clock: Callable[[], float] | None = None,
+                 events: Events | None = None) -> None:
         self.store = AsyncStore(store)
+        #: where committed changes are announced (:mod:`dominolab.web.events`)
+        self.events = events or Events()
         #: games kept in memory; beyond this the least recently used idle ones are dropped
         #: (they are rebuilt from the database when asked for again)
         self.max_live = max_live
@@ -245,6 +247,7 @@ class GameService:
         for task in list(self._tasks):
             task.cancel()
         await self.pool.close()
+        await self.events.close()
         self.store.close()
 
     def _spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
@@ -302,7 +305,7 @@ class GameService:
         )
         try:
             await self.store.create_game(row)
-        except sqlite3.Error as exc:
+        except DATABASE_ERRORS as exc:
             log.error("could not store a new game: %s", exc)
             raise ApiError(503, "the new game could not be saved just now; try again in a "
                                 "moment", retry_after=2) from None
@@ -347,7 +350,7 @@ class GameService:
                           rematch_by=None)
             try:
                 made = await self.store.create_rematch(old.id, seat, row)
-            except sqlite3.Error as exc:
+            except DATABASE_ERRORS as exc:
                 log.error("could not store the rematch of game %s: %s", old.id, exc)
                 raise ApiError(503, "the rematch could not be saved just now; try again in a "
                                     "moment", retry_after=2) from None
@@ -379,7 +382,7 @@ class GameService:
         token = secrets.token_urlsafe(24)
         try:
             claimed = await self.store.claim_invite(live.id, live.row.invite, token_hash(token))
-        except sqlite3.Error as exc:
+        except DATABASE_ERRORS as exc:
             log.error("could not store a claimed invitation in game %s: %s", live.id, exc)
             raise ApiError(503, "the invitation could not be saved just now; try again in a "
                                 "moment", retry_after=2) from None
@@ -399,7 +402,7 @@ class GameService:
             raise ApiError(404, "there is no such game")
         try:
             loaded = await self.store.load_game(game_id)
-        except sqlite3.Error as exc:
+        except DATABASE_ERRORS as exc:
             log.error("could not load game %s: %s", game_id, exc)
             raise ApiError(503, "the game could not be read just now; try again in a moment",
                            retry_after=2) from None
@@ -478,7 +481,7 @@ class GameService:
         while True:
             try:
                 await self.expire()
-            except sqlite3.Error as exc:
+            except DATABASE_ERRORS as exc:
                 log.warning("could not expire old games this time: %s", exc)
             await asyncio.sleep(self.limits.sweep_every)
 
@@ -535,7 +538,7 @@ class GameService:
             log.error("game %s: %s; it is reloaded from the database", live.id, exc)
             self.games.pop(live.id, None)
             raise NotStored(409, "the game has moved on; reload it") from None
-        except sqlite3.Error as exc:
+        except DATABASE_ERRORS as exc:
             log.error("game %s: move %s at version %d was not stored: %s", live.id, move,
                       live.version, exc)
             raise NotStored(503, "the move could not be saved just now, so it was not made; "

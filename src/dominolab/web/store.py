@@ -74,6 +74,11 @@ SCHEMA_VERSION: Final = len(MIGRATIONS)
 BUSY_TIMEOUT: Final = 5.0
 
 
+#: what a failing database raises (locked, full, gone...): callers answer 503 and change
+#: nothing. A tuple, so that each backend adds its driver's base error.
+DATABASE_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error,)
+
+
 class StoreError(Exception):
     """The database cannot be used (newer schema, not a dominolab database, read-only,
     damaged...)."""
