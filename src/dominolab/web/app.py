@@ -104,6 +104,12 @@ def bearer(request: Request) -> str | None:
     return token.strip()
 
 
+def player_key(request: Request) -> str | None:
+    """The player's secret key, sent as ``X-Player-Key`` (a header: never in a URL)."""
+    key = request.headers.get("x-player-key", "").strip()
+    return key or None
+
+
 def service_of(request: Request | WebSocket) -> GameService:
     service: GameService = request.app.state.service
     return service
@@ -204,8 +210,10 @@ async def create_game(request: Request) -> Response:
         raise ApiError(400, "game must be a text: luzak, luzak-line or widelec")
     opponent = data.get("opponent", "medium")
     first = data.get("first", "lot")
+    player = await service.player_of(player_key(request))
     live, token, invite = await service.create(game, data.get("options", {}),
-                                               str(opponent), str(first), client_of(request))
+                                               str(opponent), str(first), client_of(request),
+                                               player)
     link = None if invite is None else f"/game/{live.id}#i={invite}"
     width = service.width_of(data.get("layout"))
     return JSONResponse({"id": live.id, "seat": 0, "token": token, "invite": link,
@@ -217,7 +225,8 @@ async def join_game(request: Request) -> Response:
     data = await read_json(request)
     service = service_of(request)
     live = await service.get(request.path_params["game_id"])
-    token = await service.join(live, data.get("invite"), client_of(request))
+    player = await service.player_of(player_key(request))
+    token = await service.join(live, data.get("invite"), client_of(request), player)
     width = service.width_of(data.get("layout"))
     return JSONResponse({"id": live.id, "seat": 1, "token": token,
                          "state": live.state(1, width)})
@@ -266,9 +275,36 @@ async def record(request: Request) -> Response:
 
 
 async def replay(request: Request) -> Response:
-    service, live, _seat = await seat_for(request)
+    """A finished match's replay: anyone's once it is over (then nothing is hidden), so a
+    player's page can link it; before that, 409 for a seat and 401 for anyone else."""
+    service = service_of(request)
+    live = await service.get(request.path_params["game_id"])
+    if not live.match.is_over:
+        service.seat_of(live, bearer(request))
     return JSONResponse(service.replay(live, service.width_of(
         request.query_params.get("layout"))))
+
+
+async def create_player(request: Request) -> Response:
+    """A new player: a display name, and the secret key the browser keeps."""
+    data = await read_json(request)
+    service = service_of(request)
+    player, key = await service.register(data.get("name"), client_of(request))
+    return JSONResponse({"id": player.id, "name": player.name, "key": key}, status_code=201)
+
+
+async def me(request: Request) -> Response:
+    """The player whose key this request carries (401 without one, or for a key that is
+    nobody's)."""
+    player = await service_of(request).player_of(player_key(request))
+    if player is None:
+        raise ApiError(401, "this needs your player key (X-Player-Key: KEY)")
+    return JSONResponse({"id": player.id, "name": player.name})
+
+
+async def player_page(request: Request) -> Response:
+    return JSONResponse(await service_of(request).player_page(
+        request.path_params["player_id"]))
 
 
 async def rules(request: Request) -> Response:
@@ -453,7 +489,11 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             Route("/rules/{path:path}", page),
             Route("/learn", page),
             Route("/learn/{path:path}", page),
+            Route("/player/{player_id}", page),
             Route("/api/meta", meta),
+            Route("/api/players", create_player, methods=["POST"]),
+            Route("/api/me", me),
+            Route("/api/players/{player_id}", player_page),
             Route("/api/games", create_game, methods=["POST"]),
             Route("/api/games/{game_id}", game_state),
             Route("/api/games/{game_id}/join", join_game, methods=["POST"]),

@@ -29,6 +29,9 @@ class Limits:
     #: hints a client may ask for per minute, on average, and at once
     hints_per_minute: float = 30.0
     hints_burst: int = 10
+    #: new players a client may make per minute, on average, and at once
+    players_per_minute: float = 5.0
+    players_burst: int = 5
     #: jobs (computer moves and hints) one client may have waiting for a worker
     queued_per_client: int = 200
     #: an unfinished game nobody has moved in for this long is deleted
@@ -39,12 +42,13 @@ class Limits:
     sweep_every: float = 600.0
 
     def __post_init__(self) -> None:
-        for name in ("games_per_minute", "hints_per_minute", "abandoned_after",
+        for name in ("games_per_minute", "hints_per_minute", "players_per_minute",
+                     "abandoned_after",
                      "finished_kept", "sweep_every"):
             value = getattr(self, name)
             if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number, not {value!r}")
-        for name in ("games_burst", "hints_burst", "queued_per_client"):
+        for name in ("games_burst", "hints_burst", "players_burst", "queued_per_client"):
             value = getattr(self, name)
             if not (isinstance(value, int) and value >= 1):
                 raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")

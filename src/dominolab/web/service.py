@@ -46,6 +46,7 @@ from dominolab.web.compute import ComputePool, PoolBusy, analyse_hint, choose_mo
 from dominolab.web.events import Events
 from dominolab.web.layout import TableLayout
 from dominolab.web.limits import Limits, RateLimited, RateLimiter
+from dominolab.web.names import NameRefused, check_name, skeleton
 from dominolab.web.payload import (
     WIDTHS,
     previous_hand_json,
@@ -53,7 +54,16 @@ from dominolab.web.payload import (
     seat_state,
     step_json,
 )
-from dominolab.web.store import DATABASE_ERRORS, AsyncStore, GameRow, MoveConflict, Store
+from dominolab.web.store import (
+    DATABASE_ERRORS,
+    AsyncStore,
+    GameResult,
+    GameRow,
+    MoveConflict,
+    PlayerRef,
+    PlayerRow,
+    Store,
+)
 
 log = logging.getLogger("dominolab.web")
 
@@ -200,7 +210,9 @@ class LiveGame:
             previous = json.dumps(previous_hand_json(match, seat, width, prev_layout),
                                   separators=(",", ":"))
             self.previous_texts[key] = previous
-        return f'{text[:-1]},"previous_hand":{previous}}}'
+        players = json.dumps([player_json(p) for p in self.row.players],
+                             separators=(",", ":"))
+        return f'{text[:-1]},"players":{players},"previous_hand":{previous}}}'
 
 
 class GameService:
@@ -230,6 +242,10 @@ class GameService:
         self.games: dict[str, LiveGame] = {}
         self._game_limit = RateLimiter(self.limits.games_per_minute, self.limits.games_burst)
         self._hint_limit = RateLimiter(self.limits.hints_per_minute, self.limits.hints_burst)
+        self._player_limit = RateLimiter(self.limits.players_per_minute,
+                                         self.limits.players_burst)
+        #: players by the hash of their key, as they were last read (a name never changes)
+        self._players: dict[str, PlayerRow] = {}
         if workers is None:
             # at least two: one client's long searches then hold one worker at most
             # (ComputePool.max_running_per_client), and a quick move finds the other; the
@@ -268,9 +284,11 @@ class GameService:
 
     # -- creating and finding games ----------------------------------------------------------
     async def create(self, game: str, options: Any, opponent: str, first: str,
-                     client: str = "local") -> tuple[LiveGame, str, str | None]:
+                     client: str = "local", player: PlayerRow | None = None
+                     ) -> tuple[LiveGame, str, str | None]:
         """A new game; returns it with seat 0's token and, against a friend, the one-time
-        invitation for seat 1 (seat 1's token is minted when the invitation is claimed)."""
+        invitation for seat 1 (seat 1's token is minted when the invitation is claimed).
+        ``player``: the named player who takes seat 0, if any."""
         try:
             spec = get_game(game)
             if isinstance(options, dict):
@@ -302,6 +320,7 @@ class GameService:
             token_hashes=(token_hash(token), ""),
             rules_version=RULES_VERSION, created=self.clock(), finished=False,
             invite=None if invite is None else token_hash(invite),
+            players=(None if player is None else player.ref, None),
         )
         try:
             await self.store.create_game(row)
@@ -347,7 +366,7 @@ class GameService:
             row = replace(old, id=secrets.token_urlsafe(9), seed=seed,
                           first_opener=1 - old.first_opener, rules_version=RULES_VERSION,
                           created=self.clock(), finished=False, invite=None, rematch=None,
-                          rematch_by=None)
+                          rematch_by=None, result=None)
             try:
                 made = await self.store.create_rematch(old.id, seat, row)
             except DATABASE_ERRORS as exc:
@@ -367,8 +386,10 @@ class GameService:
                 await self.broadcast(live)
         return await self.get(found), created
 
-    async def join(self, live: LiveGame, invite: Any, client: str = "local") -> str:
-        """Claim a friend game's invitation: seat 1's token, minted now, once only."""
+    async def join(self, live: LiveGame, invite: Any, client: str = "local",
+                   player: PlayerRow | None = None) -> str:
+        """Claim a friend game's invitation: seat 1's token, minted now, once only (and
+        seat 1 is ``player``'s, if named)."""
         if not isinstance(invite, str) or not _ID_RE.match(invite):
             raise ApiError(400, "send the invitation from the link: {\"invite\": \"...\"}")
         if live.row.mode != "friend":
@@ -381,7 +402,8 @@ class GameService:
         self._take(self._game_limit, client, "new games and invitations")
         token = secrets.token_urlsafe(24)
         try:
-            claimed = await self.store.claim_invite(live.id, live.row.invite, token_hash(token))
+            claimed = await self.store.claim_invite(live.id, live.row.invite, token_hash(token),
+                                                    None if player is None else player.id)
         except DATABASE_ERRORS as exc:
             log.error("could not store a claimed invitation in game %s: %s", live.id, exc)
             raise ApiError(503, "the invitation could not be saved just now; try again in a "
@@ -389,8 +411,73 @@ class GameService:
         if not claimed:
             raise ApiError(409, "this invitation has already been used")
         live.row = replace(live.row, token_hashes=(live.row.token_hashes[0], token_hash(token)),
-                           invite=None)
+                           invite=None,
+                           players=(live.row.players[0], None if player is None else player.ref))
+        live.messages.clear()
+        await self.broadcast(live)
         return token
+
+    # -- players -----------------------------------------------------------------------------
+    async def register(self, name: Any, client: str = "local") -> tuple[PlayerRow, str]:
+        """A new player called ``name``; returns it with its secret key (kept by the
+        browser; the server keeps only its hash). 422 for a name that may not be used, 409
+        for one taken (or too like one taken)."""
+        try:
+            shown = check_name(name)
+        except NameRefused as exc:
+            raise ApiError(422, str(exc)) from None
+        self._take(self._player_limit, client, "new players")
+        key = secrets.token_urlsafe(24)
+        row = PlayerRow(secrets.token_urlsafe(9), shown, token_hash(key), self.clock())
+        try:
+            made = await self.store.create_player(row, skeleton(shown))
+        except DATABASE_ERRORS as exc:
+            log.error("could not store a new player: %s", exc)
+            raise ApiError(503, "the new player could not be saved just now; try again in a "
+                                "moment", retry_after=2) from None
+        if not made:
+            raise ApiError(409, f"the name {shown!r} is taken (or looks like one that is); "
+                                f"choose another")
+        self._players[row.key_hash] = row
+        return row, key
+
+    async def player_of(self, key: str | None) -> PlayerRow | None:
+        """The player whose secret key this is; None without a key, 401 for a key that is
+        nobody's (a page should then forget it)."""
+        if key is None:
+            return None
+        digest = token_hash(key)
+        found = self._players.get(digest)
+        if found is None:
+            try:
+                found = await self.store.player(key_hash=digest)
+            except DATABASE_ERRORS as exc:
+                log.error("could not read a player: %s", exc)
+                raise ApiError(503, "the player could not be read just now; try again in a "
+                                    "moment", retry_after=2) from None
+            if found is None:
+                raise ApiError(401, "this player key is nobody's (the server may have a new "
+                                    "database); choose your name again")
+            if len(self._players) > 10_000:
+                self._players.clear()
+            self._players[digest] = found
+        return found
+
+    async def player_page(self, player_id: str) -> dict[str, Any]:
+        """What anyone may see of a player: the name and the finished matches (docs/web.md,
+        "Players"); 404 if there is no such player."""
+        try:
+            found = None if not _ID_RE.match(player_id) else await self.store.player(
+                id=player_id)
+            games = [] if found is None else await self.store.finished_games_of(player_id)
+        except DATABASE_ERRORS as exc:
+            log.error("could not read player %s: %s", player_id, exc)
+            raise ApiError(503, "the player could not be read just now; try again in a "
+                                "moment", retry_after=2) from None
+        if found is None:
+            raise ApiError(404, "there is no such player")
+        return {"id": found.id, "name": found.name, "since": found.created,
+                "matches": [_match_json(row, player_id) for row in games]}
 
     async def get(self, game_id: str) -> LiveGame:
         """The game, from memory or rebuilt from the database; 404 if there is none."""
@@ -531,9 +618,13 @@ class GameService:
         game. Call with ``live.lock`` held. A failed write leaves the game as it was and
         raises :class:`NotStored` (503; 409 if the database holds another move there, when
         this server's idea of the game is stale and it is reloaded)."""
+        result = None
+        if after.result is not None:
+            totals = after.result.totals
+            result = GameResult(after.result.winner, (totals[0], totals[1]))
         try:
             await self.store.add_moves(live.id, live.version, [(seat, str(move))],
-                                       after.is_over)
+                                       after.is_over, result)
         except MoveConflict as exc:
             log.error("game %s: %s; it is reloaded from the database", live.id, exc)
             self.games.pop(live.id, None)
@@ -545,6 +636,8 @@ class GameService:
                                  "try again in a moment", retry_after=1) from None
         live.match = after
         live.version += 1
+        if result is not None:
+            live.row = replace(live.row, finished=True, result=result)
 
     def _computer_if_due(self, live: LiveGame, client: str) -> None:
         seat = live.computer_seat
@@ -677,3 +770,23 @@ class GameService:
     @staticmethod
     def width_of(value: Any) -> str:
         return value if value in WIDTHS else "wide"
+
+
+def player_json(ref: PlayerRef | None) -> dict[str, str] | None:
+    return None if ref is None else {"id": ref.id, "name": ref.name}
+
+
+def _match_json(row: GameRow, player_id: str) -> dict[str, Any]:
+    """One finished match of a player's page, from that player's side."""
+    seat = 0 if row.players[0] is not None and row.players[0].id == player_id else 1
+    result = row.result
+    return {
+        "id": row.id, "game": row.game, "options": row.options, "seat": seat,
+        "opponent": player_json(row.players[1 - seat]),
+        "computer": row.opponent if row.mode == "computer" else None,
+        "outcome": None if result is None else (
+            "drawn" if result.winner is None else "won" if result.winner == seat else "lost"),
+        "points": None if result is None else [result.points[seat], result.points[1 - seat]],
+        "ended_by": None if result is None else result.ended_by,
+        "played": row.created,
+    }

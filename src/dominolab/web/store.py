@@ -66,6 +66,25 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     ALTER TABLE games ADD COLUMN rematch_by INTEGER; -- the seat that asked for it
     CREATE UNIQUE INDEX games_by_rematch ON games(rematch);
     """,
+    # 4: players (a display name and a secret key, no password), the players of a game's
+    # seats, and how a finished game ended (so lists need not replay it)
+    """
+    CREATE TABLE players (
+        id       TEXT PRIMARY KEY,
+        name     TEXT NOT NULL,
+        skeleton TEXT NOT NULL UNIQUE,     -- names that look alike are one name (web/names.py)
+        key_hash TEXT NOT NULL UNIQUE,     -- SHA-256 of the player's secret key
+        created  REAL NOT NULL
+    );
+    ALTER TABLE games ADD COLUMN player0 TEXT REFERENCES players(id);
+    ALTER TABLE games ADD COLUMN player1 TEXT REFERENCES players(id);
+    ALTER TABLE games ADD COLUMN winner INTEGER;     -- the seat that won (NULL: drawn, or not over)
+    ALTER TABLE games ADD COLUMN points0 INTEGER;    -- the match points at the end
+    ALTER TABLE games ADD COLUMN points1 INTEGER;
+    ALTER TABLE games ADD COLUMN ended_by TEXT;      -- 'play', or how else it ended ('time')
+    CREATE INDEX games_by_player0 ON games(player0, finished, updated);
+    CREATE INDEX games_by_player1 ON games(player1, finished, updated);
+    """,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 
@@ -89,6 +108,39 @@ class MoveConflict(Exception):
 
 
 @dataclass(frozen=True, slots=True)
+class PlayerRef:
+    """A player as a game shows it: the id (for the player's page) and the display name."""
+
+    id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRow:
+    """One stored player."""
+
+    id: str
+    name: str
+    key_hash: str
+    created: float
+
+    @property
+    def ref(self) -> PlayerRef:
+        return PlayerRef(self.id, self.name)
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """How a finished game ended: the winning seat (None: drawn), the match points, and
+    ``ended_by``: ``"play"`` (the match was played out) or another way (``"time"``: the
+    player to move ran out of time)."""
+
+    winner: int | None
+    points: tuple[int, int]
+    ended_by: str = "play"
+
+
+@dataclass(frozen=True, slots=True)
 class GameRow:
     """One stored game, without its moves."""
 
@@ -109,6 +161,10 @@ class GameRow:
     rematch: str | None = None
     #: the seat that asked for the rematch
     rematch_by: int | None = None
+    #: the players of the two seats (None: nobody named, or the computer)
+    players: tuple[PlayerRef | None, PlayerRef | None] = (None, None)
+    #: how the game ended, once it is finished
+    result: GameResult | None = None
 
 
 class Store:
@@ -198,31 +254,27 @@ class Store:
         """Call with the lock held."""
         self._db.execute(
             "INSERT INTO games (id, game, options, seed, first_opener, mode, opponent, "
-            "token0, token1, rules_version, created, updated, finished, invite) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "token0, token1, rules_version, created, updated, finished, invite, "
+            "player0, player1) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (row.id, row.game, json.dumps(row.options, sort_keys=True), row.seed,
              row.first_opener, row.mode, row.opponent, row.token_hashes[0],
              row.token_hashes[1], row.rules_version, row.created, row.created,
-             int(row.finished), row.invite),
+             int(row.finished), row.invite, *(p and p.id for p in row.players)),
         )
 
     def load_game(self, game_id: str) -> tuple[GameRow, list[tuple[int, str]]] | None:
         """The game and its moves as (seat, move) in order, or None."""
         with self._lock:
             found = self._db.execute(
-                "SELECT id, game, options, seed, first_opener, mode, opponent, token0, token1, "
-                "rules_version, created, finished, invite, rematch, rematch_by "
-                "FROM games WHERE id = ?", (game_id,)
+                f"SELECT {_GAME_COLUMNS} FROM games g {_GAME_JOINS} WHERE g.id = ?", (game_id,)
             ).fetchone()
             if found is None:
                 return None
             moves = self._db.execute(
                 "SELECT seat, move FROM moves WHERE game_id = ? ORDER BY ply", (game_id,)
             ).fetchall()
-        row = GameRow(found[0], found[1], json.loads(found[2]), found[3], found[4], found[5],
-                      found[6], (found[7], found[8]), found[9], found[10], bool(found[11]),
-                      found[12], found[13], found[14])
-        return row, [(int(s), str(m)) for s, m in moves]
+        return _game_row(found), [(int(s), str(m)) for s, m in moves]
 
     def create_rematch(self, game_id: str, seat: int, row: GameRow) -> tuple[str, int] | None:
         """Store ``row`` as the rematch of the finished game ``game_id``, asked for by
@@ -253,10 +305,11 @@ class Store:
         return row.id, seat
 
     def add_moves(self, game_id: str, first_ply: int, moves: Sequence[tuple[int, str]],
-                  finished: bool) -> None:
+                  finished: bool, result: GameResult | None = None) -> None:
         """Append moves ``first_ply``, ``first_ply + 1``, ... in one transaction, or nothing:
         :class:`MoveConflict` if a move is stored at one of those plies already (or the
-        game is gone), ``sqlite3.Error`` if the database fails (locked, full...)."""
+        game is gone), ``sqlite3.Error`` if the database fails (locked, full...). A move
+        that finishes the game comes with its ``result``, stored in the same transaction."""
         now = self.clock()
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
@@ -273,21 +326,58 @@ class Store:
                 )
                 self._db.execute("UPDATE games SET updated = ?, finished = ? WHERE id = ?",
                                  (now, int(finished), game_id))
+                if result is not None:
+                    self._db.execute(
+                        "UPDATE games SET winner = ?, points0 = ?, points1 = ?, ended_by = ? "
+                        "WHERE id = ?", (result.winner, *result.points, result.ended_by,
+                                         game_id))
                 self._db.execute("COMMIT")
             except BaseException:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
                 raise
 
-    def claim_invite(self, game_id: str, invite_hash: str, token_hash: str) -> bool:
-        """Give seat 1 the token ``token_hash`` if ``invite_hash`` is the game's unclaimed
-        invitation; False if it is not (wrong, or claimed already). Claimed once only."""
+    def claim_invite(self, game_id: str, invite_hash: str, token_hash: str,
+                     player: str | None = None) -> bool:
+        """Give seat 1 the token ``token_hash`` (and the player ``player``, if named) if
+        ``invite_hash`` is the game's unclaimed invitation; False if it is not (wrong, or
+        claimed already). Claimed once only."""
         with self._lock:
             changed = self._db.execute(
-                "UPDATE games SET token1 = ?, invite = NULL, updated = ? "
+                "UPDATE games SET token1 = ?, invite = NULL, updated = ?, player1 = ? "
                 "WHERE id = ? AND invite = ?",
-                (token_hash, self.clock(), game_id, invite_hash)).rowcount
+                (token_hash, self.clock(), player, game_id, invite_hash)).rowcount
         return bool(changed == 1)
+
+    # -- players -----------------------------------------------------------------------------
+    def create_player(self, row: PlayerRow, skeleton: str) -> bool:
+        """Store a new player; False (and nothing stored) if a player of that name skeleton
+        (:func:`dominolab.web.names.skeleton`) exists."""
+        with self._lock:
+            changed = self._db.execute(
+                "INSERT INTO players (id, name, skeleton, key_hash, created) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (row.id, row.name, skeleton, row.key_hash, row.created)).rowcount
+        return bool(changed == 1)
+
+    def player(self, *, id: str | None = None, key_hash: str | None = None
+               ) -> PlayerRow | None:
+        """The player with this id, or with this key's hash; None if there is none."""
+        column, value = ("id", id) if key_hash is None else ("key_hash", key_hash)
+        with self._lock:
+            found = self._db.execute(
+                f"SELECT id, name, key_hash, created FROM players WHERE {column} = ?",
+                (value,)).fetchone()
+        return None if found is None else PlayerRow(found[0], found[1], found[2], found[3])
+
+    def finished_games_of(self, player: str, limit: int = 50) -> list[GameRow]:
+        """The player's finished games, the latest first (at most ``limit``)."""
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {_GAME_COLUMNS} FROM games g {_GAME_JOINS} "
+                "WHERE (g.player0 = ? OR g.player1 = ?) AND g.finished = 1 "
+                "ORDER BY g.updated DESC, g.id LIMIT ?", (player, player, limit)).fetchall()
+        return [_game_row(r) for r in rows]
 
     def expire(self, unfinished_before: float, finished_before: float) -> list[str]:
         """Delete the unfinished games last changed before ``unfinished_before`` and the
@@ -335,11 +425,23 @@ class AsyncStore:
         return await self._run(self.sync.load_game, game_id)
 
     async def add_moves(self, game_id: str, first_ply: int, moves: Sequence[tuple[int, str]],
-                        finished: bool) -> None:
-        await self._run(self.sync.add_moves, game_id, first_ply, moves, finished)
+                        finished: bool, result: GameResult | None = None) -> None:
+        await self._run(self.sync.add_moves, game_id, first_ply, moves, finished, result)
 
-    async def claim_invite(self, game_id: str, invite_hash: str, token_hash: str) -> bool:
-        return await self._run(self.sync.claim_invite, game_id, invite_hash, token_hash)
+    async def claim_invite(self, game_id: str, invite_hash: str, token_hash: str,
+                           player: str | None = None) -> bool:
+        return await self._run(self.sync.claim_invite, game_id, invite_hash, token_hash,
+                               player)
+
+    async def create_player(self, row: PlayerRow, skeleton: str) -> bool:
+        return await self._run(self.sync.create_player, row, skeleton)
+
+    async def player(self, *, id: str | None = None, key_hash: str | None = None
+                     ) -> PlayerRow | None:
+        return await self._run(lambda: self.sync.player(id=id, key_hash=key_hash))
+
+    async def finished_games_of(self, player: str, limit: int = 50) -> list[GameRow]:
+        return await self._run(self.sync.finished_games_of, player, limit)
 
     async def create_rematch(self, game_id: str, seat: int, row: GameRow
                              ) -> tuple[str, int] | None:
@@ -351,6 +453,27 @@ class AsyncStore:
     def close(self) -> None:
         self._thread.shutdown(wait=True)
         self.sync.close()
+
+
+#: a game's columns, with its players' names (``g``: games, ``p0``/``p1``: its players)
+_GAME_COLUMNS: Final = (
+    "g.id, g.game, g.options, g.seed, g.first_opener, g.mode, g.opponent, g.token0, g.token1, "
+    "g.rules_version, g.created, g.finished, g.invite, g.rematch, g.rematch_by, "
+    "g.player0, p0.name, g.player1, p1.name, g.winner, g.points0, g.points1, g.ended_by")
+_GAME_JOINS: Final = ("LEFT JOIN players p0 ON p0.id = g.player0 "
+                      "LEFT JOIN players p1 ON p1.id = g.player1")
+
+
+def _game_row(found: Sequence[Any]) -> GameRow:
+    """A :class:`GameRow` from the :data:`_GAME_COLUMNS` of one row."""
+    players = tuple(None if found[i] is None else PlayerRef(found[i], found[i + 1])
+                    for i in (15, 17))
+    result = None if found[22] is None else GameResult(
+        None if found[19] is None else int(found[19]), (int(found[20]), int(found[21])),
+        str(found[22]))
+    return GameRow(found[0], found[1], json.loads(found[2]), found[3], found[4], found[5],
+                   found[6], (found[7], found[8]), found[9], found[10], bool(found[11]),
+                   found[12], found[13], found[14], (players[0], players[1]), result)
 
 
 def _statements(script: str) -> list[str]:
