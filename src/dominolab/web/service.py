@@ -638,6 +638,13 @@ class GameService:
         live.version += 1
         if result is not None:
             live.row = replace(live.row, finished=True, result=result)
+            await self._on_finished(live)
+
+    async def _on_finished(self, live: LiveGame) -> None:
+        """A game has just been stored as finished (its last move, or another ending such
+        as a player's time running out): what follows from that happens here. It may run in
+        more than one process for the same game, so what it stores must be idempotent."""
+        live.messages.clear()
 
     def _computer_if_due(self, live: LiveGame, client: str) -> None:
         seat = live.computer_seat

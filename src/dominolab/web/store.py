@@ -82,6 +82,7 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     ALTER TABLE games ADD COLUMN points0 INTEGER;    -- the match points at the end
     ALTER TABLE games ADD COLUMN points1 INTEGER;
     ALTER TABLE games ADD COLUMN ended_by TEXT;      -- 'play', or how else it ended ('time')
+    ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;  -- counts for the ratings
     CREATE INDEX games_by_player0 ON games(player0, finished, updated);
     CREATE INDEX games_by_player1 ON games(player1, finished, updated);
     """,
@@ -165,6 +166,8 @@ class GameRow:
     players: tuple[PlayerRef | None, PlayerRef | None] = (None, None)
     #: how the game ended, once it is finished
     result: GameResult | None = None
+    #: whether the match counts for the players' ratings
+    rated: bool = False
 
 
 class Store:
@@ -255,12 +258,13 @@ class Store:
         self._db.execute(
             "INSERT INTO games (id, game, options, seed, first_opener, mode, opponent, "
             "token0, token1, rules_version, created, updated, finished, invite, "
-            "player0, player1) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "player0, player1, rated) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (row.id, row.game, json.dumps(row.options, sort_keys=True), row.seed,
              row.first_opener, row.mode, row.opponent, row.token_hashes[0],
              row.token_hashes[1], row.rules_version, row.created, row.created,
-             int(row.finished), row.invite, *(p and p.id for p in row.players)),
+             int(row.finished), row.invite, *(p and p.id for p in row.players),
+             int(row.rated)),
         )
 
     def load_game(self, game_id: str) -> tuple[GameRow, list[tuple[int, str]]] | None:
@@ -459,7 +463,8 @@ class AsyncStore:
 _GAME_COLUMNS: Final = (
     "g.id, g.game, g.options, g.seed, g.first_opener, g.mode, g.opponent, g.token0, g.token1, "
     "g.rules_version, g.created, g.finished, g.invite, g.rematch, g.rematch_by, "
-    "g.player0, p0.name, g.player1, p1.name, g.winner, g.points0, g.points1, g.ended_by")
+    "g.player0, p0.name, g.player1, p1.name, g.winner, g.points0, g.points1, g.ended_by, "
+    "g.rated")
 _GAME_JOINS: Final = ("LEFT JOIN players p0 ON p0.id = g.player0 "
                       "LEFT JOIN players p1 ON p1.id = g.player1")
 
@@ -473,7 +478,8 @@ def _game_row(found: Sequence[Any]) -> GameRow:
         str(found[22]))
     return GameRow(found[0], found[1], json.loads(found[2]), found[3], found[4], found[5],
                    found[6], (found[7], found[8]), found[9], found[10], bool(found[11]),
-                   found[12], found[13], found[14], (players[0], players[1]), result)
+                   found[12], found[13], found[14], (players[0], players[1]), result,
+                   bool(found[23]))
 
 
 def _statements(script: str) -> list[str]:
