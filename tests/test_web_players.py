@@ -44,7 +44,8 @@ def as_player(key: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("name, shown", [
     ("Ala", "Ala"), ("  Zażółć   gęślą ", "Zażółć gęślą"), ("jan_kowalski-2", "jan_kowalski-2"),
-    ("A.B.C", "A.B.C"), ("Ｗｉｄｅｌｅｃ", "Widelec"),  # full-width letters, composed
+    ("A.B.C", "A.B.C"),
+    ("\uff37\uff49\uff44\uff45\uff4c\uff45\uff43", "Widelec"),  # full-width, composed
 ])
 def test_good_names_are_kept_as_shown(name: str, shown: str) -> None:
     assert check_name(name) == shown
@@ -115,8 +116,9 @@ def test_new_players_are_rate_limited(tmp_path: Path) -> None:
 def play_out(client: TestClient, gid: str, tokens: tuple[str, str]) -> dict[str, Any]:
     rng = random.Random(3)
     for _ in range(3000):
-        states = [client.get(f"/api/games/{gid}", headers={"Authorization": f"Bearer {t}"}
-                             ).json() for t in tokens]
+        states: list[dict[str, Any]] = [
+            client.get(f"/api/games/{gid}", headers={"Authorization": f"Bearer {t}"}).json()
+            for t in tokens]
         if states[0]["match_result"] is not None:
             return states[0]
         mover = next(s for s in states if s["to_move"] == s["seat"])

@@ -9,9 +9,10 @@ sampler, ``pimc-inferred`` (point margin) and ``pimc-inferred-match`` (the exper
 W 0.3), or the expert weighing its worlds by a model of the opponent's choices,
 ``expert-choice-sS-nN[-fF][-immediate]`` (:class:`~dominolab.players.beliefs.ChoiceModel`
 of sharpness S over N sampled worlds with a floor F of uniform choice, scoring by the
-expected-answer greedy or the immediate margin), or ``expert-sees-hand``, the expert told the opponent's hand
-(a measuring stick). It prints the arena's JSON summary. Each variant draws its randomness under its own
-name, so a variant equal to today's expert repeats its own figures, not ``expert``'s.
+expected-answer greedy or the immediate margin), or ``expert-sees-hand``, the expert told
+the opponent's hand (a measuring stick). It prints the arena's JSON summary. Each variant
+draws its randomness under its own name, so a variant equal to today's expert repeats its
+own figures, not ``expert``'s.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from typing import Any
 from dominolab.core import Hand, Move, Tile, View
 from dominolab.core.worlds import Beliefs
 from dominolab.lab.arena import run_arena_matches
-from dominolab.players.base import Budget
 from dominolab.players import PLAYERS
+from dominolab.players.base import Budget
 from dominolab.players.beliefs import ChoiceModel
 from dominolab.players.search import ExpertPlayer, PimcPlayer
 

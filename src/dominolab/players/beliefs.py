@@ -156,7 +156,8 @@ class ChoiceModel:
                 ours = len(view.hand) + sum(
                     1 for s, mv in later if s == me and isinstance(mv, Play)) - sum(
                     1 for s, mv in later if s == me and isinstance(mv, Draw))
-                def worth_of(mv: Play) -> float:
+                def worth_of(mv: Play, unseen_then: list[Tile] = unseen_then,
+                             held: int = held, ours: int = ours) -> float:
                     if self.answer:
                         others = [t for t in unseen_then if t is not mv.tile]
                         key, _ = expected_score(mv, table, opponent, held == 1,
