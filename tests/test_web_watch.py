@@ -259,3 +259,14 @@ def test_limits_refuse_nonsense_spectator_bounds() -> None:
     for name in ("watchers_per_client", "watchers_per_game", "watchers_total"):
         with pytest.raises(ValueError, match=name):
             Limits(**{name: 0})
+
+
+def test_serve_flags_set_the_spectator_limits() -> None:
+    from dominolab.cli.main import build_parser
+    from dominolab.cli.serve import limits_of
+
+    args = build_parser().parse_args(["serve", "--watchers-per-address", "3",
+                                      "--watchers-per-game", "7"])
+    limits = limits_of(args)
+    assert (limits.watchers_per_client, limits.watchers_per_game) == (3, 7)
+    assert limits_of(build_parser().parse_args(["serve"])) == Limits()

@@ -81,6 +81,10 @@ export const api = {
   record: (id, token) => request("GET", `/api/games/${encodeURIComponent(id)}/record`, { token }),
   replay: (id, token, layout) =>
     request("GET", `/api/games/${encodeURIComponent(id)}/replay?layout=${layout}`, { token }),
+  // a spectator's: any game's public state, and a finished match's replay, by id alone
+  watch: (id, layout) => request("GET", `/api/games/${encodeURIComponent(id)}/watch?layout=${layout}`),
+  watchReplay: (id, layout) =>
+    request("GET", `/api/games/${encodeURIComponent(id)}/watch/replay?layout=${layout}`),
   rules: (lang) => request("GET", `/api/rules/${lang}`),
   // the player's guide: its index, and one game's page (docs/learn.md)
   guide: (lang) => request("GET", `/api/guide/${lang}`),
