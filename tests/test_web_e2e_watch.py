@@ -6,11 +6,12 @@ tests/browser.py)."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from playwright.sync_api import expect
 
-from browser import GAME, Ui, friend_game_via_api, play_via_api
-from dominolab.web.process import request_json
+from browser import GAME, GAME_SEEDS, UNLIMITED, Ui, friend_game_via_api, play_via_api
+from dominolab.web.process import ServerProcess, request_json
 
 
 def test_a_spectator_watches_a_friend_game_live(ui: Ui, server: str) -> None:
@@ -93,3 +94,26 @@ def test_watching_a_game_that_does_not_exist(ui: Ui) -> None:
         page.goto("/watch/nosuchgame1234")
         expect(page.get_by_test_id("no-token")).to_be_visible()
         expect(page.get_by_test_id("no-token")).to_contain_text("No such game")
+
+
+def test_a_full_game_says_so_and_lets_the_spectator_try_again(ui: Ui, tmp_path: Path) -> None:
+    extra = (*UNLIMITED, "--watchers-per-game", "1")
+    with ServerProcess(tmp_path / "full.sqlite3", game_seeds=GAME_SEEDS, extra=extra) as proc:
+        gid, tokens = friend_game_via_api(proc.base, "luzak")
+        first = ui.new_page("watch-first")
+        second = ui.new_page("watch-second")
+        seat = ui.new_page("seat-0")
+        with ui.guard():
+            seat.goto(f"{proc.base}/game/{gid}#t={tokens[0]}")
+            first.goto(f"{proc.base}/watch/{gid}")
+            expect(first.get_by_test_id("watching")).to_have_attribute("data-count", "1")
+            second.goto(f"{proc.base}/watch/{gid}")
+            refused = second.get_by_test_id("watch-refused")
+            expect(refused).to_have_attribute("data-reason", "full")
+            expect(refused).to_contain_text("as many spectators as it takes")
+            first.close()
+            # the server has seen the first spectator go (the seat's page is told)
+            expect(seat.get_by_test_id("watching")).to_have_attribute("data-count", "0")
+            refused.get_by_role("button").click()
+            expect(second.get_by_test_id("watching")).to_have_attribute("data-count", "1")
+            expect(second.locator(GAME)).to_have_attribute("data-version", "0")

@@ -165,7 +165,11 @@ export class WatchView extends GameView {
       el("p", { class: "notice-actions" }, [
         el("button", {
           type: "button", class: "button", text: t("home.retry"),
-          onclick: () => { this.unmount(); this.unmounted = false; this.state = null; this.mount(this.root); },
+          onclick: () => {
+            this.unmount();
+            Object.assign(this, { unmounted: false, state: null, resultKey: null, everOpen: false });
+            this.mount(this.root);
+          },
         }),
         el("a", { href: "/", "data-link": "", class: "button primary", text: t("notoken.home") }),
       ]),
