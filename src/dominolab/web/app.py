@@ -275,12 +275,11 @@ async def record(request: Request) -> Response:
 
 
 async def replay(request: Request) -> Response:
-    """A finished match's replay: anyone's once it is over (then nothing is hidden), so a
-    player's page can link it; before that, 409 for a seat and 401 for anyone else."""
+    """A finished match's replay, anyone's who has its id: once the match is over nothing
+    in it is hidden any more, so a player's page and a spectator can show it (409 for
+    everyone until then)."""
     service = service_of(request)
     live = await service.get(request.path_params["game_id"])
-    if not live.match.is_over:
-        service.seat_of(live, bearer(request))
     return JSONResponse(service.replay(live, service.width_of(
         request.query_params.get("layout"))))
 
@@ -307,6 +306,14 @@ async def player_page(request: Request) -> Response:
         request.path_params["player_id"]))
 
 
+async def watch_state(request: Request) -> Response:
+    """A spectator's state of any game, by its id alone (docs/web.md, "Spectators")."""
+    service = service_of(request)
+    live = await service.get(request.path_params["game_id"])
+    width = service.width_of(request.query_params.get("layout"))
+    return Response(live.watch_text(width), media_type="application/json")
+
+
 async def rules(request: Request) -> Response:
     lang = request.path_params["lang"]
     if lang not in ("en", "pl"):
@@ -331,8 +338,14 @@ def origin_allowed(ws: WebSocket) -> bool:
     return host is not None and origin == f"{scheme}://{host}"
 
 
+#: the close code of each refusal after the hello, by the refusal's HTTP status (anything
+#: else is a token that is not this game's seat: 4401)
+HELLO_CLOSE: Final = {404: 4404, 503: 1013, 429: 4429, 409: 4409}
+
+
 async def game_socket(ws: WebSocket) -> None:
-    """Live updates of one seat (docs/web.md, "WebSocket")."""
+    """Live updates of one seat, or of a spectator (docs/web.md, "WebSocket",
+    "Spectators")."""
     if not origin_allowed(ws):
         # refused before the handshake: the browser sees HTTP 403
         await ws.close(code=4403, reason="this page's origin may not connect")
@@ -346,20 +359,23 @@ async def game_socket(ws: WebSocket) -> None:
     except (ValueError, TypeError, KeyError, TimeoutError, WebSocketDisconnect):
         await _close(ws, 4400, "say hello first: {\"type\": \"hello\", \"token\": ...}")
         return
-    try:
-        live = await service.get(ws.path_params["game_id"])
-        token = hello.get("token")
-        seat = service.seat_of(live, token if isinstance(token, str) else None)
-    except ApiError as exc:
-        code = {404: 4404, 503: 1013}.get(exc.status, 4401)
-        await _close(ws, code, exc.message)
-        return
-
     async def close(code: int, reason: str) -> None:
         await _close(ws, code, reason)
 
-    conn = Connection(seat, service.width_of(hello.get("layout")), ws.send_text, close)
-    await service.attach(live, conn)
+    try:
+        live = await service.get(ws.path_params["game_id"])
+        seat: int | None = None
+        # a spectator needs no token (and a token beside "watch" opens no seat)
+        if hello.get("watch") is not True:
+            token = hello.get("token")
+            seat = service.seat_of(live, token if isinstance(token, str) else None)
+        conn = Connection(seat, service.width_of(hello.get("layout")), ws.send_text, close,
+                          client_of(ws))
+        await service.attach(live, conn)
+    except ApiError as exc:
+        await _close(ws, HELLO_CLOSE.get(exc.status, 4401), exc.message)
+        return
+
     async def reply(text: str) -> None:
         async with conn.lock:  # in order with the updates the service sends
             await ws.send_text(text)
@@ -383,6 +399,9 @@ async def game_socket(ws: WebSocket) -> None:
                 await reply('{"type":"pong"}')
                 continue
             try:
+                if seat is None:
+                    raise ApiError(403, "a spectator cannot move; it may only send "
+                                        "{\"type\": \"ping\"}")
                 if not isinstance(message, dict) or message.get("type") != "move":
                     raise ApiError(400, "send {\"type\": \"move\", \"move\": ..., "
                                         "\"version\": ...} as JSON")
@@ -485,6 +504,7 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             Route("/", page),
             Route("/game/{game_id}", page),
             Route("/replay/{game_id}", page),
+            Route("/watch/{game_id}", page),
             Route("/rules", page),
             Route("/rules/{path:path}", page),
             Route("/learn", page),
@@ -502,6 +522,7 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             Route("/api/games/{game_id}/rematch", rematch, methods=["POST"]),
             Route("/api/games/{game_id}/record", record),
             Route("/api/games/{game_id}/replay", replay),
+            Route("/api/games/{game_id}/watch", watch_state),
             Route("/api/rules/{lang}", rules),
             Route("/api/lessons", lessons_index_endpoint),
             Route("/api/lessons/{game}", lessons_endpoint),

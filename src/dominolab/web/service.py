@@ -52,7 +52,7 @@ from dominolab.web.payload import (
     previous_hand_json,
     replay_frames,
     seat_state,
-    step_json,
+    seen_step_json,
 )
 from dominolab.web.store import (
     DATABASE_ERRORS,
@@ -93,6 +93,9 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+#: how every state message begins (the state follows, then one closing brace)
+_MESSAGE_HEAD: Final = '{"type":"state","state":'
+
 #: sends one JSON text to one connection; raises if the connection is gone
 Sender = Callable[[str], Awaitable[None]]
 #: closes one connection with a code and a reason
@@ -105,12 +108,14 @@ async def _no_close(code: int, reason: str) -> None:
 
 @dataclass(eq=False)
 class Connection:
-    """One open WebSocket of a seat."""
+    """One open WebSocket of a seat, or of a spectator (``seat`` None)."""
 
-    seat: int
+    seat: int | None
     width: str
     send: Sender
     close: Closer = _no_close
+    #: the address it came from (spectators are counted per address)
+    client: str = "local"
     #: one send at a time, so updates arrive in order
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -128,13 +133,16 @@ class LiveGame:
     computer: asyncio.Task[None] | None = None
     #: the table layouts of (hand number, width), shared by both seats' payloads
     layouts: dict[tuple[int, str], TableLayout] = field(default_factory=dict)
-    #: this hand's steps as each seat sees them, by (hand number, seat)
-    histories: dict[tuple[int, int], list[dict[str, Any]]] = field(default_factory=dict)
-    #: the previous hand, encoded, by (hand number, seat, width)
-    previous_texts: dict[tuple[int, int, str], str] = field(default_factory=dict)
-    #: state messages by (version, connected, seat, width, rematch)
-    messages: dict[tuple[int, tuple[bool, bool], int, str, str | None], str] = field(
+    #: this hand's steps as each seat (None: the spectators) sees them, by (hand number,
+    #: seat)
+    histories: dict[tuple[int, int | None], list[dict[str, Any]]] = field(
         default_factory=dict)
+    #: the previous hand, encoded, by (hand number, seat, width)
+    previous_texts: dict[tuple[int, int | None, str], str] = field(default_factory=dict)
+    #: state messages by (version, connected, watching, seat, width, rematch): the
+    #: spectators' are keyed by seat None, apart from either seat's
+    messages: dict[tuple[int, tuple[bool, bool], int, int | None, str, str | None], str] = (
+        field(default_factory=dict))
 
     @property
     def id(self) -> str:
@@ -145,10 +153,18 @@ class LiveGame:
         return 1 if self.row.mode == "computer" else None
 
     def connected(self) -> tuple[bool, bool]:
-        seats = {c.seat for c in self.connections}
+        seats = {c.seat for c in self.connections if c.seat is not None}
         if self.computer_seat is not None:
             seats.add(self.computer_seat)
         return (0 in seats, 1 in seats)
+
+    def watching(self) -> int:
+        """How many spectators are connected."""
+        return sum(1 for c in self.connections if c.seat is None)
+
+    def presence(self) -> tuple[tuple[bool, bool], int]:
+        """Who is connected and how many watch: every state shows both."""
+        return self.connected(), self.watching()
 
     def layout(self, number: int, width: str) -> TableLayout:
         """Hand ``number``'s table laid out, kept and extended tile by tile (a layout never
@@ -165,24 +181,30 @@ class LiveGame:
             found.place(mv)
         return found
 
-    def message(self, seat: int, width: str) -> str:
-        """The WebSocket message with ``seat``'s state now, built once per version, who is
-        connected, seat, width and rematch (a move's update goes to every connection)."""
-        key = (self.version, self.connected(), seat, width, self.row.rematch)
+    def message(self, seat: int | None, width: str) -> str:
+        """The WebSocket message with ``seat``'s state now (None: a spectator's), built once
+        per version, who is connected and watching, seat, width and rematch (a move's
+        update goes to every connection)."""
+        key = (self.version, self.connected(), self.watching(), seat, width, self.row.rematch)
         text = self.messages.get(key)
         if text is None:
-            if len(self.messages) > 8:
+            if len(self.messages) > 16:
                 self.messages.clear()
-            text = self.messages[key] = \
-                f'{{"type":"state","state":{self.state_text(seat, width)}}}'
+            text = self.messages[key] = f'{_MESSAGE_HEAD}{self.state_text(seat, width)}}}'
         return text
 
-    def state(self, seat: int, width: str = "wide") -> dict[str, Any]:
-        """What ``seat`` sees now (docs/web.md, STATE)."""
+    def state(self, seat: int | None, width: str = "wide") -> dict[str, Any]:
+        """What ``seat`` sees now (docs/web.md, STATE; None: a spectator)."""
         state: dict[str, Any] = json.loads(self.state_text(seat, width))
         return state
 
-    def state_text(self, seat: int, width: str = "wide") -> str:
+    def watch_text(self, width: str = "wide") -> str:
+        """A spectator's state now as JSON text, from the spectators' message cache (so
+        polling ``GET /api/games/ID/watch`` costs a lookup while nothing changes)."""
+        message = self.message(None, width)
+        return message[len(_MESSAGE_HEAD):-1]
+
+    def state_text(self, seat: int | None, width: str = "wide") -> str:
         """:meth:`state` as JSON text, built from caches: a move's update is sent to every
         connection, so this is the server's hot path."""
         match = self.match
@@ -193,14 +215,14 @@ class LiveGame:
         history = self.histories.get((number, seat))
         if history is None or len(history) > len(steps):
             history = self.histories[(number, seat)] = []
-        history.extend(step_json(game, s, seat) for s in steps[len(history):])
+        history.extend(seen_step_json(game, s, seat) for s in steps[len(history):])
         rematch = None if self.row.rematch is None else \
             {"id": self.row.rematch, "by": self.row.rematch_by}
         text = json.dumps(seat_state(
             match, seat, game_id=self.id, mode=self.row.mode, opponent=self.row.opponent,
             version=self.version, connected=self.connected(), width=width,
             layout=self.layout(number, width), history=history, with_previous=False,
-            rematch=rematch,
+            rematch=rematch, watching=self.watching(),
         ), separators=(",", ":"))
         # the previous hand never changes: encoded once
         key = (number, seat, width)
@@ -255,6 +277,9 @@ class GameService:
         self.pool = ComputePool(workers, max_queued_per_client=self.limits.queued_per_client)
         #: tasks that must outlive the request or connection that started them
         self._tasks: set[asyncio.Task[None]] = set()
+        #: spectators connected, by address, and in all
+        self._watchers: dict[str, int] = {}
+        self.watchers = 0
 
     async def close(self) -> None:
         for live in list(self.games.values()):
@@ -557,7 +582,7 @@ class GameService:
                 if live.computer is not None:
                     live.computer.cancel()
                 for conn in list(live.connections):
-                    live.connections.remove(conn)
+                    self._remove(live, conn)
                     self._spawn(conn.close(4410, "this game has expired"), "close expired")
         if ids:
             log.info("expired %d games", len(ids))
@@ -741,27 +766,60 @@ class GameService:
 
     # -- connections -------------------------------------------------------------------------
     async def attach(self, live: LiveGame, conn: Connection) -> None:
-        """A seat connected: send it the state; tell the others if that changes who is
-        connected."""
-        before = live.connected()
+        """A seat or a spectator connected: send it the state; tell the others if that
+        changes who is connected or how many watch. A spectator past a limit is refused
+        with :class:`ApiError` before anything is sent: 429 when its address watches
+        ``limits.watchers_per_client`` games, 409 when the game has
+        ``limits.watchers_per_game`` spectators, 503 when the server has
+        ``limits.watchers_total``."""
+        before = live.presence()
+        if conn.seat is None:
+            self._admit(live, conn)
         live.connections.append(conn)
         await self.push(live, conn)
-        if live.connected() != before:
+        if live.presence() != before:
             await self.broadcast(live, skip=conn)
 
+    def _admit(self, live: LiveGame, conn: Connection) -> None:
+        """Count a new spectator in, or refuse it (see :meth:`attach`)."""
+        limits = self.limits
+        if self._watchers.get(conn.client, 0) >= limits.watchers_per_client:
+            raise ApiError(429, f"your address is watching {limits.watchers_per_client} "
+                                f"games already; close one to watch another")
+        if live.watching() >= limits.watchers_per_game:
+            raise ApiError(409, f"this game has {limits.watchers_per_game} spectators, as "
+                                f"many as it takes; try again later")
+        if self.watchers >= limits.watchers_total:
+            raise ApiError(503, "the server has as many spectators as it takes; try again "
+                                "later", retry_after=30)
+        self._watchers[conn.client] = self._watchers.get(conn.client, 0) + 1
+        self.watchers += 1
+
+    def _remove(self, live: LiveGame, conn: Connection) -> None:
+        """Take ``conn`` off the game (and a spectator off the counts); nobody is told."""
+        live.connections.remove(conn)
+        if conn.seat is None:
+            left = self._watchers[conn.client] - 1
+            if left:
+                self._watchers[conn.client] = left
+            else:
+                del self._watchers[conn.client]
+            self.watchers -= 1
+
     def detach(self, live: LiveGame, conn: Connection) -> None:
-        """A seat's connection ended. Who is connected changes now, and the others are told
-        by a task of the service's: the ending connection's handler may be cancelled."""
+        """A connection ended. Who is connected (or how many watch) changes now, and the
+        others are told by a task of the service's: the ending connection's handler may be
+        cancelled."""
         if conn in live.connections:
-            before = live.connected()
-            live.connections.remove(conn)
-            if live.connected() != before:
+            before = live.presence()
+            self._remove(live, conn)
+            if live.presence() != before:
                 self._spawn(self.broadcast(live), f"presence {live.id}")
 
     async def push(self, live: LiveGame, conn: Connection) -> None:
-        """Send ``conn`` its seat's state as it is when the send begins. One send at a time
-        per connection, each built afresh, so a connection never gets an older state after
-        a newer one. A connection that fails is dropped."""
+        """Send ``conn`` its seat's state (or a spectator's) as it is when the send
+        begins. One send at a time per connection, each built afresh, so a connection never
+        gets an older state after a newer one. A connection that fails is dropped."""
         try:
             async with conn.lock:
                 await conn.send(live.message(conn.seat, conn.width))
@@ -769,7 +827,7 @@ class GameService:
             self.detach(live, conn)
 
     async def broadcast(self, live: LiveGame, skip: Connection | None = None) -> None:
-        """Send every connection (but ``skip``) its seat's state."""
+        """Send every connection (but ``skip``) its seat's state, or a spectator's."""
         conns = [c for c in live.connections if c is not skip]
         if conns:
             await asyncio.gather(*(self.push(live, c) for c in conns))

@@ -79,8 +79,11 @@ export const api = {
   rematch: (id, token, layout) =>
     request("POST", `/api/games/${encodeURIComponent(id)}/rematch`, { token, body: { layout } }),
   record: (id, token) => request("GET", `/api/games/${encodeURIComponent(id)}/record`, { token }),
-  replay: (id, token, layout) =>
-    request("GET", `/api/games/${encodeURIComponent(id)}/replay?layout=${layout}`, { token }),
+  // a finished match's replay is anyone's who has its id (nothing is hidden any more)
+  replay: (id, layout) =>
+    request("GET", `/api/games/${encodeURIComponent(id)}/replay?layout=${layout}`),
+  // a spectator's: any game's public state, by id alone
+  watch: (id, layout) => request("GET", `/api/games/${encodeURIComponent(id)}/watch?layout=${layout}`),
   rules: (lang) => request("GET", `/api/rules/${lang}`),
   // the player's guide: its index, and one game's page (docs/learn.md)
   guide: (lang) => request("GET", `/api/guide/${lang}`),

@@ -1,9 +1,10 @@
 // The page's entry point: the header (rules link, language buttons), a small router for
-// /, /game/ID, /rules and /replay/ID (history.pushState), and the toasts' host.
+// /, /game/ID, /watch/ID, /rules and /replay/ID (history.pushState), and the toasts' host.
 
 import { t, getLang, setLang, onLangChange } from "./i18n.js";
 import { HomeView } from "./home.js";
 import { GameView } from "./game.js";
+import { WatchView } from "./watch.js";
 import { ReplayView } from "./replay.js";
 import { RulesView } from "./rules.js";
 import { LearnView } from "./learn.js";
@@ -15,6 +16,7 @@ function route(path) {
   let m;
   if ((m = /^\/game\/([^/]+)\/?$/.exec(path))) return new GameView(decodeURIComponent(m[1]), navigate);
   if ((m = /^\/replay\/([^/]+)\/?$/.exec(path))) return new ReplayView(decodeURIComponent(m[1]), navigate);
+  if ((m = /^\/watch\/([^/]+)\/?$/.exec(path))) return new WatchView(decodeURIComponent(m[1]), navigate);
   // /rules, /rules/GAME, /rules/exact: the player's guide (rules.js) decides
   if (/^\/rules(\/[^/]*)?\/?$/.test(path)) return new RulesView(path, navigate);
   // /learn, /learn/GAME: the tutorial (learn.js)

@@ -297,6 +297,17 @@ const en = {
   "match.rematch": "Rematch",
   "match.rematchOffered": "Your opponent wants a rematch —",
   "match.rematchPlay": "Play it",
+
+  "watch.count": (p) => `${p.n} watching`,
+  "watch.title": "Watching",
+  "watch.vs": "{a} vs {b}",
+  "watch.toMove": "{name} to move",
+  "watch.note": "You are watching: both hands stay face down.",
+  "watch.lastHand": "Hand {n} is over",
+  "watch.full.title": "This game has as many spectators as it takes",
+  "watch.full.text": "Try again in a while.",
+  "watch.limited.title": "Too many games are watched from here",
+  "watch.limited.text": "Close another game watched from this network, then try again.",
 };
 
 const pl = {
@@ -580,6 +591,17 @@ const pl = {
   "match.rematch": "Rewanż",
   "match.rematchOffered": "Przeciwnik chce rewanżu —",
   "match.rematchPlay": "Zagraj",
+
+  "watch.count": (p) => `${p.n} ${plPlural(p.n, "osoba ogląda", "osoby oglądają", "osób ogląda")}`,
+  "watch.title": "Oglądanie",
+  "watch.vs": "{a} – {b}",
+  "watch.toMove": "Ruch: {name}",
+  "watch.note": "Oglądasz grę: kamienie obu graczy leżą odwrócone.",
+  "watch.lastHand": "Koniec partii {n}",
+  "watch.full.title": "Tę grę ogląda już tyle osób, ile może",
+  "watch.full.text": "Spróbuj ponownie za jakiś czas.",
+  "watch.limited.title": "Stąd ogląda się zbyt wiele gier",
+  "watch.limited.text": "Zamknij inną grę oglądaną z tej sieci i spróbuj ponownie.",
 };
 
 // the player's guide and the tutorial keep their (long) texts in their own files

@@ -1,5 +1,6 @@
 // The replay of a finished match (/replay/ID): every FRAME with its table, both hands,
 // the scores and the reason of its step; buttons, a slider and the arrow keys move along.
+// Without a seat of the game on this device it is a spectator's replay (by the id alone).
 
 import { api, loadSeat } from "./api.js";
 import { t, onLangChange } from "./i18n.js";
@@ -32,12 +33,7 @@ export class ReplayView {
   mount(root) {
     this.root = root;
     const seat = loadSeat(this.id);
-    if (!seat) {
-      this.renderMessage(t("notoken.title"), t("notoken.text"));
-      this.disposers.push(onLangChange(() => this.renderMessage(t("notoken.title"), t("notoken.text"))));
-      return;
-    }
-    this.token = seat.token;
+    this.token = seat ? seat.token : null;
     this.layout = layoutMode();
     this.root.replaceChildren(el("section", { class: "panel notice" }, [el("p", { class: "muted", text: t("replay.loading") })]));
     this.load();
@@ -62,8 +58,8 @@ export class ReplayView {
   async load() {
     try {
       const [state, replay] = await Promise.all([
-        api.state(this.id, this.token, this.layout),
-        api.replay(this.id, this.token, this.layout),
+        this.token ? api.state(this.id, this.token, this.layout) : api.watch(this.id, this.layout),
+        api.replay(this.id, this.layout),
       ]);
       this.state = state;
       this.frames = replay.frames || [];
@@ -83,7 +79,8 @@ export class ReplayView {
   build() {
     this.table = new TableView({ minWidth: this.layout === "narrow" ? 9 : 16, minHeight: 6 });
     this.titleEl = el("h1", { class: "game-title" });
-    this.backEl = el("a", { href: `/game/${encodeURIComponent(this.id)}`, "data-link": "", class: "button subtle" });
+    const back = this.token ? "game" : "watch";
+    this.backEl = el("a", { href: `/${back}/${encodeURIComponent(this.id)}`, "data-link": "", class: "button subtle" });
     this.prevBtn = el("button", { type: "button", class: "button", "data-testid": "replay-prev", onclick: () => this.go(this.index - 1) });
     this.nextBtn = el("button", { type: "button", class: "button primary", "data-testid": "replay-next", onclick: () => this.go(this.index + 1) });
     this.firstBtn = el("button", { type: "button", class: "button subtle", onclick: () => this.go(0) });
