@@ -382,3 +382,50 @@ def test_a_rated_match_whose_end_was_not_applied_is_on_the_next_sweep(tmp_path: 
     # a drawn match between equals moves neither rating
     assert sorted(ratings) == sorted([a["id"], b["id"]])
     assert all(r.rating == pytest.approx(1500.0) and r.games == 1 for r in ratings.values())
+
+
+def test_a_failing_database_costs_no_move_and_the_sweep_applies_the_ratings_later(
+        client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "games.sqlite3"
+    service = service_of(client)
+    store = service.store.sync
+    ala, ola = register(client, "Ala"), register(client, "Ola")
+    gid, tokens = rated_match(store, ala, ola, seed=9)
+
+    def locked(*args: Any) -> Any:
+        raise sqlite3.OperationalError("database is locked")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(store, "apply_ratings", locked)
+        final = play_out(client, gid, tokens, random.Random(9))  # every move answered 200
+        assert final["match_result"] is not None and stored_ratings(path) == []
+        patch.setattr(store, "leaderboard", locked)
+        patch.setattr(store, "player_ratings", locked)
+        for url in ("/api/leaderboard/luzak-line", f"/api/players/{ala['id']}"):
+            r = client.get(url)
+            assert r.status_code == 503 and int(r.headers["retry-after"]) >= 1, url
+    assert [row.id for row in store.ratings_due()] == [gid]
+
+    async def sweep() -> int:
+        return await service.apply_due_ratings()
+
+    assert client.portal.call(sweep) == 1  # type: ignore[union-attr]
+    assert sorted(r[5] for r in stored_ratings(path)) == [1, 1]
+    assert store.ratings_due() == []
+
+
+def test_the_ratings_migration_is_portable_sql() -> None:
+    """The schema's new version must run unchanged on PostgreSQL (being added): plain
+    types and placeholders, nothing SQLite's alone, and no semicolons inside comments (the
+    statements are split on them)."""
+    from dominolab.web.store import MIGRATIONS
+
+    script = MIGRATIONS[4]
+    for word in ("WITHOUT ROWID", "AUTOINCREMENT", "INSERT OR", "PRAGMA", "STRICT"):
+        assert word not in script.upper(), word
+    for line in script.splitlines():
+        _, dash, comment = line.partition("--")
+        assert not dash or ";" not in comment, line
+    types = {w for w in script.replace(",", " ").split()
+             if w in ("TEXT", "INTEGER", "REAL", "BLOB", "NUMERIC", "BOOLEAN", "DATETIME")}
+    assert types == {"TEXT", "INTEGER", "REAL"}
