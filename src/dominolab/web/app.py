@@ -210,14 +210,18 @@ async def create_game(request: Request) -> Response:
         raise ApiError(400, "game must be a text: luzak, luzak-line or widelec")
     opponent = data.get("opponent", "medium")
     first = data.get("first", "lot")
+    rated = data.get("rated", False)
+    if not isinstance(rated, bool):
+        raise ApiError(400, "rated must be true or false")
     player = await service.player_of(player_key(request))
     live, token, invite = await service.create(game, data.get("options", {}),
                                                str(opponent), str(first), client_of(request),
-                                               player)
+                                               player, rated)
     link = None if invite is None else f"/game/{live.id}#i={invite}"
     width = service.width_of(data.get("layout"))
     return JSONResponse({"id": live.id, "seat": 0, "token": token, "invite": link,
-                         "state": live.state(0, width)}, status_code=201)
+                         "rated": live.row.rated, "state": live.state(0, width)},
+                        status_code=201)
 
 
 async def join_game(request: Request) -> Response:
@@ -312,6 +316,11 @@ async def watch_state(request: Request) -> Response:
     live = await service.get(request.path_params["game_id"])
     width = service.width_of(request.query_params.get("layout"))
     return Response(live.watch_text(width), media_type="application/json")
+
+
+async def leaderboard(request: Request) -> Response:
+    """A game's best players by rating, and the computer levels' fixed ratings."""
+    return JSONResponse(await service_of(request).leaderboard(request.path_params["game"]))
 
 
 async def rules(request: Request) -> Response:
@@ -510,10 +519,13 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             Route("/learn", page),
             Route("/learn/{path:path}", page),
             Route("/player/{player_id}", page),
+            Route("/leaderboard", page),
+            Route("/leaderboard/{game}", page),
             Route("/api/meta", meta),
             Route("/api/players", create_player, methods=["POST"]),
             Route("/api/me", me),
             Route("/api/players/{player_id}", player_page),
+            Route("/api/leaderboard/{game}", leaderboard),
             Route("/api/games", create_game, methods=["POST"]),
             Route("/api/games/{game_id}", game_state),
             Route("/api/games/{game_id}/join", join_game, methods=["POST"]),

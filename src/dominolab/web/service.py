@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from dominolab.core import (
+    GAMES,
     RULES_VERSION,
     AmbiguousMoveError,
     DominoError,
@@ -51,8 +52,18 @@ from dominolab.web.payload import (
     WIDTHS,
     previous_hand_json,
     replay_frames,
+    rules_json,
     seat_state,
     seen_step_json,
+)
+from dominolab.web.ratings import (
+    PROVISIONAL_RD,
+    NotCounted,
+    change_json,
+    is_default,
+    levels_json,
+    rating_json,
+    reckon,
 )
 from dominolab.web.store import (
     DATABASE_ERRORS,
@@ -62,6 +73,8 @@ from dominolab.web.store import (
     MoveConflict,
     PlayerRef,
     PlayerRow,
+    RatingChange,
+    RatingConflict,
     Store,
 )
 
@@ -309,11 +322,13 @@ class GameService:
 
     # -- creating and finding games ----------------------------------------------------------
     async def create(self, game: str, options: Any, opponent: str, first: str,
-                     client: str = "local", player: PlayerRow | None = None
-                     ) -> tuple[LiveGame, str, str | None]:
+                     client: str = "local", player: PlayerRow | None = None,
+                     rated: bool = False) -> tuple[LiveGame, str, str | None]:
         """A new game; returns it with seat 0's token and, against a friend, the one-time
         invitation for seat 1 (seat 1's token is minted when the invitation is claimed).
-        ``player``: the named player who takes seat 0, if any."""
+        ``player``: the named player who takes seat 0, if any. ``rated``: the match counts
+        for ``player``'s rating (against the computer only, to the default rules; 422
+        otherwise)."""
         try:
             spec = get_game(game)
             if isinstance(options, dict):
@@ -330,6 +345,8 @@ class GameService:
             raise ApiError(422, f"no opponent {opponent!r}; choose one of {', '.join(OPPONENTS)}")
         if first not in FIRST:
             raise ApiError(422, f"first must be one of {', '.join(FIRST)}, not {first!r}")
+        if rated:
+            self._check_rated(spec.name, opts.to_dict(), opponent, player)
         self._take(self._game_limit, client, "new games")
         seed = self._seed({"me": 0, "opponent": 1}.get(first))
         first_opener = first_opener_by_lot(seed)
@@ -345,7 +362,7 @@ class GameService:
             token_hashes=(token_hash(token), ""),
             rules_version=RULES_VERSION, created=self.clock(), finished=False,
             invite=None if invite is None else token_hash(invite),
-            players=(None if player is None else player.ref, None),
+            players=(None if player is None else player.ref, None), rated=rated,
         )
         try:
             await self.store.create_game(row)
@@ -357,6 +374,21 @@ class GameService:
         self._keep(live)
         self._computer_if_due(live, client)
         return live, token, invite
+
+    @staticmethod
+    def _check_rated(game: str, options: dict[str, Any], opponent: str,
+                     player: PlayerRow | None) -> None:
+        """422 unless a rated match of this kind may be made here: against the computer, by
+        a named player, to the game's default rules."""
+        if opponent == "friend":
+            raise ApiError(422, "a game with a friend by invitation is casual; rated matches "
+                                "are played against the computer or with a stranger")
+        if player is None:
+            raise ApiError(422, "a rated match needs a player: send your player key "
+                                "(X-Player-Key)")
+        if not is_default(game, options):
+            raise ApiError(422, "a rated match is played to the game's default rules; leave "
+                                "the options as they are, or play it unrated")
 
     def _seed(self, opener: int | None) -> int:
         """A new game's seed. The seed also draws the first opener by lot (records check
@@ -501,8 +533,19 @@ class GameService:
                                 "moment", retry_after=2) from None
         if found is None:
             raise ApiError(404, "there is no such player")
+        try:
+            ratings = await self.store.player_ratings(player_id)
+            changes = await self.store.rating_changes_of(player_id,
+                                                         [g.id for g in games if g.rated])
+        except DATABASE_ERRORS as exc:
+            log.error("could not read player %s's ratings: %s", player_id, exc)
+            raise ApiError(503, "the player could not be read just now; try again in a "
+                                "moment", retry_after=2) from None
+        by_game = {r.game: rating_json(r) for r in ratings}
         return {"id": found.id, "name": found.name, "since": found.created,
-                "matches": [_match_json(row, player_id) for row in games]}
+                "ratings": {game: by_game.get(game) for game in RATED_GAMES},
+                "matches": [_match_json(row, player_id, changes.get(row.id))
+                            for row in games]}
 
     async def get(self, game_id: str) -> LiveGame:
         """The game, from memory or rebuilt from the database; 404 if there is none."""
@@ -589,10 +632,12 @@ class GameService:
         return len(ids)
 
     async def expire_forever(self) -> None:
-        """Run :meth:`expire` now and every ``limits.sweep_every`` seconds."""
+        """Run :meth:`expire` now and every ``limits.sweep_every`` seconds (and apply the
+        ratings of any rated match whose end found the database failing)."""
         while True:
             try:
                 await self.expire()
+                await self.apply_due_ratings()
             except DATABASE_ERRORS as exc:
                 log.warning("could not expire old games this time: %s", exc)
             await asyncio.sleep(self.limits.sweep_every)
@@ -670,6 +715,78 @@ class GameService:
         as a player's time running out): what follows from that happens here. It may run in
         more than one process for the same game, so what it stores must be idempotent."""
         live.messages.clear()
+        if live.row.rated:
+            try:
+                await self.apply_ratings(live.row)
+            except DATABASE_ERRORS as exc:
+                # the match's end is stored: its ratings follow on the next sweep
+                log.error("game %s: the ratings could not be applied just now (%s); they "
+                          "will be on the next sweep", live.id, exc)
+            except Exception:
+                # never fail the ending that is stored already (the sweep tries again)
+                log.exception("game %s: applying the ratings failed", live.id)
+
+    # -- ratings -----------------------------------------------------------------------------
+    async def apply_ratings(self, row: GameRow, attempts: int = 8) -> bool:
+        """Apply the finished rated match ``row`` to its players' ratings, once: True if
+        this call applied it, False if it was applied before (by this process or another)
+        or counts for nothing (then it is marked so, and logged). Raises what the database
+        raises."""
+        if row.result is None or not row.finished:  # an ending this process did not see
+            loaded = await self.store.load_game(row.id)
+            if loaded is None:
+                return False
+            row = loaded[0]
+        players = [p.id for p in row.players if p is not None]
+        for _ in range(attempts):
+            current = await self.store.ratings_of(row.game, players)
+            try:
+                ratings, changes = reckon(row, current, self.clock())
+            except NotCounted as exc:
+                log.error("%s", exc)
+                ratings, changes = [], []
+            try:
+                return await self.store.apply_ratings(row.id, ratings, changes)
+            except RatingConflict as exc:
+                log.info("game %s: %s; reckoned again", row.id, exc)
+        log.error("game %s: its players' ratings kept changing; left for the next sweep",
+                  row.id)
+        return False
+
+    async def apply_due_ratings(self) -> int:
+        """Apply every finished rated match whose ratings are not applied yet; how many
+        this call applied."""
+        done = 0
+        for row in await self.store.ratings_due():
+            try:
+                done += await self.apply_ratings(row)
+            except DATABASE_ERRORS:
+                raise
+            except Exception:
+                # one match's failure must not stop the sweep (nor the others' ratings)
+                log.exception("game %s: applying the ratings failed", row.id)
+        return done
+
+    async def leaderboard(self, game: str) -> dict[str, Any]:
+        """The best players of ``game`` and the computer levels (docs/web.md,
+        "Ratings"); 404 for a game there is not."""
+        if game not in RATED_GAMES:
+            raise ApiError(404, f"there is no game {game[:40]!r}; the games are "
+                                f"{', '.join(RATED_GAMES)}")
+        try:
+            rows = await self.store.leaderboard(game, PROVISIONAL_RD)
+        except DATABASE_ERRORS as exc:
+            log.error("could not read the %s leaderboard: %s", game, exc)
+            raise ApiError(503, "the leaderboard could not be read just now; try again in a "
+                                "moment", retry_after=2) from None
+        people = [{"kind": "player", "rank": rank, "id": ref.id, "name": ref.name,
+                   **rating_json(found)} for rank, (ref, found) in enumerate(rows, 1)]
+        # the levels stand among the settled players by rating; provisional players follow
+        settled = [e for e in people if not e["provisional"]]
+        entries = sorted([*settled, *levels_json(game)], key=lambda e: -e["rating"])
+        entries += [e for e in people if e["provisional"]]
+        return {"game": game, "title": get_game(game).title,
+                "provisional_rd": PROVISIONAL_RD, "entries": entries}
 
     def _computer_if_due(self, live: LiveGame, client: str) -> None:
         seat = live.computer_seat
@@ -755,8 +872,14 @@ class GameService:
         return match_record(live.match, players=names)
 
     def replay(self, live: LiveGame, width: str) -> dict[str, Any]:
+        """The finished match's frames, and what a page needs to show them without a
+        seat: the game, its rules, the mode, the computer's level and the players."""
         self._require_over(live)
-        return {"frames": replay_frames(live.match, width)}
+        row = live.row
+        return {"frames": replay_frames(live.match, width), "game": row.game,
+                "rules": rules_json(live.match.spec), "mode": row.mode,
+                "opponent": row.opponent, "players": [player_json(p) for p in row.players],
+                "rated": row.rated}
 
     @staticmethod
     def _require_over(live: LiveGame) -> None:
@@ -841,8 +964,14 @@ def player_json(ref: PlayerRef | None) -> dict[str, str] | None:
     return None if ref is None else {"id": ref.id, "name": ref.name}
 
 
-def _match_json(row: GameRow, player_id: str) -> dict[str, Any]:
-    """One finished match of a player's page, from that player's side."""
+#: the games that have ratings, in the registry's order
+RATED_GAMES: Final = tuple(GAMES)
+
+
+def _match_json(row: GameRow, player_id: str, change: RatingChange | None = None
+                ) -> dict[str, Any]:
+    """One finished match of a player's page, from that player's side, with what it did to
+    the player's rating (``change``) if it counted."""
     seat = 0 if row.players[0] is not None and row.players[0].id == player_id else 1
     result = row.result
     return {
@@ -854,4 +983,6 @@ def _match_json(row: GameRow, player_id: str) -> dict[str, Any]:
         "points": None if result is None else [result.points[seat], result.points[1 - seat]],
         "ended_by": None if result is None else result.ended_by,
         "played": row.created,
+        "rated": row.rated,
+        "rating": None if change is None else change_json(change),
     }

@@ -29,9 +29,10 @@ function retryAfterSeconds(value) {
   return Math.max(0, Math.ceil((when - Date.now()) / 1000));
 }
 
-async function request(method, path, { token = null, body = undefined } = {}) {
+async function request(method, path, { token = null, body = undefined, playerKey = null } = {}) {
   const headers = { Accept: "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
+  if (playerKey) headers["X-Player-Key"] = playerKey;  // a header: never in a URL
   const init = { method, headers, cache: "no-store" };
   if (body !== undefined) {
     headers["Content-Type"] = "application/json";
@@ -59,8 +60,8 @@ async function request(method, path, { token = null, body = undefined } = {}) {
 export const api = {
   meta: () => request("GET", "/api/meta"),
   /** Make a game and keep its seat on this device (the start page, the tutorial's match). */
-  createGame: async (body) => {
-    const res = await request("POST", "/api/games", { body });
+  createGame: async (body, playerKey = null) => {
+    const res = await request("POST", "/api/games", { body, playerKey });
     saveSeat(res.id, { token: res.token, seat: res.seat ?? 0, invite: res.invite ?? null });
     return res;
   },
@@ -85,6 +86,9 @@ export const api = {
   // a spectator's: any game's public state, by id alone
   watch: (id, layout) => request("GET", `/api/games/${encodeURIComponent(id)}/watch?layout=${layout}`),
   rules: (lang) => request("GET", `/api/rules/${lang}`),
+  // a player's page (name, ratings, finished matches) and a game's leaderboard: public
+  player: (id) => request("GET", `/api/players/${encodeURIComponent(id)}`),
+  leaderboard: (game) => request("GET", `/api/leaderboard/${encodeURIComponent(game)}`),
   // the player's guide: its index, and one game's page (docs/learn.md)
   guide: (lang) => request("GET", `/api/guide/${lang}`),
   guidePage: (game, lang) => request("GET", `/api/guide/${encodeURIComponent(game)}/${lang}`),
@@ -111,6 +115,12 @@ function readJSON(key) {
 
 function writeJSON(key, value) {
   try { localStorage.setItem(key, JSON.stringify(value)); } catch (_) { /* storage off */ }
+}
+
+/** The player this browser plays as, {id, name, key}, or null (the name dialog keeps it). */
+export function loadPlayer() {
+  const v = readJSON("dominolab.player");
+  return v && typeof v.id === "string" && typeof v.key === "string" ? v : null;
 }
 
 /** {token, seat, invite} for game ID, or null. */

@@ -8,6 +8,8 @@ import { WatchView } from "./watch.js";
 import { ReplayView } from "./replay.js";
 import { RulesView } from "./rules.js";
 import { LearnView } from "./learn.js";
+import { PlayerView } from "./player.js";
+import { LeaderboardView } from "./leaderboard.js";
 
 const main = document.getElementById("main");
 let view = null;
@@ -21,6 +23,9 @@ function route(path) {
   if (/^\/rules(\/[^/]*)?\/?$/.test(path)) return new RulesView(path, navigate);
   // /learn, /learn/GAME: the tutorial (learn.js)
   if (/^\/learn(\/[^/]*)?\/?$/.test(path)) return new LearnView(path, navigate);
+  // a player's page and the leaderboard (player.js, leaderboard.js)
+  if ((m = /^\/player\/([^/]+)\/?$/.exec(path))) return new PlayerView(decodeURIComponent(m[1]), navigate);
+  if ((m = /^\/leaderboard(?:\/([^/]+))?\/?$/.exec(path))) return new LeaderboardView(m[1] ? decodeURIComponent(m[1]) : null, navigate);
   return new HomeView(navigate);
 }
 
@@ -53,6 +58,7 @@ function renderHeader() {
   document.querySelector("[data-i18n=brand-tagline]").textContent = t("app.tagline");
   document.querySelector("[data-testid=rules-link]").textContent = t("nav.rules");
   document.querySelector("[data-testid=learn-link]").textContent = t("nav.learn");
+  document.querySelector("[data-testid=leaderboard-link] .nav-label").textContent = t("nav.leaderboard");
   document.querySelector("[data-i18n=home-link]").textContent = t("nav.home");
   document.querySelector(".lang-switch").setAttribute("aria-label", t("nav.language"));
   for (const lang of ["en", "pl"]) {

@@ -5,6 +5,7 @@
 
 import * as guideStrings from "./strings/guide.js";
 import * as learnStrings from "./strings/learn.js";
+import * as ratingStrings from "./strings/ratings.js";
 
 const LANG_KEY = "dominolab/lang";
 
@@ -605,7 +606,7 @@ const pl = {
 };
 
 // the player's guide and the tutorial keep their (long) texts in their own files
-for (const part of [guideStrings, learnStrings]) {
+for (const part of [guideStrings, learnStrings, ratingStrings]) {
   for (const [lang, dict] of [[en, part.en], [pl, part.pl]]) {
     for (const key of Object.keys(dict)) {
       if (key in lang) throw new Error(`i18n: the key ${key} is defined twice`);

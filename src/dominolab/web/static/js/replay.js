@@ -7,7 +7,7 @@ import { t, onLangChange } from "./i18n.js";
 import { TableView } from "./table.js";
 import { tileSVG, digits } from "./tiles.js";
 import { el, layoutMode } from "./ui.js";
-import { seatName, moveText, reasonText, pointsText, endText, winnerText, bonusText, tablePlays } from "./words.js";
+import { seatName, opponentName, moveText, reasonText, pointsText, endText, winnerText, bonusText, tablePlays } from "./words.js";
 
 /** For each FRAME, the number of its move within its hand (0 for a hand's deal). */
 export function moveNumbers(frames) {
@@ -21,6 +21,21 @@ export function moveNumbers(frames) {
   return out;
 }
 
+/** What the replay of a match this device holds no seat of is shown by: the game, its rules
+ * and the seats' players, from the public replay's own fields. */
+function publicState(replay) {
+  return { game: replay.game, rules: replay.rules, mode: replay.mode, opponent: replay.opponent, seat: null, players: replay.players || [null, null] };
+}
+
+/** The seats' names in a public replay: the players', the computer's by its level. */
+function publicNames(st) {
+  return st.players.map((p, seat) => {
+    if (p) return p.name;
+    if (st.mode === "computer" && seat === 1) return opponentName({ mode: "computer", opponent: st.opponent });
+    return null;
+  });
+}
+
 export class ReplayView {
   constructor(id, navigate) {
     this.id = id;
@@ -32,6 +47,8 @@ export class ReplayView {
 
   mount(root) {
     this.root = root;
+    // without a seat of this game the replay is the public one (anyone's once the match is
+    // over, as a player's page links it); until then the server answers 401
     const seat = loadSeat(this.id);
     this.token = seat ? seat.token : null;
     this.layout = layoutMode();
@@ -58,22 +75,23 @@ export class ReplayView {
   async load() {
     try {
       const [state, replay] = await Promise.all([
-        this.token ? api.state(this.id, this.token, this.layout) : api.watch(this.id, this.layout),
+        this.token ? api.state(this.id, this.token, this.layout) : null,
         api.replay(this.id, this.layout),
       ]);
-      this.state = state;
+      this.state = state || publicState(replay);
       this.frames = replay.frames || [];
       this.moveNumbers = moveNumbers(this.frames);
       this.index = 0;
       this.build();
       this.render();
     } catch (err) {
-      this.renderMessage(t("replay.title"), err.describe ? err.describe() : String(err));
+      if (!this.token && err.status === 401) this.renderMessage(t("notoken.title"), t("notoken.text"));
+      else this.renderMessage(t("replay.title"), err.describe ? err.describe() : String(err));
     }
   }
 
   get ctx() {
-    return { seat: this.state.seat, mode: this.state.mode, opponent: this.state.opponent };
+    return { seat: this.state.seat, mode: this.state.mode, opponent: this.state.opponent, names: this.state.players ? publicNames(this.state) : undefined };
   }
 
   build() {
@@ -93,6 +111,7 @@ export class ReplayView {
     this.posEl = el("p", { class: "replay-pos", "data-testid": "replay-position", "aria-live": "polite" });
     this.frameEl = el("div", { class: "replay-frame", "data-testid": "replay-frame", "data-index": "0" });
     this.keysEl = el("p", { class: "key-hint" });
+    if (!this.token) this.backEl.hidden = true;  // no seat here to go back to
     this.root.replaceChildren(el("section", { class: "replay", "data-testid": "replay-view" }, [
       el("div", { class: "game-bar" }, [this.titleEl, this.backEl]),
       el("div", { class: "replay-controls panel" }, [
