@@ -91,3 +91,13 @@ def test_the_inference_script_runs() -> None:
     lines = out.stdout.splitlines()
     assert len(lines) == 2 and all(line.startswith("luzak-line\tgreedy\t") for line in lines)
     assert "sharpness 0.5\tfloor 0.2\tBrier 0." in lines[1]
+
+
+def test_the_world_by_world_prototype_runs() -> None:
+    """The world-by-world opponent model's measure still runs (a tiny run)."""
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "docs" / "strength" / "inference_search.py"), "luzak-line",
+         "greedy", "6", "10", "2", "0.1", "4"],
+        capture_output=True, text=True, timeout=120, check=True)
+    lines = out.stdout.splitlines()
+    assert [line.split("\t")[2] for line in lines] == ["rules alone", "model"]
