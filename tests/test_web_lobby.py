@@ -404,12 +404,12 @@ def test_a_creator_whose_socket_closed_as_the_seek_was_accepted_is_told_on_retur
 
 # -- clocks ----------------------------------------------------------------------------------
 
-def lobby_game(client: TestClient, clock: Clock, seconds: int = 30
+def lobby_game(client: TestClient, clock: Clock, seconds: int = 30, rated: bool = False
                ) -> tuple[str, dict[int, str]]:
     """A lobby match between two new players: its id and each seat's token."""
     ala, ola = register(client, "Ala"), register(client, "Ola")
     with lobby_socket(client, ala) as (ws, _welcome):
-        seek = open_seek(client, ala, move_seconds=seconds)
+        seek = open_seek(client, ala, move_seconds=seconds, rated=rated)
         joined = client.post(f"/api/seeks/{seek['id']}/accept", json={},
                              headers=as_player(ola)).json()
         matched = until(ws, lambda m: m["type"] == "matched")
@@ -418,7 +418,7 @@ def lobby_game(client: TestClient, clock: Clock, seconds: int = 30
 
 def test_the_clock_ends_a_match_by_time_once(client: TestClient, clock: Clock,
                                              tmp_path: Path) -> None:
-    gid, tokens = lobby_game(client, clock, seconds=30)
+    gid, tokens = lobby_game(client, clock, seconds=30, rated=True)
     service = service_of(client)
     endings: list[str] = []
     finished = service._on_finished
@@ -467,10 +467,21 @@ def test_the_clock_ends_a_match_by_time_once(client: TestClient, clock: Clock,
                     json={"move": "draw", "version": st["version"]})
     assert r.status_code == 409
     db = sqlite3.connect(tmp_path / "games.sqlite3")
-    assert db.execute("SELECT finished, winner, ended_by FROM games WHERE id = ?",
-                      (gid,)).fetchone() == (1, 1 - loser, "time")
-    # the lobby no longer lists it; its players' pages show how it ended
+    assert db.execute("SELECT finished, winner, ended_by, rated FROM games WHERE id = ?",
+                      (gid,)).fetchone() == (1, 1 - loser, "time", 1)
+    # the lobby no longer lists it; its players' pages show how it ended, its replay is
+    # anyone's, its record stops at the last move, and a rematch is casual, with the clock
     assert client.get("/api/seeks").json()["live"] == []
+    assert client.get(f"/api/games/{gid}/replay").status_code == 200
+    record = client.get(f"/api/games/{gid}/record", headers=auth(tokens[0])).json()
+    assert record["result"] is None
+    r = client.post(f"/api/games/{gid}/rematch", json={}, headers=auth(tokens[loser]))
+    assert r.status_code == 201, r.text
+    again = r.json()["state"]
+    assert (again["mode"], again["move_seconds"]) == ("lobby", 30)
+    assert again["deadline"] == clock.now + 30
+    stored = service.store.sync.load_game(again["id"])
+    assert stored is not None and not stored[0].rated
     ala = db.execute("SELECT player0 FROM games").fetchone()[0]
     [match] = client.get(f"/api/players/{ala}").json()["matches"]
     assert match["ended_by"] == "time"

@@ -29,9 +29,10 @@ function retryAfterSeconds(value) {
   return Math.max(0, Math.ceil((when - Date.now()) / 1000));
 }
 
-async function request(method, path, { token = null, body = undefined } = {}) {
+async function request(method, path, { token = null, body = undefined, player = null } = {}) {
   const headers = { Accept: "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
+  if (player) headers["X-Player-Key"] = player;   // a player's key: a header, never a URL
   const init = { method, headers, cache: "no-store" };
   if (body !== undefined) {
     headers["Content-Type"] = "application/json";
@@ -89,7 +90,61 @@ export const api = {
   lessonIndex: () => request("GET", "/api/lessons"),
   lessons: (game, layout) =>
     request("GET", `/api/lessons/${encodeURIComponent(game)}?layout=${layout}`),
+  // the lobby (docs/web.md, "The lobby"); KEY is the player's key
+  openSeek: (key, body) => request("POST", "/api/seeks", { player: key, body }),
+  cancelSeek: (key, id) => request("DELETE", `/api/seeks/${encodeURIComponent(id)}`, { player: key }),
+  // accepting a seek or being paired: {id, seat, token, state}, kept on this device
+  acceptSeek: async (key, id, layout) => keepNew(await request("POST",
+    `/api/seeks/${encodeURIComponent(id)}/accept`, { player: key, body: { layout } })),
+  quick: async (key, game, layout) => {
+    const res = await request("POST", "/api/quick", { player: key, body: { game, layout } });
+    return res.matched ? keepNew(res) : res;
+  },
 };
+
+function keepNew(res) {
+  saveSeat(res.id, { token: res.token, seat: res.seat, invite: null });
+  return res;
+}
+
+// ---- the player (a name without a password; docs/web.md, "Players") ------------------
+
+const PLAYER = "dominolab.player";
+
+/** The player this browser keeps, {id, name, key}, or null. */
+export function loadPlayer() {
+  const v = readJSON(PLAYER);
+  return v && typeof v.id === "string" && typeof v.name === "string" && typeof v.key === "string" ? v : null;
+}
+
+export function forgetPlayer() {
+  try { localStorage.removeItem(PLAYER); } catch (_) { /* ignore */ }
+}
+
+/** A new player called NAME, kept in this browser (an ApiError says why not). */
+export async function registerPlayer(name) {
+  const res = await request("POST", "/api/players", { body: { name } });
+  const player = { id: res.id, name: res.name, key: res.key };
+  writeJSON(PLAYER, player);
+  return player;
+}
+
+/** The kept player, checked with the server: null if there is none, or if the server
+ * knows not its key (401: then it is forgotten, and the page asks for a name again). A
+ * server that cannot be reached keeps it. */
+export async function checkedPlayer() {
+  const player = loadPlayer();
+  if (!player) return null;
+  try {
+    await request("GET", "/api/me", { player: player.key });
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) {
+      forgetPlayer();
+      return null;
+    }
+  }
+  return player;
+}
 
 // ---- tokens and small per-game memories ----------------------------------------------
 

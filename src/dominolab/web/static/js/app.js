@@ -7,6 +7,7 @@ import { GameView } from "./game.js";
 import { ReplayView } from "./replay.js";
 import { RulesView } from "./rules.js";
 import { LearnView } from "./learn.js";
+import { LobbyView } from "./lobby.js";
 
 const main = document.getElementById("main");
 let view = null;
@@ -19,6 +20,7 @@ function route(path) {
   if (/^\/rules(\/[^/]*)?\/?$/.test(path)) return new RulesView(path, navigate);
   // /learn, /learn/GAME: the tutorial (learn.js)
   if (/^\/learn(\/[^/]*)?\/?$/.test(path)) return new LearnView(path, navigate);
+  if (/^\/lobby\/?$/.test(path)) return new LobbyView(navigate);
   return new HomeView(navigate);
 }
 
@@ -51,6 +53,7 @@ function renderHeader() {
   document.querySelector("[data-i18n=brand-tagline]").textContent = t("app.tagline");
   document.querySelector("[data-testid=rules-link]").textContent = t("nav.rules");
   document.querySelector("[data-testid=learn-link]").textContent = t("nav.learn");
+  document.querySelector("[data-testid=lobby-link]").textContent = t("nav.lobby");
   document.querySelector("[data-i18n=home-link]").textContent = t("nav.home");
   document.querySelector(".lang-switch").setAttribute("aria-label", t("nav.language"));
   for (const lang of ["en", "pl"]) {

@@ -109,6 +109,13 @@ function canonical(tile) {
 }
 
 /** A button that copies TEXT to the clipboard (or asks the person to copy it). */
+/** How the match ended, in words; a clock that ran out names who ran out of time. */
+function matchEndText(mr, st, ctx) {
+  if (mr.end !== "time") return t(`match.end.${mr.end}`);
+  if (mr.winner === null || mr.winner === undefined) return t("match.end.time");
+  return mr.winner === st.seat ? t("match.end.timeThem", { name: opponentName(ctx) }) : t("match.end.timeYou");
+}
+
 function copyButton(text, testid) {
   const btn = el("button", {
     type: "button", class: "button", "data-testid": testid,
@@ -246,7 +253,10 @@ export class GameView {
       id: this.id,
       token: this.token,
       layout: this.layout,
-      onState: (st) => this.receive(st),
+      onState: (st, now) => {
+        if (typeof now === "number") this.skew = now - Date.now() / 1000;
+        this.receive(st);
+      },
       onError: (msg) => toast(msg.error || t("err.generic", { status: msg.status }), "error"),
       onStatus: (st) => this.setConn(st),
       onFatal: (code) => this.renderFatal(code),
@@ -298,7 +308,12 @@ export class GameView {
       onSpot: (grp, i) => this.chooseSpot(grp, i),
     });
     this.titleEl = el("h1", { class: "game-title" });
-    this.vsEl = el("span", { class: "game-vs" });
+    this.vsEl = el("span", { class: "game-vs", "data-testid": "players" });
+    // a lobby match's clock: the time left for the move, counted down here from the
+    // state's deadline (server time) and the server's clock as the socket last said it
+    this.clockEl = el("p", { class: "move-clock", "data-testid": "clock", hidden: true, "aria-live": "off" });
+    const tick = setInterval(() => this.renderClock(), 1000);
+    this.disposers.push(() => clearInterval(tick));
     this.connEl = el("span", { class: "conn", "data-testid": "connection", "data-state": "connecting", role: "status" });
     this.soundEl = el("button", {
       type: "button", class: "sound-toggle", "data-testid": "sound", onclick: () => this.toggleSound(),
@@ -334,6 +349,7 @@ export class GameView {
       el("div", { class: "game-grid" }, [
         el("div", { class: "board-col" }, [
           this.statusEl,
+          this.clockEl,
           this.oppEl,
           this.lastMoveEl,
           this.feltEl,
@@ -556,7 +572,7 @@ export class GameView {
 
   get ctx() {
     const st = this.state;
-    return { seat: st.seat, mode: st.mode, opponent: st.opponent };
+    return { seat: st.seat, mode: st.mode, opponent: st.opponent, players: st.players };
   }
 
   legalFor(tile) {
@@ -595,13 +611,15 @@ export class GameView {
     this.gameEl.classList.toggle("is-my-turn", turn === "me" && this.live);
     document.title = `${t(`game.${st.game}`)} · dominolab`;
     this.titleEl.textContent = t(`game.${st.game}`) || st.title;
-    this.vsEl.textContent = `${t("who.me")} vs ${opponentName(ctx)}`;
+    const myName = st.players && st.players[st.seat] ? st.players[st.seat].name : t("who.me");
+    this.vsEl.textContent = `${myName} vs ${opponentName(ctx)}`;
     this.drawConn();
     this.gameEl.classList.toggle("is-offline", !this.live);
 
     this.renderInvite();
     this.renderSound();
     this.renderStatus(turn);
+    this.renderClock();
     this.renderOpponent();
     this.renderTable();
     this.renderLastMove();
@@ -665,13 +683,38 @@ export class GameView {
       else tip = t("turn.pickTile");
       parts.push(el("span", { class: "status-tip", text: tip }));
     } else if (turn === "opponent") {
-      const computer = st.mode !== "friend";
-      parts.push(spinner(), " ", el("span", { text: computer ? t("turn.computer") : t("turn.friend") }));
+      parts.push(spinner(), " ", el("span", { text: this.theirTurnText() }));
     } else {
       parts.push(el("strong", { text: t("turn.none") }));
     }
     this.statusEl.className = cls;
     this.statusEl.replaceChildren(...parts);
+  }
+
+  /** "The computer is thinking", "Your friend's turn", "Ola's turn". */
+  theirTurnText() {
+    const st = this.state;
+    if (st.mode === "lobby") return t("turn.named", { name: opponentName(this.ctx) });
+    return st.mode === "friend" ? t("turn.friend") : t("turn.computer");
+  }
+
+  /** The clock of a lobby match: whose move, and the time left for it (data-seconds). */
+  renderClock() {
+    const st = this.state;
+    if (!this.clockEl || !st) return;
+    const deadline = st.deadline;
+    const shown = typeof deadline === "number" && !st.match_result && st.to_move !== null && st.to_move !== undefined;
+    this.clockEl.hidden = !shown;
+    if (!shown) return;
+    const left = Math.max(0, Math.ceil(deadline - (Date.now() / 1000 + (this.skew || 0))));
+    const mm = Math.floor(left / 60), ss = String(left % 60).padStart(2, "0");
+    const mine = st.to_move === st.seat;
+    const text = left === 0 ? t("clock.out")
+      : mine ? t("clock.mine", { t: `${mm}:${ss}` }) : t("clock.theirs", { name: opponentName(this.ctx), t: `${mm}:${ss}` });
+    Object.assign(this.clockEl.dataset, { seconds: String(left), mine: String(mine) });
+    this.clockEl.classList.toggle("is-mine", mine);
+    this.clockEl.classList.toggle("is-low", left <= 15);
+    this.clockEl.textContent = text;
   }
 
   renderTable() {
@@ -839,7 +882,8 @@ export class GameView {
       disabled: !this.canMove() || this.hints === "loading",
       onclick: () => this.askHint(),
     }, [t("btn.hint"), el("kbd", { "aria-hidden": "true", text: "h" })]);
-    btns.push(hintBtn);
+    // no hints against a person from the lobby (the server refuses them too)
+    if (st.mode !== "lobby") btns.push(hintBtn);
     this.actionsEl.replaceChildren(...btns);
     this.keyHintEl.textContent = st.match_result ? "" : t("hand.keyHint");
   }
@@ -930,7 +974,7 @@ export class GameView {
     if (st.match_result) turnText = t("turn.matchOver");
     else if (!this.live) turnText = this.offlineText();
     else if (turn === "me") turnText = t("turn.me");
-    else if (turn === "opponent") turnText = st.mode === "friend" ? t("turn.friend") : t("turn.computer");
+    else if (turn === "opponent") turnText = this.theirTurnText();
     else turnText = t("turn.none");
     const facts = [
       [t("facts.target"), el("span", { "data-testid": "target", text: String(target) })],
@@ -1130,7 +1174,7 @@ export class GameView {
             el("td", { class: "total", text: String(totals[seat]) }),
           ])),
         ]),
-        el("p", { class: "muted", text: `${t(`match.end.${mr.end}`)} ${t("match.hands", { n: mr.hands ?? results.length })}` }),
+        el("p", { class: "muted", "data-testid": "match-end", text: `${matchEndText(mr, st, ctx)} ${t("match.hands", { n: mr.hands ?? results.length })}` }),
         this.rematchOffer,
         buttons,
         last ? el("details", { class: "last-hand", open: true }, [
@@ -1450,6 +1494,7 @@ export class GameView {
   }
 
   async askHint() {
+    if (this.state && this.state.mode === "lobby") return;
     if (!this.canMove() || this.hints === "loading") return;
     this.hints = "loading";
     this.allHints = false;

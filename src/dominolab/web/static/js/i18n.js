@@ -5,6 +5,7 @@
 
 import * as guideStrings from "./strings/guide.js";
 import * as learnStrings from "./strings/learn.js";
+import * as lobbyStrings from "./strings/lobby.js";
 
 const LANG_KEY = "dominolab/lang";
 
@@ -582,8 +583,8 @@ const pl = {
   "match.rematchPlay": "Zagraj",
 };
 
-// the player's guide and the tutorial keep their (long) texts in their own files
-for (const part of [guideStrings, learnStrings]) {
+// the player's guide, the tutorial and the lobby keep their texts in their own files
+for (const part of [guideStrings, learnStrings, lobbyStrings]) {
   for (const [lang, dict] of [[en, part.en], [pl, part.pl]]) {
     for (const key of Object.keys(dict)) {
       if (key in lang) throw new Error(`i18n: the key ${key} is defined twice`);
