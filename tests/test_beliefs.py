@@ -101,21 +101,24 @@ def _reference_log_likelihood(hand: Hand[Any], view: View, theirs: tuple[Tile, .
 
         scores = [model.sharpness * score(m) for m in legal]
         chosen = legal.index(reps[moves.index(move)])  # type: ignore[arg-type]
-        total[0] += scores[chosen] - math.log(sum(math.exp(s) for s in scores))
+        softmax = math.exp(scores[chosen]) / sum(math.exp(s) for s in scores)
+        total[0] += math.log(model.floor / len(legal) + (1 - model.floor) * softmax)
 
     if replay(hand, view, theirs, drawn, visit=visit) is None:
         return None
     return total[0]
 
 
-@pytest.mark.parametrize("answer", [False, True], ids=["immediate", "answer"])
+@pytest.mark.parametrize(("answer", "floor"), [(False, 0.0), (True, 0.0), (True, 0.2)],
+                         ids=["immediate", "answer", "answer-floor"])
 @pytest.mark.parametrize(("game", "hand", "view"), _CASES,
                          ids=[f"{c[0]}-{i}" for i, c in enumerate(_CASES)])
 def test_choice_weights_equal_a_full_replay(game: str, hand: Hand[Any], view: View,
-                                            answer: bool) -> None:
+                                            answer: bool, floor: float) -> None:
     """RULES.md §1-§4: over every world that explains the position, the model's weight and
-    the replayed likelihood differ by one constant."""
-    model = ChoiceModel(0.3, answer=answer)
+    the replayed likelihood differ by one constant (none at all with a floor, where the
+    chosen move's share is no longer common to every world)."""
+    model = ChoiceModel(0.3, answer=answer, floor=floor)
     choices = model.choices(view)
     assert choices, "the position has no choice of the opponent's to read"
     _, hidden, laid, public = structure_of(view)
@@ -129,6 +132,7 @@ def test_choice_weights_equal_a_full_replay(game: str, hand: Hand[Any], view: Vi
                 differences.append(reference - model.log_weight(choices, theirs, drawn))
     assert len(differences) > 1
     assert max(differences) - min(differences) < 1e-9, (min(differences), max(differences))
+    assert abs(differences[0]) < 1e-9, "the model's weight is the whole likelihood"
 
 
 def test_the_model_finds_a_greedy_opponents_tiles() -> None:
@@ -173,6 +177,8 @@ def test_beliefs_refuse_bad_weights_and_deal_by_weight() -> None:
         ChoiceModel(-1.0)
     with pytest.raises(ValueError, match="samples"):
         ChoiceModel(0.5, samples=0)
+    with pytest.raises(ValueError, match="floor"):
+        ChoiceModel(0.5, floor=1.5)
     beliefs = Beliefs(((a,), (b,)), (3.0, 1.0))
     assert beliefs.effective == pytest.approx(16 / 10)
     rng = random.Random(1)

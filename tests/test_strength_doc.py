@@ -80,3 +80,14 @@ def test_the_experiments_script_runs() -> None:
         capture_output=True, text=True, timeout=120, check=True)
     run = json.loads(out.stdout)
     assert run["a"] == "ismcts-immediate-c0.7-w0:50w" and run["matches"] == 2
+
+
+def test_the_inference_script_runs() -> None:
+    """The predictive measure of docs/strength.md's opponent models still runs (a tiny run:
+    the rules alone and one model, on a few positions)."""
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "docs" / "strength" / "inference.py"), "luzak-line",
+         "greedy", "6", "0.5,0.2"], capture_output=True, text=True, timeout=120, check=True)
+    lines = out.stdout.splitlines()
+    assert len(lines) == 2 and all(line.startswith("luzak-line\tgreedy\t") for line in lines)
+    assert "sharpness 0.5\tfloor 0.2\tBrier 0." in lines[1]

@@ -7,11 +7,12 @@ choices set: ``ismcts-PLAYOUT-cC-wW`` (PLAYOUT ``immediate`` or ``expected``, UC
 exploration constant C, the hand margin's share W of the value), or PIMC with the exact
 sampler, ``pimc-inferred`` (point margin) and ``pimc-inferred-match`` (the expert's value,
 W 0.3), or the expert weighing its worlds by a model of the opponent's choices,
-``expert-choice-sS-nN[-immediate]`` (:class:`~dominolab.players.beliefs.ChoiceModel` of
-sharpness S over N sampled worlds, scoring by the expected-answer greedy or the immediate
-margin), or ``expert-sees-hand``, the expert told the opponent's hand
-(a measuring stick). It prints the arena's JSON summary. Each variant draws its randomness under its own
-name, so a variant equal to today's expert repeats its own figures, not ``expert``'s.
+``expert-choice-sS-nN[-fF][-immediate]`` (:class:`~dominolab.players.beliefs.ChoiceModel`
+of sharpness S over N sampled worlds with a floor F of uniform choice, scoring by the
+expected-answer greedy or the immediate margin), or ``expert-sees-hand``, the expert told
+the opponent's hand (a measuring stick). It prints the arena's JSON summary. Each variant
+draws its randomness under its own name, so a variant equal to today's expert repeats its
+own figures, not ``expert``'s.
 """
 
 from __future__ import annotations
@@ -25,13 +26,13 @@ from typing import Any
 from dominolab.core import Hand, Move, Tile, View
 from dominolab.core.worlds import Beliefs
 from dominolab.lab.arena import run_arena_matches
-from dominolab.players.base import Budget
 from dominolab.players import PLAYERS
+from dominolab.players.base import Budget
 from dominolab.players.beliefs import ChoiceModel
 from dominolab.players.search import ExpertPlayer, PimcPlayer
 
 _ISMCTS = re.compile(r"ismcts-(immediate|expected)-c([0-9.]+)-w([0-9.]+)$")
-_CHOICE = re.compile(r"expert-choice-s([0-9.]+)-n([0-9]+)(-immediate)?$")
+_CHOICE = re.compile(r"expert-choice-s([0-9.]+)-n([0-9]+)(?:-f([0-9.]+))?(-immediate)?$")
 
 
 class _HandSeer(ExpertPlayer):
@@ -62,7 +63,8 @@ def _register(name: str) -> None:
     elif (found := _CHOICE.match(name)) is not None:
         base = ExpertPlayer
         attrs = {"choice_model": ChoiceModel(float(found[1]), int(found[2]),
-                                             answer=found[3] is None)}
+                                             answer=found[4] is None,
+                                             floor=float(found[3] or 0.0))}
     elif name == "expert-sees-hand":
         base, attrs = _HandSeer, {}
     elif name == "pimc-inferred":

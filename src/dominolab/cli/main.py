@@ -126,6 +126,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "minute (default: 20, 10 at once)")
     p.add_argument("--hints-per-minute", type=LIMIT, default=None, metavar="N",
                    help="hints one address may ask for per minute (default: 30, 10 at once)")
+    p.add_argument("--watchers-per-address", type=whole_number(1, 1_000_000, digits=7),
+                   default=None, metavar="N",
+                   help="games one address may watch at once (default: 10)")
+    p.add_argument("--watchers-per-game", type=whole_number(1, 1_000_000, digits=7),
+                   default=None, metavar="N",
+                   help="spectators one game may have at once (default: 100)")
     p.add_argument("--abandoned-after", type=LIMIT, default=None, metavar="DAYS",
                    help="delete an unfinished game nobody has moved in for this long "
                         "(default: 7)")

@@ -33,6 +33,11 @@ def limits_of(args: argparse.Namespace) -> Limits:
         value = getattr(args, flag)
         if value is not None:
             limits = dataclasses.replace(limits, **{flag: value * scale})
+    for flag, field in (("watchers_per_address", "watchers_per_client"),
+                        ("watchers_per_game", "watchers_per_game")):
+        value = getattr(args, flag)
+        if value is not None:
+            limits = dataclasses.replace(limits, **{field: value})
     return limits
 
 

@@ -38,12 +38,15 @@ from dominolab.players.greedy import expected_score
 @dataclass(frozen=True, slots=True)
 class _Choice:
     """One choice of the opponent's: the tiles it certainly held then (laid at or after it,
-    not drawn after it), the history indexes of its hidden draws after it, and per tile the
-    summed ``exp(sharpness * margin)`` of its distinct placements then."""
+    not drawn after it), the history indexes of its hidden draws after it, per tile the
+    summed ``exp(sharpness * margin)`` of its distinct placements then and their number,
+    and the worth of the move it chose."""
 
     known: frozenset[Tile]
     later_draws: tuple[int, ...]
     worth: dict[Tile, float]
+    counts: dict[Tile, int]
+    chosen: float
 
 
 class ChoiceModel:
@@ -52,16 +55,23 @@ class ChoiceModel:
     immediate margin (points for it minus points for us), or with ``answer`` the
     expected-answer greedy's score (:func:`~dominolab.players.greedy.expected_score`: that
     margin less our expected best answer, over the tiles it could not see then and had not
-    certainly held). ``samples``: worlds drawn from the exact posterior to weigh."""
+    certainly held). ``samples``: worlds drawn from the exact posterior to weigh.
+    ``floor``: the share of choices made uniformly among the legal moves instead (a mixture
+    with the uniform choice), so that one move the model finds unlikely never rules a world
+    out: a sharp model without a floor trusts its own picture of the opponent too much."""
 
-    def __init__(self, sharpness: float, samples: int = 1000, answer: bool = True) -> None:
+    def __init__(self, sharpness: float, samples: int = 1000, answer: bool = True,
+                 floor: float = 0.0) -> None:
         if not 0.0 <= sharpness <= 10.0:
             raise ValueError(f"the sharpness must be from 0 to 10, not {sharpness!r}")
         if not 1 <= samples <= 8192:
             raise ValueError(f"samples must be from 1 to 8192, not {samples!r}")
+        if not 0.0 <= floor <= 1.0:
+            raise ValueError(f"the floor must be from 0 to 1, not {floor!r}")
         self.sharpness = sharpness
         self.samples = samples
         self.answer = answer
+        self.floor = floor
 
     def beliefs(self, view: View, rng: random.Random) -> Beliefs:
         """The opponent's possible hands for ``view``, weighted by how likely its choices so
@@ -83,20 +93,25 @@ class ChoiceModel:
             by_hand[hand] = by_hand.get(hand, 0.0) + math.exp(w - top)
         return Beliefs(tuple(by_hand), tuple(by_hand.values()))
 
-    @staticmethod
-    def log_weight(choices: Sequence[_Choice], theirs: Iterable[Tile],
+    def log_weight(self, choices: Sequence[_Choice], theirs: Iterable[Tile],
                    drawn: Mapping[int, Tile]) -> float:
         """The log-likelihood of the opponent's ``choices`` (:meth:`choices`) in the world
         where it holds ``theirs`` now and drew ``drawn`` (a tile per hidden draw, by its
-        index in the history), less a term common to every world: at each choice, minus the
-        log of the summed worth of the tiles it held then (the chosen move's own worth is
-        the same in every world)."""
+        index in the history): at each choice, the chosen move's worth over the summed worth
+        of the tiles it held then, mixed with ``floor`` of a uniform choice among their
+        placements."""
         held = frozenset(theirs)
+        floor = self.floor
         log_weight = 0.0
         for choice in choices:
             gone = {drawn[j] for j in choice.later_draws}
-            log_weight -= math.log(sum(choice.worth.get(t, 0.0)
-                                       for t in (held | choice.known) - gone))
+            tiles = (held | choice.known) - gone
+            worth = sum(choice.worth.get(t, 0.0) for t in tiles)
+            if floor == 0.0:
+                log_weight += math.log(choice.chosen / worth)
+                continue
+            count = sum(choice.counts.get(t, 0) for t in tiles)
+            log_weight += math.log(floor / count + (1.0 - floor) * choice.chosen / worth)
         return log_weight
 
     def choices(self, view: View) -> list[_Choice]:
@@ -141,27 +156,36 @@ class ChoiceModel:
                 ours = len(view.hand) + sum(
                     1 for s, mv in later if s == me and isinstance(mv, Play)) - sum(
                     1 for s, mv in later if s == me and isinstance(mv, Draw))
+                def worth_of(mv: Play, unseen_then: list[Tile] = unseen_then,
+                             held: int = held, ours: int = ours) -> float:
+                    if self.answer:
+                        others = [t for t in unseen_then if t is not mv.tile]
+                        key, _ = expected_score(mv, table, opponent, held == 1,
+                                                others, ours, view.options, view.game)
+                        margin = key / math.comb(len(others), min(ours, len(others)))
+                    else:
+                        points = score(table.copy(), mv, opponent, view.options)
+                        margin = points[opponent] - points[me]
+                    return math.exp(self.sharpness * margin)
+
                 worth: dict[Tile, float] = {}
+                counts: dict[Tile, int] = {}
+                chosen = 0.0
                 for tile in candidates:
                     plays = table.normal_plays((tile,))
                     if not plays:
                         continue
-                    if len(plays) > 1:  # one choice per class of equivalent moves
-                        plays = [m for m in dict.fromkeys(representatives(table, plays, quartets))
-                                 if isinstance(m, Play)]
-                    total = 0.0
-                    for mv in plays:
-                        if self.answer:
-                            others = [t for t in unseen_then if t is not tile]
-                            key, _ = expected_score(mv, table, opponent, held == 1,
-                                                    others, ours, view.options, view.game)
-                            margin = key / math.comb(len(others), min(ours, len(others)))
-                        else:
-                            points = score(table.copy(), mv, opponent, view.options)
-                            margin = points[opponent] - points[me]
-                        total += math.exp(self.sharpness * margin)
-                    worth[tile] = total
-                out.append(_Choice(known, tuple(j for j in hidden if j > i), worth))
+                    reps = representatives(table, plays, quartets) if len(plays) > 1 \
+                        else plays
+                    # one choice per class of equivalent moves
+                    distinct = [m for m in dict.fromkeys(reps) if isinstance(m, Play)]
+                    values = [worth_of(mv) for mv in distinct]
+                    worth[tile] = sum(values)
+                    counts[tile] = len(distinct)
+                    if tile is move.tile:
+                        chosen = values[distinct.index(reps[plays.index(move)])]  # type: ignore[arg-type]
+                out.append(_Choice(known, tuple(j for j in hidden if j > i), worth, counts,
+                                   chosen))
             table.place(move)
         return out
 

@@ -217,14 +217,18 @@ async def create_game(request: Request) -> Response:
         raise ApiError(400, "game must be a text: luzak, luzak-line or widelec")
     opponent = data.get("opponent", "medium")
     first = data.get("first", "lot")
+    rated = data.get("rated", False)
+    if not isinstance(rated, bool):
+        raise ApiError(400, "rated must be true or false")
     player = await service.player_of(player_key(request))
     live, token, invite = await service.create(game, data.get("options", {}),
                                                str(opponent), str(first), client_of(request),
-                                               player)
+                                               player, rated)
     link = None if invite is None else f"/game/{live.id}#i={invite}"
     width = service.width_of(data.get("layout"))
     return JSONResponse({"id": live.id, "seat": 0, "token": token, "invite": link,
-                         "state": live.state(0, width)}, status_code=201)
+                         "rated": live.row.rated, "state": live.state(0, width)},
+                        status_code=201)
 
 
 async def join_game(request: Request) -> Response:
@@ -282,12 +286,11 @@ async def record(request: Request) -> Response:
 
 
 async def replay(request: Request) -> Response:
-    """A finished match's replay: anyone's once it is over (then nothing is hidden), so a
-    player's page can link it; before that, 409 for a seat and 401 for anyone else."""
+    """A finished match's replay, anyone's who has its id: once the match is over nothing
+    in it is hidden any more, so a player's page and a spectator can show it (409 for
+    everyone until then)."""
     service = service_of(request)
     live = await service.get(request.path_params["game_id"])
-    if not live.over:
-        service.seat_of(live, bearer(request))
     return JSONResponse(service.replay(live, service.width_of(
         request.query_params.get("layout"))))
 
@@ -314,6 +317,17 @@ async def player_page(request: Request) -> Response:
         request.path_params["player_id"]))
 
 
+async def watch_state(request: Request) -> Response:
+    """A spectator's state of any game, by its id alone (docs/web.md, "Spectators")."""
+    service = service_of(request)
+    live = await service.get(request.path_params["game_id"])
+    width = service.width_of(request.query_params.get("layout"))
+    return Response(live.watch_text(width), media_type="application/json")
+
+
+async def leaderboard(request: Request) -> Response:
+    """A game's best players by rating, and the computer levels' fixed ratings."""
+    return JSONResponse(await service_of(request).leaderboard(request.path_params["game"]))
 # -- the lobby (docs/web.md, "The lobby") ----------------------------------------------------
 
 async def lobby_now(request: Request) -> Response:
@@ -395,8 +409,14 @@ def origin_allowed(ws: WebSocket) -> bool:
     return host is not None and origin == f"{scheme}://{host}"
 
 
+#: the close code of each refusal after the hello, by the refusal's HTTP status (anything
+#: else is a token that is not this game's seat: 4401)
+HELLO_CLOSE: Final = {404: 4404, 503: 1013, 429: 4429, 409: 4409}
+
+
 async def game_socket(ws: WebSocket) -> None:
-    """Live updates of one seat (docs/web.md, "WebSocket")."""
+    """Live updates of one seat, or of a spectator (docs/web.md, "WebSocket",
+    "Spectators")."""
     if not origin_allowed(ws):
         # refused before the handshake: the browser sees HTTP 403
         await ws.close(code=4403, reason="this page's origin may not connect")
@@ -410,20 +430,23 @@ async def game_socket(ws: WebSocket) -> None:
     except (ValueError, TypeError, KeyError, TimeoutError, WebSocketDisconnect):
         await _close(ws, 4400, "say hello first: {\"type\": \"hello\", \"token\": ...}")
         return
-    try:
-        live = await service.get(ws.path_params["game_id"])
-        token = hello.get("token")
-        seat = service.seat_of(live, token if isinstance(token, str) else None)
-    except ApiError as exc:
-        code = {404: 4404, 503: 1013}.get(exc.status, 4401)
-        await _close(ws, code, exc.message)
-        return
-
     async def close(code: int, reason: str) -> None:
         await _close(ws, code, reason)
 
-    conn = Connection(seat, service.width_of(hello.get("layout")), ws.send_text, close)
-    await service.attach(live, conn)
+    try:
+        live = await service.get(ws.path_params["game_id"])
+        seat: int | None = None
+        # a spectator needs no token (and a token beside "watch" opens no seat)
+        if hello.get("watch") is not True:
+            token = hello.get("token")
+            seat = service.seat_of(live, token if isinstance(token, str) else None)
+        conn = Connection(seat, service.width_of(hello.get("layout")), ws.send_text, close,
+                          client_of(ws))
+        await service.attach(live, conn)
+    except ApiError as exc:
+        await _close(ws, HELLO_CLOSE.get(exc.status, 4401), exc.message)
+        return
+
     async def reply(text: str) -> None:
         async with conn.lock:  # in order with the updates the service sends
             await ws.send_text(text)
@@ -447,6 +470,9 @@ async def game_socket(ws: WebSocket) -> None:
                 await reply('{"type":"pong"}')
                 continue
             try:
+                if seat is None:
+                    raise ApiError(403, "a spectator cannot move; it may only send "
+                                        "{\"type\": \"ping\"}")
                 if not isinstance(message, dict) or message.get("type") != "move":
                     raise ApiError(400, "send {\"type\": \"move\", \"move\": ..., "
                                         "\"version\": ...} as JSON")
@@ -619,16 +645,20 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             Route("/", page),
             Route("/game/{game_id}", page),
             Route("/replay/{game_id}", page),
+            Route("/watch/{game_id}", page),
             Route("/rules", page),
             Route("/rules/{path:path}", page),
             Route("/learn", page),
             Route("/learn/{path:path}", page),
             Route("/player/{player_id}", page),
+            Route("/leaderboard", page),
+            Route("/leaderboard/{game}", page),
             Route("/lobby", page),
             Route("/api/meta", meta),
             Route("/api/players", create_player, methods=["POST"]),
             Route("/api/me", me),
             Route("/api/players/{player_id}", player_page),
+            Route("/api/leaderboard/{game}", leaderboard),
             Route("/api/games", create_game, methods=["POST"]),
             Route("/api/games/{game_id}", game_state),
             Route("/api/games/{game_id}/join", join_game, methods=["POST"]),
@@ -637,6 +667,7 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             Route("/api/games/{game_id}/rematch", rematch, methods=["POST"]),
             Route("/api/games/{game_id}/record", record),
             Route("/api/games/{game_id}/replay", replay),
+            Route("/api/games/{game_id}/watch", watch_state),
             Route("/api/seeks", lobby_now),
             Route("/api/seeks", create_seek, methods=["POST"]),
             Route("/api/seeks/{seek_id}", cancel_seek, methods=["DELETE"]),

@@ -3,7 +3,8 @@
 A client is an address (the TCP peer; behind a reverse proxy, the address uvicorn takes
 from ``X-Forwarded-For`` when ``--forwarded-allow-ips`` trusts the proxy). Creating games,
 claiming invitations and hints each draw from the client's bucket for that kind of request;
-an empty bucket is a 429 with ``Retry-After``.
+an empty bucket is a 429 with ``Retry-After``. Spectators' sockets are bounded at once, per
+client, per game and in all (docs/web.md, "Spectators").
 """
 
 from __future__ import annotations
@@ -52,6 +53,12 @@ class Limits:
     finished_kept: float = 30 * DAY
     #: how often expired games are looked for
     sweep_every: float = 600.0
+    #: spectators' sockets one client may have open at once (over all games)
+    watchers_per_client: int = 10
+    #: spectators one game may have at once
+    watchers_per_game: int = 100
+    #: spectators the server takes at once
+    watchers_total: int = 5000
 
     def __post_init__(self) -> None:
         for name in ("games_per_minute", "hints_per_minute", "players_per_minute",
@@ -62,7 +69,8 @@ class Limits:
             if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number, not {value!r}")
         for name in ("games_burst", "hints_burst", "players_burst", "queued_per_client",
-                     "seeks_burst", "open_seeks_per_player", "lobby_sockets_per_client"):
+                     "seeks_burst", "open_seeks_per_player", "lobby_sockets_per_client",
+                     "watchers_per_client", "watchers_per_game", "watchers_total"):
             value = getattr(self, name)
             if not (isinstance(value, int) and value >= 1):
                 raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")

@@ -1,10 +1,12 @@
-"""What the web app sends: one seat's state as JSON (docs/web.md, "STATE"), and the frames of
-a finished match's replay.
+"""What the web app sends: one seat's state as JSON (docs/web.md, "STATE"), a spectator's
+(the same state with no seat: "Spectators"), and the frames of a finished match's replay.
 
 Everything a seat receives during a match is built here from that seat's
 :class:`~dominolab.core.View` and the public parts of the steps (a draw names its tile only
 to the drawing seat), so no payload can carry the opponent's tiles, the unused tiles or the
-boneyard's (``tests/test_web_leaks.py`` inspects every payload of full games).
+boneyard's. A spectator's state is built by the same function from the public parts of a
+view alone, and sees every step as the mover's opponent does (``tests/test_web_leaks.py``
+inspects every payload of full games, a spectator's too).
 """
 
 from __future__ import annotations
@@ -57,6 +59,12 @@ def step_json(game: str | GameSpec, step: Step, seat: int | None) -> dict[str, A
             "drew": None if drew is None else drew.digits}
 
 
+def seen_step_json(game: str | GameSpec, step: Step, seat: int | None) -> dict[str, Any]:
+    """A step of a match under way as ``seat`` sees it; ``seat=None``: as a spectator sees it,
+    which is as the mover's opponent does (a draw shows no tile)."""
+    return step_json(game, step, 1 - step.seat if seat is None else seat)
+
+
 def result_json(number: int, result: HandResult) -> dict[str, Any]:
     return {"number": number, "end": result.end, "winner": result.winner,
             "points": list(result.points), "bonus": result.bonus,
@@ -103,9 +111,10 @@ def move_json(move: Move, layout: TableLayout) -> dict[str, Any]:
             "spot": None}
 
 
-def previous_hand_json(match: Match, seat: int, width: str,
+def previous_hand_json(match: Match, seat: int | None, width: str,
                        layout: TableLayout | None = None) -> dict[str, Any] | None:
-    """The hand before the current one, for the end-of-hand screen (None in hand 1)."""
+    """The hand before the current one, for the end-of-hand screen (None in hand 1), as
+    ``seat`` sees it (None: a spectator)."""
     number = match.hand_number
     if number < 2:
         return None
@@ -115,31 +124,38 @@ def previous_hand_json(match: Match, seat: int, width: str,
     if layout is None:
         layout = layout_table(game, match.options, last.table_placements, width)
     return {"number": number - 1, "table": layout.to_json(),
-            "history": [step_json(game, s, seat) for s in match.steps[number - 2]],
+            "history": [seen_step_json(game, s, seat) for s in match.steps[number - 2]],
             "result": result_json(number - 1, last.result)}
 
 
-def seat_state(match: Match, seat: int, *, game_id: str, mode: str, opponent: str | None,
-               version: int, connected: tuple[bool, bool], width: str = "wide",
-               layout: TableLayout | None = None, history: list[dict[str, Any]] | None = None,
-               with_previous: bool = True, rematch: dict[str, Any] | None = None
-               ) -> dict[str, Any]:
-    """Everything ``seat`` may see of ``match`` now, as JSON (docs/web.md, STATE).
+def seat_state(match: Match, seat: int | None, *, game_id: str, mode: str,
+               opponent: str | None, version: int, connected: tuple[bool, bool],
+               width: str = "wide", layout: TableLayout | None = None,
+               history: list[dict[str, Any]] | None = None, with_previous: bool = True,
+               rematch: dict[str, Any] | None = None, watching: int = 0) -> dict[str, Any]:
+    """Everything ``seat`` may see of ``match`` now, as JSON (docs/web.md, STATE); with
+    ``seat=None``, everything a spectator may see: the same state but for ``hand``,
+    ``legal``, ``pending`` and ``opponent_tiles`` (none), and a history whose draws name no
+    tile (docs/web.md, "Spectators").
 
     ``layout`` (this hand's table laid out in ``width``) and ``history`` (this hand's
-    steps as :func:`step_json` gives them to ``seat``) may come from the caller's caches.
-    ``with_previous=False`` leaves out ``previous_hand`` (the caller adds it, see
+    steps as :func:`seen_step_json` gives them to ``seat``) may come from the caller's
+    caches. ``with_previous=False`` leaves out ``previous_hand`` (the caller adds it, see
     :func:`previous_hand_json`); it is always the last key. ``rematch``: the finished
-    match's rematch, ``{"id", "by"}``, once a seat has asked for one.
+    match's rematch, ``{"id", "by"}``, once a seat has asked for one. ``watching``: how
+    many spectators are connected.
     """
-    view = match.view(seat)
+    # a spectator is given only what every view holds in public (seat 0's, read for it)
+    view = match.view(0 if seat is None else seat)
     game = match.spec
     if layout is None:
         layout = layout_table(game, match.options, view.table, width)
     if history is None:
-        history = [step_json(game, s, seat) for s in match.steps[-1]]
+        history = [seen_step_json(game, s, seat) for s in match.steps[-1]]
     results = [result_json(i, h.result) for i, h in enumerate(match.hands, start=1)
                if h.result is not None]
+    counts = (len(view.hand), view.opponent_tiles)
+    public = seat is None
     state: dict[str, Any] = {
         "id": game_id,
         "game": game.name,
@@ -153,8 +169,9 @@ def seat_state(match: Match, seat: int, *, game_id: str, mode: str, opponent: st
         "hand_number": match.hand_number,
         "opener": view.opener,
         "to_move": view.to_move,
-        "hand": [t.digits for t in view.hand],
-        "opponent_tiles": view.opponent_tiles,
+        "hand": None if public else [t.digits for t in view.hand],
+        "opponent_tiles": None if public else view.opponent_tiles,
+        "tiles": list(counts if view.seat == 0 else counts[::-1]),
         "boneyard": view.boneyard,
         "count": view.count,
         "n": view.n,
@@ -162,14 +179,15 @@ def seat_state(match: Match, seat: int, *, game_id: str, mode: str, opponent: st
         "totals": list(view.totals),
         "target": match.options.target,
         "table": layout.to_json(),
-        "legal": legal_json(view, layout),
+        "legal": [] if public else legal_json(view, layout),
         "ports": ports_json(view),
-        "pending": None if view.pending is None else view.pending.digits,
+        "pending": None if public or view.pending is None else view.pending.digits,
         "pending_seat": view.pending_seat,
         "history": history,
         "results": results,
         "match_result": match_result_json(match.result),
         "connected": list(connected),
+        "watching": watching,
         "rematch": rematch,
     }
     if with_previous:

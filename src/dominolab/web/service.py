@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from dominolab.core import (
+    GAMES,
     RULES_VERSION,
     AmbiguousMoveError,
     DominoError,
@@ -51,8 +52,18 @@ from dominolab.web.payload import (
     WIDTHS,
     previous_hand_json,
     replay_frames,
+    rules_json,
     seat_state,
-    step_json,
+    seen_step_json,
+)
+from dominolab.web.ratings import (
+    PROVISIONAL_RD,
+    NotCounted,
+    change_json,
+    is_default,
+    levels_json,
+    rating_json,
+    reckon,
 )
 from dominolab.web.store import (
     DATABASE_ERRORS,
@@ -62,6 +73,8 @@ from dominolab.web.store import (
     MoveConflict,
     PlayerRef,
     PlayerRow,
+    RatingChange,
+    RatingConflict,
     Store,
 )
 
@@ -100,6 +113,9 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+#: how every state message begins (the state follows, then one closing brace)
+_MESSAGE_HEAD: Final = '{"type":"state","state":'
+
 #: sends one JSON text to one connection; raises if the connection is gone
 Sender = Callable[[str], Awaitable[None]]
 #: closes one connection with a code and a reason
@@ -112,12 +128,14 @@ async def _no_close(code: int, reason: str) -> None:
 
 @dataclass(eq=False)
 class Connection:
-    """One open WebSocket of a seat."""
+    """One open WebSocket of a seat, or of a spectator (``seat`` None)."""
 
-    seat: int
+    seat: int | None
     width: str
     send: Sender
     close: Closer = _no_close
+    #: the address it came from (spectators are counted per address)
+    client: str = "local"
     #: one send at a time, so updates arrive in order
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -135,13 +153,16 @@ class LiveGame:
     computer: asyncio.Task[None] | None = None
     #: the table layouts of (hand number, width), shared by both seats' payloads
     layouts: dict[tuple[int, str], TableLayout] = field(default_factory=dict)
-    #: this hand's steps as each seat sees them, by (hand number, seat)
-    histories: dict[tuple[int, int], list[dict[str, Any]]] = field(default_factory=dict)
-    #: the previous hand, encoded, by (hand number, seat, width)
-    previous_texts: dict[tuple[int, int, str], str] = field(default_factory=dict)
-    #: state messages by (version, connected, seat, width, rematch)
-    messages: dict[tuple[int, tuple[bool, bool], int, str, str | None], str] = field(
+    #: this hand's steps as each seat (None: the spectators) sees them, by (hand number,
+    #: seat)
+    histories: dict[tuple[int, int | None], list[dict[str, Any]]] = field(
         default_factory=dict)
+    #: the previous hand, encoded, by (hand number, seat, width)
+    previous_texts: dict[tuple[int, int | None, str], str] = field(default_factory=dict)
+    #: state messages by (version, connected, watching, seat, width, rematch): the
+    #: spectators' are keyed by seat None, apart from either seat's
+    messages: dict[tuple[int, tuple[bool, bool], int, int | None, str, str | None], str] = (
+        field(default_factory=dict))
     #: when the last move was stored (the game's creation before any): a clock runs from it
     moved_at: float = 0.0
     #: the call that ends the game when its clock runs out
@@ -169,10 +190,18 @@ class LiveGame:
         return self.moved_at + self.row.move_seconds
 
     def connected(self) -> tuple[bool, bool]:
-        seats = {c.seat for c in self.connections}
+        seats = {c.seat for c in self.connections if c.seat is not None}
         if self.computer_seat is not None:
             seats.add(self.computer_seat)
         return (0 in seats, 1 in seats)
+
+    def watching(self) -> int:
+        """How many spectators are connected."""
+        return sum(1 for c in self.connections if c.seat is None)
+
+    def presence(self) -> tuple[tuple[bool, bool], int]:
+        """Who is connected and how many watch: every state shows both."""
+        return self.connected(), self.watching()
 
     def layout(self, number: int, width: str) -> TableLayout:
         """Hand ``number``'s table laid out, kept and extended tile by tile (a layout never
@@ -189,24 +218,30 @@ class LiveGame:
             found.place(mv)
         return found
 
-    def message(self, seat: int, width: str) -> str:
-        """The WebSocket message with ``seat``'s state now, built once per version, who is
-        connected, seat, width and rematch (a move's update goes to every connection)."""
-        key = (self.version, self.connected(), seat, width, self.row.rematch)
+    def message(self, seat: int | None, width: str) -> str:
+        """The WebSocket message with ``seat``'s state now (None: a spectator's), built once
+        per version, who is connected and watching, seat, width and rematch (a move's
+        update goes to every connection)."""
+        key = (self.version, self.connected(), self.watching(), seat, width, self.row.rematch)
         text = self.messages.get(key)
         if text is None:
-            if len(self.messages) > 8:
+            if len(self.messages) > 16:
                 self.messages.clear()
-            text = self.messages[key] = \
-                f'{{"type":"state","state":{self.state_text(seat, width)}}}'
+            text = self.messages[key] = f'{_MESSAGE_HEAD}{self.state_text(seat, width)}}}'
         return text
 
-    def state(self, seat: int, width: str = "wide") -> dict[str, Any]:
-        """What ``seat`` sees now (docs/web.md, STATE)."""
+    def state(self, seat: int | None, width: str = "wide") -> dict[str, Any]:
+        """What ``seat`` sees now (docs/web.md, STATE; None: a spectator)."""
         state: dict[str, Any] = json.loads(self.state_text(seat, width))
         return state
 
-    def state_text(self, seat: int, width: str = "wide") -> str:
+    def watch_text(self, width: str = "wide") -> str:
+        """A spectator's state now as JSON text, from the spectators' message cache (so
+        polling ``GET /api/games/ID/watch`` costs a lookup while nothing changes)."""
+        message = self.message(None, width)
+        return message[len(_MESSAGE_HEAD):-1]
+
+    def state_text(self, seat: int | None, width: str = "wide") -> str:
         """:meth:`state` as JSON text, built from caches: a move's update is sent to every
         connection, so this is the server's hot path."""
         match = self.match
@@ -217,14 +252,14 @@ class LiveGame:
         history = self.histories.get((number, seat))
         if history is None or len(history) > len(steps):
             history = self.histories[(number, seat)] = []
-        history.extend(step_json(game, s, seat) for s in steps[len(history):])
+        history.extend(seen_step_json(game, s, seat) for s in steps[len(history):])
         rematch = None if self.row.rematch is None else \
             {"id": self.row.rematch, "by": self.row.rematch_by}
         state = seat_state(
             match, seat, game_id=self.id, mode=self.row.mode, opponent=self.row.opponent,
             version=self.version, connected=self.connected(), width=width,
             layout=self.layout(number, width), history=history, with_previous=False,
-            rematch=rematch,
+            rematch=rematch, watching=self.watching(),
         )
         ended = self.row.result
         if ended is not None and not match.is_over:
@@ -288,6 +323,9 @@ class GameService:
         self.pool = ComputePool(workers, max_queued_per_client=self.limits.queued_per_client)
         #: tasks that must outlive the request or connection that started them
         self._tasks: set[asyncio.Task[None]] = set()
+        #: spectators connected, by address, and in all
+        self._watchers: dict[str, int] = {}
+        self.watchers = 0
 
     async def close(self) -> None:
         for live in list(self.games.values()):
@@ -319,11 +357,13 @@ class GameService:
 
     # -- creating and finding games ----------------------------------------------------------
     async def create(self, game: str, options: Any, opponent: str, first: str,
-                     client: str = "local", player: PlayerRow | None = None
-                     ) -> tuple[LiveGame, str, str | None]:
+                     client: str = "local", player: PlayerRow | None = None,
+                     rated: bool = False) -> tuple[LiveGame, str, str | None]:
         """A new game; returns it with seat 0's token and, against a friend, the one-time
         invitation for seat 1 (seat 1's token is minted when the invitation is claimed).
-        ``player``: the named player who takes seat 0, if any."""
+        ``player``: the named player who takes seat 0, if any. ``rated``: the match counts
+        for ``player``'s rating (against the computer only, to the default rules; 422
+        otherwise)."""
         try:
             spec = get_game(game)
             if isinstance(options, dict):
@@ -340,6 +380,8 @@ class GameService:
             raise ApiError(422, f"no opponent {opponent!r}; choose one of {', '.join(OPPONENTS)}")
         if first not in FIRST:
             raise ApiError(422, f"first must be one of {', '.join(FIRST)}, not {first!r}")
+        if rated:
+            self._check_rated(spec.name, opts.to_dict(), opponent, player)
         self._take(self._game_limit, client, "new games")
         seed = self._seed({"me": 0, "opponent": 1}.get(first))
         first_opener = first_opener_by_lot(seed)
@@ -355,7 +397,7 @@ class GameService:
             token_hashes=(token_hash(token), ""),
             rules_version=RULES_VERSION, created=self.clock(), finished=False,
             invite=None if invite is None else token_hash(invite),
-            players=(None if player is None else player.ref, None),
+            players=(None if player is None else player.ref, None), rated=rated,
         )
         try:
             await self.store.create_game(row)
@@ -367,6 +409,21 @@ class GameService:
         self._keep(live)
         self._computer_if_due(live, client)
         return live, token, invite
+
+    @staticmethod
+    def _check_rated(game: str, options: dict[str, Any], opponent: str,
+                     player: PlayerRow | None) -> None:
+        """422 unless a rated match of this kind may be made here: against the computer, by
+        a named player, to the game's default rules."""
+        if opponent == "friend":
+            raise ApiError(422, "a game with a friend by invitation is casual; rated matches "
+                                "are played against the computer or with a stranger")
+        if player is None:
+            raise ApiError(422, "a rated match needs a player: send your player key "
+                                "(X-Player-Key)")
+        if not is_default(game, options):
+            raise ApiError(422, "a rated match is played to the game's default rules; leave "
+                                "the options as they are, or play it unrated")
 
     def _seed(self, opener: int | None) -> int:
         """A new game's seed. The seed also draws the first opener by lot (records check
@@ -402,9 +459,10 @@ class GameService:
                           first_opener=1 - old.first_opener, rules_version=RULES_VERSION,
                           created=self.clock(), finished=False, invite=None, rematch=None,
                           rematch_by=None, result=None,
-                          # a rated match is one both players chose in the lobby: a rematch
-                          # one of them asked for is casual
-                          rated=False)
+                          # a rated lobby match is one both players chose there: a rematch
+                          # one of them asked for (the other may have gone, and would lose
+                          # it on time) is casual
+                          rated=old.rated and old.mode != "lobby")
             try:
                 made = await self.store.create_rematch(old.id, seat, row)
             except DATABASE_ERRORS as exc:
@@ -515,8 +573,19 @@ class GameService:
                                 "moment", retry_after=2) from None
         if found is None:
             raise ApiError(404, "there is no such player")
+        try:
+            ratings = await self.store.player_ratings(player_id)
+            changes = await self.store.rating_changes_of(player_id,
+                                                         [g.id for g in games if g.rated])
+        except DATABASE_ERRORS as exc:
+            log.error("could not read player %s's ratings: %s", player_id, exc)
+            raise ApiError(503, "the player could not be read just now; try again in a "
+                                "moment", retry_after=2) from None
+        by_game = {r.game: rating_json(r) for r in ratings}
         return {"id": found.id, "name": found.name, "since": found.created,
-                "matches": [_match_json(row, player_id) for row in games]}
+                "ratings": {game: by_game.get(game) for game in RATED_GAMES},
+                "matches": [_match_json(row, player_id, changes.get(row.id))
+                            for row in games]}
 
     async def get(self, game_id: str) -> LiveGame:
         """The game, from memory or rebuilt from the database; 404 if there is none."""
@@ -615,17 +684,19 @@ class GameService:
                 if live.computer is not None:
                     live.computer.cancel()
                 for conn in list(live.connections):
-                    live.connections.remove(conn)
+                    self._remove(live, conn)
                     self._spawn(conn.close(4410, "this game has expired"), "close expired")
         if ids:
             log.info("expired %d games", len(ids))
         return len(ids)
 
     async def expire_forever(self) -> None:
-        """Run :meth:`expire` now and every ``limits.sweep_every`` seconds."""
+        """Run :meth:`expire` now and every ``limits.sweep_every`` seconds (and apply the
+        ratings of any rated match whose end found the database failing)."""
         while True:
             try:
                 await self.expire()
+                await self.apply_due_ratings()
             except DATABASE_ERRORS as exc:
                 log.warning("could not expire old games this time: %s", exc)
             await asyncio.sleep(self.limits.sweep_every)
@@ -789,6 +860,78 @@ class GameService:
         as a player's time running out): what follows from that happens here. It may run in
         more than one process for the same game, so what it stores must be idempotent."""
         live.messages.clear()
+        if live.row.rated:
+            try:
+                await self.apply_ratings(live.row)
+            except DATABASE_ERRORS as exc:
+                # the match's end is stored: its ratings follow on the next sweep
+                log.error("game %s: the ratings could not be applied just now (%s); they "
+                          "will be on the next sweep", live.id, exc)
+            except Exception:
+                # never fail the ending that is stored already (the sweep tries again)
+                log.exception("game %s: applying the ratings failed", live.id)
+
+    # -- ratings -----------------------------------------------------------------------------
+    async def apply_ratings(self, row: GameRow, attempts: int = 8) -> bool:
+        """Apply the finished rated match ``row`` to its players' ratings, once: True if
+        this call applied it, False if it was applied before (by this process or another)
+        or counts for nothing (then it is marked so, and logged). Raises what the database
+        raises."""
+        if row.result is None or not row.finished:  # an ending this process did not see
+            loaded = await self.store.load_game(row.id)
+            if loaded is None:
+                return False
+            row = loaded[0]
+        players = [p.id for p in row.players if p is not None]
+        for _ in range(attempts):
+            current = await self.store.ratings_of(row.game, players)
+            try:
+                ratings, changes = reckon(row, current, self.clock())
+            except NotCounted as exc:
+                log.error("%s", exc)
+                ratings, changes = [], []
+            try:
+                return await self.store.apply_ratings(row.id, ratings, changes)
+            except RatingConflict as exc:
+                log.info("game %s: %s; reckoned again", row.id, exc)
+        log.error("game %s: its players' ratings kept changing; left for the next sweep",
+                  row.id)
+        return False
+
+    async def apply_due_ratings(self) -> int:
+        """Apply every finished rated match whose ratings are not applied yet; how many
+        this call applied."""
+        done = 0
+        for row in await self.store.ratings_due():
+            try:
+                done += await self.apply_ratings(row)
+            except DATABASE_ERRORS:
+                raise
+            except Exception:
+                # one match's failure must not stop the sweep (nor the others' ratings)
+                log.exception("game %s: applying the ratings failed", row.id)
+        return done
+
+    async def leaderboard(self, game: str) -> dict[str, Any]:
+        """The best players of ``game`` and the computer levels (docs/web.md,
+        "Ratings"); 404 for a game there is not."""
+        if game not in RATED_GAMES:
+            raise ApiError(404, f"there is no game {game[:40]!r}; the games are "
+                                f"{', '.join(RATED_GAMES)}")
+        try:
+            rows = await self.store.leaderboard(game, PROVISIONAL_RD)
+        except DATABASE_ERRORS as exc:
+            log.error("could not read the %s leaderboard: %s", game, exc)
+            raise ApiError(503, "the leaderboard could not be read just now; try again in a "
+                                "moment", retry_after=2) from None
+        people = [{"kind": "player", "rank": rank, "id": ref.id, "name": ref.name,
+                   **rating_json(found)} for rank, (ref, found) in enumerate(rows, 1)]
+        # the levels stand among the settled players by rating; provisional players follow
+        settled = [e for e in people if not e["provisional"]]
+        entries = sorted([*settled, *levels_json(game)], key=lambda e: -e["rating"])
+        entries += [e for e in people if e["provisional"]]
+        return {"game": game, "title": get_game(game).title,
+                "provisional_rd": PROVISIONAL_RD, "entries": entries}
 
     def _computer_if_due(self, live: LiveGame, client: str) -> None:
         seat = live.computer_seat
@@ -877,8 +1020,14 @@ class GameService:
         return match_record(live.match, players=names)
 
     def replay(self, live: LiveGame, width: str) -> dict[str, Any]:
+        """The finished match's frames, and what a page needs to show them without a
+        seat: the game, its rules, the mode, the computer's level and the players."""
         self._require_over(live)
-        return {"frames": replay_frames(live.match, width)}
+        row = live.row
+        return {"frames": replay_frames(live.match, width), "game": row.game,
+                "rules": rules_json(live.match.spec), "mode": row.mode,
+                "opponent": row.opponent, "players": [player_json(p) for p in row.players],
+                "rated": row.rated}
 
     @staticmethod
     def _require_over(live: LiveGame) -> None:
@@ -888,27 +1037,60 @@ class GameService:
 
     # -- connections -------------------------------------------------------------------------
     async def attach(self, live: LiveGame, conn: Connection) -> None:
-        """A seat connected: send it the state; tell the others if that changes who is
-        connected."""
-        before = live.connected()
+        """A seat or a spectator connected: send it the state; tell the others if that
+        changes who is connected or how many watch. A spectator past a limit is refused
+        with :class:`ApiError` before anything is sent: 429 when its address watches
+        ``limits.watchers_per_client`` games, 409 when the game has
+        ``limits.watchers_per_game`` spectators, 503 when the server has
+        ``limits.watchers_total``."""
+        before = live.presence()
+        if conn.seat is None:
+            self._admit(live, conn)
         live.connections.append(conn)
         await self.push(live, conn)
-        if live.connected() != before:
+        if live.presence() != before:
             await self.broadcast(live, skip=conn)
 
+    def _admit(self, live: LiveGame, conn: Connection) -> None:
+        """Count a new spectator in, or refuse it (see :meth:`attach`)."""
+        limits = self.limits
+        if self._watchers.get(conn.client, 0) >= limits.watchers_per_client:
+            raise ApiError(429, f"your address is watching {limits.watchers_per_client} "
+                                f"games already; close one to watch another")
+        if live.watching() >= limits.watchers_per_game:
+            raise ApiError(409, f"this game has {limits.watchers_per_game} spectators, as "
+                                f"many as it takes; try again later")
+        if self.watchers >= limits.watchers_total:
+            raise ApiError(503, "the server has as many spectators as it takes; try again "
+                                "later", retry_after=30)
+        self._watchers[conn.client] = self._watchers.get(conn.client, 0) + 1
+        self.watchers += 1
+
+    def _remove(self, live: LiveGame, conn: Connection) -> None:
+        """Take ``conn`` off the game (and a spectator off the counts); nobody is told."""
+        live.connections.remove(conn)
+        if conn.seat is None:
+            left = self._watchers[conn.client] - 1
+            if left:
+                self._watchers[conn.client] = left
+            else:
+                del self._watchers[conn.client]
+            self.watchers -= 1
+
     def detach(self, live: LiveGame, conn: Connection) -> None:
-        """A seat's connection ended. Who is connected changes now, and the others are told
-        by a task of the service's: the ending connection's handler may be cancelled."""
+        """A connection ended. Who is connected (or how many watch) changes now, and the
+        others are told by a task of the service's: the ending connection's handler may be
+        cancelled."""
         if conn in live.connections:
-            before = live.connected()
-            live.connections.remove(conn)
-            if live.connected() != before:
+            before = live.presence()
+            self._remove(live, conn)
+            if live.presence() != before:
                 self._spawn(self.broadcast(live), f"presence {live.id}")
 
     async def push(self, live: LiveGame, conn: Connection) -> None:
-        """Send ``conn`` its seat's state as it is when the send begins. One send at a time
-        per connection, each built afresh, so a connection never gets an older state after
-        a newer one. A connection that fails is dropped."""
+        """Send ``conn`` its seat's state (or a spectator's) as it is when the send
+        begins. One send at a time per connection, each built afresh, so a connection never
+        gets an older state after a newer one. A connection that fails is dropped."""
         try:
             async with conn.lock:
                 text = live.message(conn.seat, conn.width)
@@ -920,7 +1102,7 @@ class GameService:
             self.detach(live, conn)
 
     async def broadcast(self, live: LiveGame, skip: Connection | None = None) -> None:
-        """Send every connection (but ``skip``) its seat's state."""
+        """Send every connection (but ``skip``) its seat's state, or a spectator's."""
         conns = [c for c in live.connections if c is not skip]
         if conns:
             await asyncio.gather(*(self.push(live, c) for c in conns))
@@ -934,8 +1116,14 @@ def player_json(ref: PlayerRef | None) -> dict[str, str] | None:
     return None if ref is None else {"id": ref.id, "name": ref.name}
 
 
-def _match_json(row: GameRow, player_id: str) -> dict[str, Any]:
-    """One finished match of a player's page, from that player's side."""
+#: the games that have ratings, in the registry's order
+RATED_GAMES: Final = tuple(GAMES)
+
+
+def _match_json(row: GameRow, player_id: str, change: RatingChange | None = None
+                ) -> dict[str, Any]:
+    """One finished match of a player's page, from that player's side, with what it did to
+    the player's rating (``change``) if it counted."""
     seat = 0 if row.players[0] is not None and row.players[0].id == player_id else 1
     result = row.result
     return {
@@ -947,4 +1135,6 @@ def _match_json(row: GameRow, player_id: str) -> dict[str, Any]:
         "points": None if result is None else [result.points[seat], result.points[1 - seat]],
         "ended_by": None if result is None else result.ended_by,
         "played": row.created,
+        "rated": row.rated,
+        "rating": None if change is None else change_json(change),
     }

@@ -86,7 +86,41 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     CREATE INDEX games_by_player0 ON games(player0, finished, updated);
     CREATE INDEX games_by_player1 ON games(player1, finished, updated);
     """,
-    # 5: the lobby. A named player's lobby socket is a row with the server process holding
+    # 5: ratings (web/ratings.py): a Glicko-2 rating per player and game, each rated match's
+    # change to it, and the mark that a finished rated match's changes are applied (set in
+    # the same transaction as the new ratings, only if unset, so a match counts once even
+    # when several servers see it end)
+    """
+    CREATE TABLE ratings (
+        player     TEXT NOT NULL REFERENCES players(id),
+        game       TEXT NOT NULL,
+        rating     REAL NOT NULL,
+        rd         REAL NOT NULL,               -- the rating deviation
+        volatility REAL NOT NULL,
+        games      INTEGER NOT NULL,            -- rated matches counted, also its version
+        updated    REAL NOT NULL,
+        PRIMARY KEY (player, game)
+    );
+    CREATE INDEX ratings_by_game ON ratings(game, rating);
+    CREATE TABLE rating_changes (
+        game_id         TEXT NOT NULL,          -- the match (kept after it expires)
+        seat            INTEGER NOT NULL,
+        player          TEXT NOT NULL REFERENCES players(id),
+        game            TEXT NOT NULL,
+        rating_before   REAL NOT NULL,
+        rating_after    REAL NOT NULL,
+        rd_before       REAL NOT NULL,
+        rd_after        REAL NOT NULL,
+        opponent_rating REAL NOT NULL,          -- what the change was reckoned against
+        opponent_rd     REAL NOT NULL,
+        at              REAL NOT NULL,
+        PRIMARY KEY (game_id, seat)
+    );
+    CREATE INDEX rating_changes_by_player ON rating_changes(player, at);
+    ALTER TABLE games ADD COLUMN ratings_applied INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX games_by_rating_due ON games(rated, finished, ratings_applied);
+    """,
+    # 6: the lobby. A named player's lobby socket is a row with the server process holding
     # it and that process's last heartbeat (so a process that dies leaves none behind).
     # A seek is owned by one such socket and goes with it. Accepting a seek makes the game
     # and marks the seek with it in one transaction, and the seek stays until its creator's
@@ -226,6 +260,43 @@ class SeekRow:
     created: float
     game_id: str | None = None
     seat: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RatingRow:
+    """One player's Glicko-2 rating in one game (:mod:`dominolab.web.ratings`)."""
+
+    player: str
+    game: str
+    rating: float
+    rd: float
+    volatility: float
+    #: the rated matches counted so far (0: none, the starting values); also the row's
+    #: version, so a change reckoned from an older row is refused
+    games: int
+    updated: float
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """What one rated match did to one seat's rating, and what it was reckoned against."""
+
+    game_id: str
+    seat: int
+    player: str
+    game: str
+    rating_before: float
+    rating_after: float
+    rd_before: float
+    rd_after: float
+    opponent_rating: float
+    opponent_rd: float
+    at: float
+
+
+class RatingConflict(Exception):
+    """A rating changed since it was read (another match of the player's was counted
+    meanwhile): reckon the match again from the ratings as they are now."""
 
 
 class Store:
@@ -445,6 +516,109 @@ class Store:
                 "WHERE (g.player0 = ? OR g.player1 = ?) AND g.finished = 1 "
                 "ORDER BY g.updated DESC, g.id LIMIT ?", (player, player, limit)).fetchall()
         return [_game_row(r) for r in rows]
+
+    # -- ratings -----------------------------------------------------------------------------
+    def ratings_of(self, game: str, players: Sequence[str]) -> dict[str, RatingRow]:
+        """The stored ratings in ``game`` of those of ``players`` who have one."""
+        if not players:
+            return {}
+        marks = ", ".join("?" for _ in players)
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {_RATING_COLUMNS} FROM ratings WHERE game = ? AND player IN ({marks})",
+                (game, *players)).fetchall()
+        return {r[0]: _rating_row(r) for r in rows}
+
+    def player_ratings(self, player: str) -> list[RatingRow]:
+        """The player's ratings, one per game they have played a rated match of."""
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {_RATING_COLUMNS} FROM ratings WHERE player = ? ORDER BY game",
+                (player,)).fetchall()
+        return [_rating_row(r) for r in rows]
+
+    def leaderboard(self, game: str, provisional_rd: float, limit: int = 100
+                    ) -> list[tuple[PlayerRef, RatingRow]]:
+        """The best ``limit`` players of ``game``: those whose deviation is at most
+        ``provisional_rd`` first, by rating, then the provisional ones, by rating."""
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT p.name, {_RATING_COLUMNS_R} FROM ratings r "
+                "JOIN players p ON p.id = r.player WHERE r.game = ? AND r.games > 0 "
+                "ORDER BY CASE WHEN r.rd > ? THEN 1 ELSE 0 END, r.rating DESC, r.player "
+                "LIMIT ?", (game, provisional_rd, limit)).fetchall()
+        return [(PlayerRef(r[1], r[0]), _rating_row(r[1:])) for r in rows]
+
+    def rating_changes_of(self, player: str, game_ids: Sequence[str]
+                          ) -> dict[str, RatingChange]:
+        """The player's rating changes in the matches ``game_ids``, by match."""
+        if not game_ids:
+            return {}
+        marks = ", ".join("?" for _ in game_ids)
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT game_id, seat, player, game, rating_before, rating_after, rd_before, "
+                "rd_after, opponent_rating, opponent_rd, at FROM rating_changes "
+                f"WHERE player = ? AND game_id IN ({marks})", (player, *game_ids)).fetchall()
+        return {r[0]: RatingChange(*r) for r in rows}
+
+    def ratings_due(self, limit: int = 100) -> list[GameRow]:
+        """Finished rated matches whose rating changes are not applied yet (a server that
+        stopped, or a database that failed, just as one ended)."""
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {_GAME_COLUMNS} FROM games g {_GAME_JOINS} "
+                "WHERE g.rated = 1 AND g.finished = 1 AND g.ratings_applied = 0 "
+                "ORDER BY g.updated, g.id LIMIT ?", (limit,)).fetchall()
+        return [_game_row(r) for r in rows]
+
+    def apply_ratings(self, game_id: str, ratings: Sequence[RatingRow],
+                      changes: Sequence[RatingChange]) -> bool:
+        """Store a finished rated match's new ratings and its changes, and mark the match's
+        ratings applied, in one transaction, only if the mark is unset: True if this call
+        applied them, False if they were applied before (or the game is no finished rated
+        match, or is gone). Each new row must have been reckoned from the stored one, whose
+        ``games`` is one less (none stored when it is 1); otherwise nothing is stored and
+        :class:`RatingConflict` is raised. No ratings and no changes: only the mark (a
+        match that counts for nothing)."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                claimed = self._db.execute(
+                    "UPDATE games SET ratings_applied = 1 WHERE id = ? AND rated = 1 "
+                    "AND finished = 1 AND ratings_applied = 0", (game_id,)).rowcount
+                if claimed != 1:
+                    self._db.execute("ROLLBACK")
+                    return False
+                for row in ratings:
+                    values = (row.rating, row.rd, row.volatility, row.games, row.updated)
+                    if row.games == 1:
+                        stored = self._db.execute(
+                            "INSERT INTO ratings (player, game, rating, rd, volatility, "
+                            "games, updated) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                            "ON CONFLICT (player, game) DO NOTHING",
+                            (row.player, row.game, *values)).rowcount
+                    else:
+                        stored = self._db.execute(
+                            "UPDATE ratings SET rating = ?, rd = ?, volatility = ?, games = ?, "
+                            "updated = ? WHERE player = ? AND game = ? AND games = ?",
+                            (*values, row.player, row.game, row.games - 1)).rowcount
+                    if stored != 1:
+                        raise RatingConflict(f"{row.player}'s {row.game} rating changed "
+                                             f"while match {game_id} was reckoned")
+                self._db.executemany(
+                    "INSERT INTO rating_changes (game_id, seat, player, game, rating_before, "
+                    "rating_after, rd_before, rd_after, opponent_rating, opponent_rd, at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(c.game_id, c.seat, c.player, c.game, c.rating_before, c.rating_after,
+                      c.rd_before, c.rd_after, c.opponent_rating, c.opponent_rd, c.at)
+                     for c in changes])
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+        return True
 
     def expire(self, unfinished_before: float, finished_before: float) -> list[str]:
         """Delete the unfinished games last changed before ``unfinished_before`` and the
@@ -801,6 +975,26 @@ class AsyncStore:
     async def expire(self, unfinished_before: float, finished_before: float) -> list[str]:
         return await self._run(self.sync.expire, unfinished_before, finished_before)
 
+    async def ratings_of(self, game: str, players: Sequence[str]) -> dict[str, RatingRow]:
+        return await self._run(self.sync.ratings_of, game, players)
+
+    async def player_ratings(self, player: str) -> list[RatingRow]:
+        return await self._run(self.sync.player_ratings, player)
+
+    async def leaderboard(self, game: str, provisional_rd: float, limit: int = 100
+                          ) -> list[tuple[PlayerRef, RatingRow]]:
+        return await self._run(self.sync.leaderboard, game, provisional_rd, limit)
+
+    async def rating_changes_of(self, player: str, game_ids: Sequence[str]
+                                ) -> dict[str, RatingChange]:
+        return await self._run(self.sync.rating_changes_of, player, game_ids)
+
+    async def ratings_due(self, limit: int = 100) -> list[GameRow]:
+        return await self._run(self.sync.ratings_due, limit)
+
+    async def apply_ratings(self, game_id: str, ratings: Sequence[RatingRow],
+                            changes: Sequence[RatingChange]) -> bool:
+        return await self._run(self.sync.apply_ratings, game_id, ratings, changes)
     async def open_lobby_socket(self, socket: str, player: str, server: str) -> None:
         await self._run(self.sync.open_lobby_socket, socket, player, server)
 
@@ -891,6 +1085,17 @@ def _game_row(found: Sequence[Any]) -> GameRow:
                    found[6], (found[7], found[8]), found[9], found[10], bool(found[11]),
                    found[12], found[13], found[14], (players[0], players[1]), result,
                    bool(found[23]), None if found[24] is None else int(found[24]))
+
+
+#: a rating's columns, in :class:`RatingRow`'s order
+_RATING_COLUMNS: Final = "player, game, rating, rd, volatility, games, updated"
+_RATING_COLUMNS_R: Final = ", ".join(f"r.{c}" for c in _RATING_COLUMNS.split(", "))
+
+
+def _rating_row(found: Sequence[Any]) -> RatingRow:
+    """A :class:`RatingRow` from the :data:`_RATING_COLUMNS` of one row."""
+    return RatingRow(str(found[0]), str(found[1]), float(found[2]), float(found[3]),
+                     float(found[4]), int(found[5]), float(found[6]))
 
 
 def _statements(script: str) -> list[str]:

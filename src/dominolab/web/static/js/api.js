@@ -29,10 +29,10 @@ function retryAfterSeconds(value) {
   return Math.max(0, Math.ceil((when - Date.now()) / 1000));
 }
 
-async function request(method, path, { token = null, body = undefined, player = null } = {}) {
+async function request(method, path, { token = null, body = undefined, playerKey = null } = {}) {
   const headers = { Accept: "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
-  if (player) headers["X-Player-Key"] = player;   // a player's key: a header, never a URL
+  if (playerKey) headers["X-Player-Key"] = playerKey;  // a header: never in a URL
   const init = { method, headers, cache: "no-store" };
   if (body !== undefined) {
     headers["Content-Type"] = "application/json";
@@ -60,8 +60,8 @@ async function request(method, path, { token = null, body = undefined, player = 
 export const api = {
   meta: () => request("GET", "/api/meta"),
   /** Make a game and keep its seat on this device (the start page, the tutorial's match). */
-  createGame: async (body) => {
-    const res = await request("POST", "/api/games", { body });
+  createGame: async (body, playerKey = null) => {
+    const res = await request("POST", "/api/games", { body, playerKey });
     saveSeat(res.id, { token: res.token, seat: res.seat ?? 0, invite: res.invite ?? null });
     return res;
   },
@@ -80,9 +80,15 @@ export const api = {
   rematch: (id, token, layout) =>
     request("POST", `/api/games/${encodeURIComponent(id)}/rematch`, { token, body: { layout } }),
   record: (id, token) => request("GET", `/api/games/${encodeURIComponent(id)}/record`, { token }),
-  replay: (id, token, layout) =>
-    request("GET", `/api/games/${encodeURIComponent(id)}/replay?layout=${layout}`, { token }),
+  // a finished match's replay is anyone's who has its id (nothing is hidden any more)
+  replay: (id, layout) =>
+    request("GET", `/api/games/${encodeURIComponent(id)}/replay?layout=${layout}`),
+  // a spectator's: any game's public state, by id alone
+  watch: (id, layout) => request("GET", `/api/games/${encodeURIComponent(id)}/watch?layout=${layout}`),
   rules: (lang) => request("GET", `/api/rules/${lang}`),
+  // a player's page (name, ratings, finished matches) and a game's leaderboard: public
+  player: (id) => request("GET", `/api/players/${encodeURIComponent(id)}`),
+  leaderboard: (game) => request("GET", `/api/leaderboard/${encodeURIComponent(game)}`),
   // the player's guide: its index, and one game's page (docs/learn.md)
   guide: (lang) => request("GET", `/api/guide/${lang}`),
   guidePage: (game, lang) => request("GET", `/api/guide/${encodeURIComponent(game)}/${lang}`),
@@ -91,13 +97,13 @@ export const api = {
   lessons: (game, layout) =>
     request("GET", `/api/lessons/${encodeURIComponent(game)}?layout=${layout}`),
   // the lobby (docs/web.md, "The lobby"); KEY is the player's key
-  openSeek: (key, body) => request("POST", "/api/seeks", { player: key, body }),
-  cancelSeek: (key, id) => request("DELETE", `/api/seeks/${encodeURIComponent(id)}`, { player: key }),
+  openSeek: (key, body) => request("POST", "/api/seeks", { playerKey: key, body }),
+  cancelSeek: (key, id) => request("DELETE", `/api/seeks/${encodeURIComponent(id)}`, { playerKey: key }),
   // accepting a seek or being paired: {id, seat, token, state}, kept on this device
   acceptSeek: async (key, id, layout) => keepNew(await request("POST",
-    `/api/seeks/${encodeURIComponent(id)}/accept`, { player: key, body: { layout } })),
+    `/api/seeks/${encodeURIComponent(id)}/accept`, { playerKey: key, body: { layout } })),
   quick: async (key, game, layout) => {
-    const res = await request("POST", "/api/quick", { player: key, body: { game, layout } });
+    const res = await request("POST", "/api/quick", { playerKey: key, body: { game, layout } });
     return res.matched ? keepNew(res) : res;
   },
 };
@@ -109,13 +115,7 @@ function keepNew(res) {
 
 // ---- the player (a name without a password; docs/web.md, "Players") ------------------
 
-const PLAYER = "dominolab.player";
-
-/** The player this browser keeps, {id, name, key}, or null. */
-export function loadPlayer() {
-  const v = readJSON(PLAYER);
-  return v && typeof v.id === "string" && typeof v.name === "string" && typeof v.key === "string" ? v : null;
-}
+const PLAYER = "dominolab.player";   // the key loadPlayer reads
 
 export function forgetPlayer() {
   try { localStorage.removeItem(PLAYER); } catch (_) { /* ignore */ }
@@ -136,7 +136,7 @@ export async function checkedPlayer() {
   const player = loadPlayer();
   if (!player) return null;
   try {
-    await request("GET", "/api/me", { player: player.key });
+    await request("GET", "/api/me", { playerKey: player.key });
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) {
       forgetPlayer();
@@ -163,6 +163,12 @@ function readJSON(key) {
 
 function writeJSON(key, value) {
   try { localStorage.setItem(key, JSON.stringify(value)); } catch (_) { /* storage off */ }
+}
+
+/** The player this browser plays as, {id, name, key}, or null (the name dialog keeps it). */
+export function loadPlayer() {
+  const v = readJSON("dominolab.player");
+  return v && typeof v.id === "string" && typeof v.key === "string" ? v : null;
 }
 
 /** {token, seat, invite} for game ID, or null. */

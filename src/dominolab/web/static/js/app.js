@@ -1,12 +1,15 @@
 // The page's entry point: the header (rules link, language buttons), a small router for
-// /, /game/ID, /rules and /replay/ID (history.pushState), and the toasts' host.
+// /, /game/ID, /watch/ID, /rules and /replay/ID (history.pushState), and the toasts' host.
 
 import { t, getLang, setLang, onLangChange } from "./i18n.js";
 import { HomeView } from "./home.js";
 import { GameView } from "./game.js";
+import { WatchView } from "./watch.js";
 import { ReplayView } from "./replay.js";
 import { RulesView } from "./rules.js";
 import { LearnView } from "./learn.js";
+import { PlayerView } from "./player.js";
+import { LeaderboardView } from "./leaderboard.js";
 import { LobbyView } from "./lobby.js";
 
 const main = document.getElementById("main");
@@ -16,10 +19,14 @@ function route(path) {
   let m;
   if ((m = /^\/game\/([^/]+)\/?$/.exec(path))) return new GameView(decodeURIComponent(m[1]), navigate);
   if ((m = /^\/replay\/([^/]+)\/?$/.exec(path))) return new ReplayView(decodeURIComponent(m[1]), navigate);
+  if ((m = /^\/watch\/([^/]+)\/?$/.exec(path))) return new WatchView(decodeURIComponent(m[1]), navigate);
   // /rules, /rules/GAME, /rules/exact: the player's guide (rules.js) decides
   if (/^\/rules(\/[^/]*)?\/?$/.test(path)) return new RulesView(path, navigate);
   // /learn, /learn/GAME: the tutorial (learn.js)
   if (/^\/learn(\/[^/]*)?\/?$/.test(path)) return new LearnView(path, navigate);
+  // a player's page and the leaderboard (player.js, leaderboard.js)
+  if ((m = /^\/player\/([^/]+)\/?$/.exec(path))) return new PlayerView(decodeURIComponent(m[1]), navigate);
+  if ((m = /^\/leaderboard(?:\/([^/]+))?\/?$/.exec(path))) return new LeaderboardView(m[1] ? decodeURIComponent(m[1]) : null, navigate);
   if (/^\/lobby\/?$/.test(path)) return new LobbyView(navigate);
   return new HomeView(navigate);
 }
@@ -53,6 +60,7 @@ function renderHeader() {
   document.querySelector("[data-i18n=brand-tagline]").textContent = t("app.tagline");
   document.querySelector("[data-testid=rules-link]").textContent = t("nav.rules");
   document.querySelector("[data-testid=learn-link]").textContent = t("nav.learn");
+  document.querySelector("[data-testid=leaderboard-link] .nav-label").textContent = t("nav.leaderboard");
   document.querySelector("[data-testid=lobby-link]").textContent = t("nav.lobby");
   document.querySelector("[data-i18n=home-link]").textContent = t("nav.home");
   document.querySelector(".lang-switch").setAttribute("aria-label", t("nav.language"));

@@ -252,6 +252,7 @@ export class GameView {
     this.socket = new GameSocket({
       id: this.id,
       token: this.token,
+      watch: !!this.spectator,
       layout: this.layout,
       onState: (st, now) => {
         if (typeof now === "number") this.skew = now - Date.now() / 1000;
@@ -315,6 +316,7 @@ export class GameView {
     const tick = setInterval(() => this.renderClock(), 1000);
     this.disposers.push(() => clearInterval(tick));
     this.connEl = el("span", { class: "conn", "data-testid": "connection", "data-state": "connecting", role: "status" });
+    this.watchingEl = el("span", { class: "watching", "data-testid": "watching", "data-count": "0", hidden: true });
     this.soundEl = el("button", {
       type: "button", class: "sound-toggle", "data-testid": "sound", onclick: () => this.toggleSound(),
     });
@@ -341,7 +343,7 @@ export class GameView {
     }, [
       el("div", { class: "game-bar" }, [
         el("div", { class: "game-heading" }, [this.titleEl, this.vsEl]),
-        el("div", { class: "game-tools" }, [this.soundEl, this.connEl]),
+        el("div", { class: "game-tools" }, [this.watchingEl, this.soundEl, this.connEl]),
       ]),
       this.bannerEl,
       this.noticeEl,
@@ -562,10 +564,13 @@ export class GameView {
       const seat = loadSeat(this.id);
       if (seat && seat.seat !== st.seat) saveSeat(this.id, { ...seat, seat: st.seat });
     }
-    saveInfo(this.id, {
-      game: st.game, title: st.title, updated: Date.now(), over: !!st.match_result,
-      totals: st.totals, seat: st.seat,
-    });
+    // a spectator keeps nothing of the games it watches
+    if (!this.spectator) {
+      saveInfo(this.id, {
+        game: st.game, title: st.title, updated: Date.now(), over: !!st.match_result,
+        totals: st.totals, seat: st.seat,
+      });
+    }
     this.render();
     if (before) this.animateMoves(prev, st, before);
   }
@@ -611,12 +616,16 @@ export class GameView {
     this.gameEl.classList.toggle("is-my-turn", turn === "me" && this.live);
     document.title = `${t(`game.${st.game}`)} · dominolab`;
     this.titleEl.textContent = t(`game.${st.game}`) || st.title;
-    const myName = st.players && st.players[st.seat] ? st.players[st.seat].name : t("who.me");
-    this.vsEl.textContent = `${myName} vs ${opponentName(ctx)}`;
+    // the players' names when they have them ("Ala vs Ola"; a spectator: seat 0's first)
+    const named = (seat) => (st.players && st.players[seat] ? st.players[seat].name
+      : seat === st.seat ? t("who.me") : seatName(seat, ctx));
+    const first = st.seat ?? 0;
+    this.vsEl.textContent = `${named(first)} vs ${named(1 - first)}`;
     this.drawConn();
     this.gameEl.classList.toggle("is-offline", !this.live);
 
     this.renderInvite();
+    this.renderWatching();
     this.renderSound();
     this.renderStatus(turn);
     this.renderClock();
@@ -709,8 +718,9 @@ export class GameView {
     const left = Math.max(0, Math.ceil(deadline - (Date.now() / 1000 + (this.skew || 0))));
     const mm = Math.floor(left / 60), ss = String(left % 60).padStart(2, "0");
     const mine = st.to_move === st.seat;
+    const mover = st.players && st.players[st.to_move] ? st.players[st.to_move].name : seatName(st.to_move, this.ctx);
     const text = left === 0 ? t("clock.out")
-      : mine ? t("clock.mine", { t: `${mm}:${ss}` }) : t("clock.theirs", { name: opponentName(this.ctx), t: `${mm}:${ss}` });
+      : mine ? t("clock.mine", { t: `${mm}:${ss}` }) : t("clock.theirs", { name: mover, t: `${mm}:${ss}` });
     Object.assign(this.clockEl.dataset, { seconds: String(left), mine: String(mine) });
     this.clockEl.classList.toggle("is-mine", mine);
     this.clockEl.classList.toggle("is-low", left <= 15);
@@ -735,10 +745,12 @@ export class GameView {
   renderOpponent() {
     const st = this.state;
     const ctx = this.ctx;
-    const n = st.opponent_tiles ?? 0;
-    const name = opponentName(ctx);
+    // the seat across the table: the opponent (on a spectator's page, seat 1)
+    const seat = 1 - (st.seat ?? 0);
+    const n = (st.tiles ? st.tiles[seat] : st.opponent_tiles) ?? 0;
+    const name = seatName(seat, ctx);
     const backs = el("div", {
-      class: "opp-backs", "data-testid": "opponent-hand", "data-count": String(n), role: "img",
+      class: "opp-backs", "data-testid": "opponent-hand", "data-seat": String(seat), "data-count": String(n), role: "img",
       "aria-label": t("opp.tiles", { name, n }), title: t("opp.tiles", { name, n }),
     }, Array.from({ length: n }, () => tileBack()));
     const parts = [
@@ -766,6 +778,14 @@ export class GameView {
       parts.push(this.legendEl);
     }
     this.oppEl.replaceChildren(...parts);
+  }
+
+  /** "N watching": how many spectators the game has (shown once there is one). */
+  renderWatching() {
+    const n = this.state.watching || 0;
+    this.watchingEl.hidden = !n;
+    this.watchingEl.dataset.count = String(n);
+    this.watchingEl.textContent = t("watch.count", { n });
   }
 
   renderSound() {
@@ -814,7 +834,8 @@ export class GameView {
     const pts = explained ? "" : pointsText(step.points, ctx);
     const scored = (step.points || []).some((p) => p > 0);
     const out = [
-      el("strong", { class: step.seat === ctx.seat ? "who-me" : "who-opp", text: seatName(step.seat, ctx) }),
+      // a spectator's page colours seat 0 as a seat's page colours its own
+      el("strong", { class: step.seat === (ctx.seat ?? 0) ? "who-me" : "who-opp", text: seatName(step.seat, ctx) }),
       " ", el("span", {
         class: "move-words", title: t("move.notation", { move: step.move }), "data-move": step.move,
         text: moveText(step, { plays }),
@@ -954,7 +975,7 @@ export class GameView {
   renderScores(turn) {
     const st = this.state;
     const ctx = this.ctx;
-    const me = st.seat, opp = 1 - st.seat;
+    const me = st.seat ?? 0, opp = 1 - me;
     const row = (seat, cls) => el("tr", { class: cls }, [
       el("th", { scope: "row" }, [seatName(seat, ctx), st.to_move === seat ? el("span", { class: "turn-mark", title: t("turn.me"), text: " ◀" }) : null]),
       el("td", { class: "total", "data-testid": seat === me ? "total-me" : "total-opp", text: String(st.totals?.[seat] ?? 0) }),
@@ -970,25 +991,21 @@ export class GameView {
       el("div", { class: "bar me" }, [el("span", { style: `width:${pct(st.totals?.[me] ?? 0)}%` })]),
       el("div", { class: "bar opp" }, [el("span", { style: `width:${pct(st.totals?.[opp] ?? 0)}%` })]),
     ]);
-    let turnText;
-    if (st.match_result) turnText = t("turn.matchOver");
-    else if (!this.live) turnText = this.offlineText();
-    else if (turn === "me") turnText = t("turn.me");
-    else if (turn === "opponent") turnText = this.theirTurnText();
-    else turnText = t("turn.none");
+    const turnText = this.turnWords(turn);
     const facts = [
       [t("facts.target"), el("span", { "data-testid": "target", text: String(target) })],
       [t("facts.hand"), el("span", { "data-testid": "hand-number", text: String(st.hand_number) })],
       [t("facts.opener"), el("span", { text: seatName(st.opener, ctx) })],
     ];
+    const oppTiles = st.seat === null || st.seat === undefined ? null
+      : [t("scores.oppTilesShort"), el("span", { "data-testid": "opponent-tiles", text: String(st.opponent_tiles ?? 0) })];
     if (st.rules.boneyard) {
       facts.push([t("scores.boneyard"), el("span", { "data-testid": "boneyard", text: String(st.boneyard ?? 0) })]);
-      facts.push([t("scores.oppTilesShort"), el("span", { "data-testid": "opponent-tiles", text: String(st.opponent_tiles ?? 0) })]);
     } else {
       facts.push([t("scores.count"), el("span", { "data-testid": "count", class: "big-number", text: String(st.count ?? 0) })]);
       facts.push([t("scores.n"), el("span", { "data-testid": "n", class: "big-number", text: String(st.n ?? 0) })]);
-      facts.push([t("scores.oppTilesShort"), el("span", { "data-testid": "opponent-tiles", text: String(st.opponent_tiles ?? 0) })]);
     }
+    if (oppTiles) facts.push(oppTiles);
     const dl = el("dl", { class: "facts" }, facts.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", {}, [v])]));
     this.scoresEl.replaceChildren(
       el("h2", { class: "section-title", text: t("scores.title") }),
@@ -997,12 +1014,22 @@ export class GameView {
     );
   }
 
+  /** Whose turn it is, in the score panel's words. */
+  turnWords(turn) {
+    const st = this.state;
+    if (st.match_result) return t("turn.matchOver");
+    if (!this.live) return this.offlineText();
+    if (turn === "me") return t("turn.me");
+    if (turn === "opponent") return this.theirTurnText();
+    return t("turn.none");
+  }
+
   renderHistory() {
     const st = this.state;
     this.historyTitle.textContent = `${t("history.title")} (${t("scores.hand", { n: st.hand_number })})`;
     const plays = tablePlays(st.history);
     const items = (st.history || []).map((step, i) => el("li", {
-      class: "history-item" + (step.seat === st.seat ? " is-me" : " is-opp"),
+      class: "history-item" + (step.seat === (st.seat ?? 0) ? " is-me" : " is-opp"),
     }, [el("span", { class: "history-n", "aria-hidden": "true", text: String(i + 1) }), el("span", { class: "history-text" }, this.stepLine(step, plays))]));
     this.historyEl.replaceChildren(...items);
     if (!items.length) {
@@ -1067,7 +1094,7 @@ export class GameView {
 
   resultBlock(result, layout) {
     const ctx = this.ctx;
-    const me = ctx.seat, opp = 1 - ctx.seat;
+    const me = ctx.seat ?? 0, opp = 1 - me;
     const small = new TableView({ small: true, minWidth: 8, minHeight: 3, label: t("over.finalTable") });
     small.setLayout(layout || { tiles: [], bounds: [0, 0, 0, 0] }, { animateLast: false });
     const rows = [
@@ -1341,13 +1368,22 @@ export class GameView {
     for (const btn of this.handEl.querySelectorAll('[data-testid="hand-tile"]')) {
       hand.set(btn.dataset.tile, box(btn.querySelector("svg")));
     }
-    const backs = this.oppEl.querySelectorAll(".opp-backs .tile-back");
+    const lastBack = (seat) => {
+      const host = this.backsOf(seat);
+      const backs = host ? host.querySelectorAll(".tile-back") : [];
+      return box(backs[backs.length - 1] || host);
+    };
     return {
       hand,
-      opponent: box(backs[backs.length - 1] || this.oppEl.querySelector(".opp-backs")),
+      backs: [lastBack(0), lastBack(1)],
       pile: box(this.oppEl.querySelector(".pile-stack .tile-back:last-child") || this.oppEl.querySelector(".pile")),
       drop: this.dropFrom,
     };
+  }
+
+  /** Where SEAT's tiles lie face down (the opponent's strip), or null (my own hand). */
+  backsOf(seat) {
+    return this.state && seat === this.state.seat ? null : this.oppEl.querySelector(".opp-backs");
   }
 
   /** The moves from PREV to ST, as they happened on the table: each laid tile flies to its
@@ -1371,7 +1407,7 @@ export class GameView {
         if (!motion) return;
         const target = this.table.tileElement(k);
         const tile = canonical(mv.tile);
-        const from = mine ? (before.drop && before.drop.tile === tile ? before.drop.rect : before.hand.get(tile)) : before.opponent;
+        const from = mine ? (before.drop && before.drop.tile === tile ? before.drop.rect : before.hand.get(tile)) : before.backs[step.seat];
         const p = (st.table.tiles || []).find((x) => x.k === k);
         if (target && p) {
           flyTile(from, target.getBoundingClientRect(), { a: p.a, b: p.b, hide: target.closest("g"), delay, duration: FLIGHT_MS });
@@ -1387,7 +1423,8 @@ export class GameView {
             flyTile(before.pile, svg.getBoundingClientRect(), { a, b, hide: btn, delay, duration: FLIGHT_MS });
           }
         } else if (!mine) {
-          const backs = this.oppEl.querySelectorAll(".opp-backs .tile-back");
+          const host = this.backsOf(step.seat);
+          const backs = host ? host.querySelectorAll(".tile-back") : [];
           const last = backs[backs.length - 1];
           if (last) flyTile(before.pile, last.getBoundingClientRect(), { back: true, hide: last, delay, duration: FLIGHT_MS });
         }

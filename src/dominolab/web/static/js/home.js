@@ -1,7 +1,7 @@
 // The start page: the new-game form built from GET /api/meta, and the games this device
 // holds a token for.
 
-import { api, ApiError, storedGames, forgetGame } from "./api.js";
+import { api, ApiError, storedGames, forgetGame, loadPlayer } from "./api.js";
 import { t, onLangChange, has } from "./i18n.js";
 import { el } from "./ui.js";
 import { tileSVG } from "./tiles.js";
@@ -11,7 +11,7 @@ let metaCache = null;
 export class HomeView {
   constructor(navigate) {
     this.navigate = navigate;
-    this.values = { game: null, opponent: "medium", first: "lot", options: {} };
+    this.values = { game: null, opponent: "medium", first: "lot", options: {}, rated: false };
     this.disposers = [];
     this.submitting = false;
     this.createError = null;   // why the last creation failed (an ApiError), shown in the form
@@ -81,7 +81,7 @@ export class HomeView {
 
     const opponent = el("select", {
       name: "opponent", id: "f-opponent",
-      onchange: (ev) => { this.values.opponent = ev.target.value; },
+      onchange: (ev) => { this.values.opponent = ev.target.value; this.showRated(); },
     }, [...levels, "friend"].map((lv) => el("option", { value: lv, selected: lv === this.values.opponent }, [has(`level.${lv}`) ? t(`level.${lv}`) : lv])));
 
     const first = el("select", {
@@ -104,6 +104,7 @@ export class HomeView {
         el("div", { class: "field" }, [el("label", { for: "f-opponent", text: t("form.opponent") }), opponent]),
         el("div", { class: "field" }, [el("label", { for: "f-first", text: t("form.first") }), first]),
       ]),
+      this.ratedField(),
       this.createError ? el("p", {
         class: "form-error", role: "alert", "data-testid": "start-error", text: createErrorText(this.createError),
       }) : null,
@@ -137,6 +138,29 @@ export class HomeView {
     ]) : null;
 
     this.root.replaceChildren(el("div", { class: "home" }, [hero, form, savedList]));
+  }
+
+  /** A stored player may make a match against the computer rated (ratings: the default
+   * rules only, which the server checks); with a link to their page. */
+  ratedField() {
+    const player = loadPlayer();
+    this.ratedEl = null;
+    if (!player) return null;
+    this.ratedEl = el("div", { class: "check", hidden: this.values.opponent === "friend" }, [
+      el("input", {
+        type: "checkbox", name: "rated", id: "f-rated", "data-testid": "rated", checked: this.values.rated,
+        onchange: (ev) => { this.values.rated = ev.target.checked; },
+      }),
+      el("label", { for: "f-rated", text: t("home.rated") }),
+    ]);
+    return el("div", { class: "field" }, [
+      this.ratedEl,
+      el("p", { class: "small-note" }, [el("a", { href: `/player/${encodeURIComponent(player.id)}`, "data-link": "", "data-testid": "my-page-link", text: `${t("home.myPage")} (${player.name})` })]),
+    ]);
+  }
+
+  showRated() {
+    if (this.ratedEl) this.ratedEl.hidden = this.values.opponent === "friend";
   }
 
   optionField(gameName, o) {
@@ -177,6 +201,9 @@ export class HomeView {
       opponent: form.elements.opponent.value,
       first: form.elements.first.value,
     };
+    const player = loadPlayer();
+    const rated = !!player && body.opponent !== "friend" && !!form.elements.rated && form.elements.rated.checked;
+    if (rated) body.rated = true;
     this.submitting = true;
     this.createError = null;
     const old = form.querySelector("[data-testid=start-error]");
@@ -184,7 +211,7 @@ export class HomeView {
     const btn = form.querySelector("[data-testid=start]");
     if (btn) { btn.disabled = true; btn.textContent = t("form.starting"); }
     try {
-      const res = await api.createGame(body);
+      const res = await api.createGame(body, rated ? player.key : null);
       this.submitting = false;
       this.navigate(`/game/${encodeURIComponent(res.id)}`);
     } catch (err) {

@@ -5,6 +5,7 @@
 
 import * as guideStrings from "./strings/guide.js";
 import * as learnStrings from "./strings/learn.js";
+import * as ratingStrings from "./strings/ratings.js";
 import * as lobbyStrings from "./strings/lobby.js";
 
 const LANG_KEY = "dominolab/lang";
@@ -298,6 +299,17 @@ const en = {
   "match.rematch": "Rematch",
   "match.rematchOffered": "Your opponent wants a rematch —",
   "match.rematchPlay": "Play it",
+
+  "watch.count": (p) => `${p.n} watching`,
+  "watch.title": "Watching",
+  "watch.vs": "{a} vs {b}",
+  "watch.toMove": "{name} to move",
+  "watch.note": "You are watching: both hands stay face down.",
+  "watch.lastHand": "Hand {n} is over",
+  "watch.full.title": "This game has as many spectators as it takes",
+  "watch.full.text": "Try again in a while.",
+  "watch.limited.title": "Too many games are watched from here",
+  "watch.limited.text": "Close another game watched from this network, then try again.",
 };
 
 const pl = {
@@ -581,10 +593,21 @@ const pl = {
   "match.rematch": "Rewanż",
   "match.rematchOffered": "Przeciwnik chce rewanżu —",
   "match.rematchPlay": "Zagraj",
+
+  "watch.count": (p) => `${p.n} ${plPlural(p.n, "osoba ogląda", "osoby oglądają", "osób ogląda")}`,
+  "watch.title": "Oglądanie",
+  "watch.vs": "{a} – {b}",
+  "watch.toMove": "Ruch: {name}",
+  "watch.note": "Oglądasz grę: kamienie obu graczy leżą odwrócone.",
+  "watch.lastHand": "Koniec partii {n}",
+  "watch.full.title": "Tę grę ogląda już tyle osób, ile może",
+  "watch.full.text": "Spróbuj ponownie za jakiś czas.",
+  "watch.limited.title": "Stąd ogląda się zbyt wiele gier",
+  "watch.limited.text": "Zamknij inną grę oglądaną z tej sieci i spróbuj ponownie.",
 };
 
-// the player's guide, the tutorial and the lobby keep their texts in their own files
-for (const part of [guideStrings, learnStrings, lobbyStrings]) {
+// the player's guide, the tutorial, the ratings and the lobby keep their texts in their own files
+for (const part of [guideStrings, learnStrings, ratingStrings, lobbyStrings]) {
   for (const [lang, dict] of [[en, part.en], [pl, part.pl]]) {
     for (const key of Object.keys(dict)) {
       if (key in lang) throw new Error(`i18n: the key ${key} is defined twice`);

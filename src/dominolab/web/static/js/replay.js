@@ -1,12 +1,13 @@
 // The replay of a finished match (/replay/ID): every FRAME with its table, both hands,
 // the scores and the reason of its step; buttons, a slider and the arrow keys move along.
+// Without a seat of the game on this device it is a spectator's replay (by the id alone).
 
 import { api, loadSeat } from "./api.js";
 import { t, onLangChange } from "./i18n.js";
 import { TableView } from "./table.js";
 import { tileSVG, digits } from "./tiles.js";
 import { el, layoutMode } from "./ui.js";
-import { seatName, moveText, reasonText, pointsText, endText, winnerText, bonusText, tablePlays } from "./words.js";
+import { seatName, opponentName, moveText, reasonText, pointsText, endText, winnerText, bonusText, tablePlays } from "./words.js";
 
 /** For each FRAME, the number of its move within its hand (0 for a hand's deal). */
 export function moveNumbers(frames) {
@@ -20,6 +21,21 @@ export function moveNumbers(frames) {
   return out;
 }
 
+/** What the replay of a match this device holds no seat of is shown by: the game, its rules
+ * and the seats' players, from the public replay's own fields. */
+function publicState(replay) {
+  return { game: replay.game, rules: replay.rules, mode: replay.mode, opponent: replay.opponent, seat: null, players: replay.players || [null, null] };
+}
+
+/** The seats' names in a public replay: the players', the computer's by its level. */
+function publicNames(st) {
+  return st.players.map((p, seat) => {
+    if (p) return p.name;
+    if (st.mode === "computer" && seat === 1) return opponentName({ mode: "computer", opponent: st.opponent });
+    return null;
+  });
+}
+
 export class ReplayView {
   constructor(id, navigate) {
     this.id = id;
@@ -31,13 +47,10 @@ export class ReplayView {
 
   mount(root) {
     this.root = root;
+    // without a seat of this game the replay is the public one (anyone's once the match is
+    // over, as a player's page links it); until then the server answers 401
     const seat = loadSeat(this.id);
-    if (!seat) {
-      this.renderMessage(t("notoken.title"), t("notoken.text"));
-      this.disposers.push(onLangChange(() => this.renderMessage(t("notoken.title"), t("notoken.text"))));
-      return;
-    }
-    this.token = seat.token;
+    this.token = seat ? seat.token : null;
     this.layout = layoutMode();
     this.root.replaceChildren(el("section", { class: "panel notice" }, [el("p", { class: "muted", text: t("replay.loading") })]));
     this.load();
@@ -62,28 +75,30 @@ export class ReplayView {
   async load() {
     try {
       const [state, replay] = await Promise.all([
-        api.state(this.id, this.token, this.layout),
-        api.replay(this.id, this.token, this.layout),
+        this.token ? api.state(this.id, this.token, this.layout) : null,
+        api.replay(this.id, this.layout),
       ]);
-      this.state = state;
+      this.state = state || publicState(replay);
       this.frames = replay.frames || [];
       this.moveNumbers = moveNumbers(this.frames);
       this.index = 0;
       this.build();
       this.render();
     } catch (err) {
-      this.renderMessage(t("replay.title"), err.describe ? err.describe() : String(err));
+      if (!this.token && err.status === 401) this.renderMessage(t("notoken.title"), t("notoken.text"));
+      else this.renderMessage(t("replay.title"), err.describe ? err.describe() : String(err));
     }
   }
 
   get ctx() {
-    return { seat: this.state.seat, mode: this.state.mode, opponent: this.state.opponent };
+    return { seat: this.state.seat, mode: this.state.mode, opponent: this.state.opponent, names: this.state.players ? publicNames(this.state) : undefined };
   }
 
   build() {
     this.table = new TableView({ minWidth: this.layout === "narrow" ? 9 : 16, minHeight: 6 });
     this.titleEl = el("h1", { class: "game-title" });
-    this.backEl = el("a", { href: `/game/${encodeURIComponent(this.id)}`, "data-link": "", class: "button subtle" });
+    const back = this.token ? "game" : "watch";
+    this.backEl = el("a", { href: `/${back}/${encodeURIComponent(this.id)}`, "data-link": "", class: "button subtle" });
     this.prevBtn = el("button", { type: "button", class: "button", "data-testid": "replay-prev", onclick: () => this.go(this.index - 1) });
     this.nextBtn = el("button", { type: "button", class: "button primary", "data-testid": "replay-next", onclick: () => this.go(this.index + 1) });
     this.firstBtn = el("button", { type: "button", class: "button subtle", onclick: () => this.go(0) });
@@ -96,6 +111,7 @@ export class ReplayView {
     this.posEl = el("p", { class: "replay-pos", "data-testid": "replay-position", "aria-live": "polite" });
     this.frameEl = el("div", { class: "replay-frame", "data-testid": "replay-frame", "data-index": "0" });
     this.keysEl = el("p", { class: "key-hint" });
+    if (!this.token) this.backEl.hidden = true;  // no seat here to go back to
     this.root.replaceChildren(el("section", { class: "replay", "data-testid": "replay-view" }, [
       el("div", { class: "game-bar" }, [this.titleEl, this.backEl]),
       el("div", { class: "replay-controls panel" }, [

@@ -1,11 +1,13 @@
-// The WebSocket of one game (/ws/games/ID): hello with the token, every `state` message to
-// the page, reconnection with backoff after a drop. A bad hello (4401, 4404) is final.
+// The WebSocket of one game (/ws/games/ID): hello with the token (or a spectator's hello),
+// every `state` message to the page, reconnection with backoff after a drop. A bad hello
+// (4401, 4404) is final, and so is a spectator refused by a limit (4409, 4429).
 
-const FATAL = new Set([4401, 4403, 4404]);
+const FATAL = new Set([4401, 4403, 4404, 4409, 4429]);
 
 export class GameSocket {
   /**
-   * @param {object} o id, token, layout, onState(state), onError({status, error}),
+   * @param {object} o id, token (or watch: true, a spectator's socket), layout,
+   *                   onState(state), onError({status, error}),
    *                   onStatus("open"|"connecting"|"closed"), onFatal(code)
    */
   constructor(o) {
@@ -47,7 +49,8 @@ export class GameSocket {
     this.ws = ws;
     ws.addEventListener("open", () => {
       if (ws !== this.ws) return;
-      ws.send(JSON.stringify({ type: "hello", token: this.token, layout: this.layout }));
+      ws.send(JSON.stringify(this.watch ? { type: "hello", watch: true, layout: this.layout }
+        : { type: "hello", token: this.token, layout: this.layout }));
     });
     ws.addEventListener("message", (ev) => {
       if (ws !== this.ws) return;

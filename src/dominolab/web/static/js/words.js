@@ -10,6 +10,7 @@ import { tileText, digits } from "./tiles.js";
  */
 export function seatName(seat, ctx) {
   if (seat === null || seat === undefined) return "";
+  if (ctx.names && ctx.names[seat]) return ctx.names[seat];  // a public replay: the seats' names
   if (ctx.seat === null || ctx.seat === undefined) return t("who.seat", { seat });
   if (seat === ctx.seat) return t("who.me");
   return opponentName(ctx);
