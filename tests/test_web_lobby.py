@@ -624,3 +624,40 @@ def test_the_lobby_is_read_from_the_store_on_every_announcement(client: TestClie
         shown = until(ws, lobby_with(seeks=1))
     assert shown["seeks"][0]["id"] == "otherseek1"
     assert shown["seeks"][0]["move_seconds"] == 90
+
+
+def test_a_database_from_before_the_lobby_gains_it_and_its_games_have_no_clock(
+        tmp_path: Path) -> None:
+    from dominolab.web.store import MIGRATIONS
+
+    path = tmp_path / "v5.sqlite3"
+    db = sqlite3.connect(path, isolation_level=None)
+    for script in MIGRATIONS[:5]:  # 6 is the lobby's
+        db.executescript(script)
+    db.execute("PRAGMA user_version = 5")
+    db.execute("INSERT INTO games (id, game, options, seed, first_opener, mode, opponent, "
+               "token0, token1, rules_version, created, updated, finished) VALUES "
+               "('oldgame01', 'luzak', '{}', 7, 0, 'friend', NULL, 'h0', 'h1', 1, 1.0, 1.0, 0)")
+    db.close()
+    store = Store(path)
+    loaded = store.load_game("oldgame01")
+    assert loaded is not None and loaded[0].move_seconds is None
+    assert store.out_of_time(START) == [] and store.lobby() == ([], [], [])
+    store.close()
+
+
+def test_the_lobby_migration_is_portable_sql() -> None:
+    """It must run unchanged on PostgreSQL too: plain types, nothing SQLite's alone, no
+    semicolons inside comments (the statements are split on them)."""
+    from dominolab.web.store import MIGRATIONS
+
+    script = MIGRATIONS[5]
+    assert "CREATE TABLE seeks" in script
+    for word in ("WITHOUT ROWID", "AUTOINCREMENT", "INSERT OR", "PRAGMA", "STRICT"):
+        assert word not in script.upper(), word
+    for line in script.splitlines():
+        _, dash, comment = line.partition("--")
+        assert not dash or ";" not in comment, line
+    types = {w for w in script.replace(",", " ").split()
+             if w in ("TEXT", "INTEGER", "REAL", "BLOB", "NUMERIC", "BOOLEAN", "DATETIME")}
+    assert types == {"TEXT", "INTEGER", "REAL"}

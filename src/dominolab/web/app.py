@@ -638,6 +638,7 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
         finally:
             sweeper.cancel()
             lobby_sweeper.cancel()
+            await app.state.lobby.close()
             await service.close()
 
     app = Starlette(

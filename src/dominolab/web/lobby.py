@@ -374,6 +374,11 @@ class Lobby:
         if gone:
             await self.service.events.publish("lobby", {"socket": socket})
 
+    async def close(self) -> None:
+        """Stop following the lobby (the server is stopping)."""
+        if self._refresher is not None:
+            self._refresher.cancel()
+
     # -- the sweep ---------------------------------------------------------------------------
     async def sweep(self) -> None:
         """Say this process and its lobby sockets are alive; delete the seeks of sockets
