@@ -107,7 +107,8 @@ def test_meta_lists_games_options_and_levels(client: TestClient) -> None:
     assert any(o["name"] == "short_ends_any_time" and o["type"] == "bool" for o in luzak)
 
 
-@pytest.mark.parametrize("path", ["/", "/game/abcdefgh123", "/rules", "/replay/abcdefgh123"])
+@pytest.mark.parametrize("path", ["/", "/game/abcdefgh123", "/rules", "/replay/abcdefgh123",
+                                  "/lobby"])
 def test_page_is_served_for_every_route(client: TestClient, path: str) -> None:
     r = client.get(path)
     assert r.status_code == 200

@@ -34,7 +34,7 @@ FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "150")), deadli
                 derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
 #: the close codes of docs/web.md, and a normal close
-CLOSE_CODES = {1000, 1003, 1009, 1013, 4400, 4401, 4403, 4404, 4410}
+CLOSE_CODES = {1000, 1003, 1009, 1013, 4400, 4401, 4403, 4404, 4410, 4429}
 
 #: JSON nested as deep as a 4 KiB body allows (far past what Python's parser takes)
 DEPTH = 2000
@@ -99,7 +99,8 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     seeds = random.Random(4)
     path: Path = tmp_path_factory.mktemp("web-fuzz") / "games.sqlite3"
     # limits high enough that every example reaches the code under test, not the rate limit
-    limits = Limits(games_per_minute=1e9, games_burst=10**9)
+    limits = Limits(games_per_minute=1e9, games_burst=10**9, seeks_per_minute=1e9,
+                    seeks_burst=10**9)
     app = create_app(path, computer_delay=0, hint_budget=Budget(worlds=100),
                      seeds=lambda: seeds.getrandbits(53), limits=limits)
     with TestClient(app, raise_server_exceptions=True) as c:
@@ -281,6 +282,103 @@ def test_fuzz_websocket_moves(client: TestClient, game: tuple[str, str],
     with client.websocket_connect(f"/ws/games/{gid}") as ws:
         ws.send_text(json.dumps({"type": "hello", "token": t0, "layout": "narrow"}))
         assert ws.receive_json()["type"] == "state"
+        for text in messages:
+            ws.send_text(text)
+            ws.send_text(json.dumps({"type": "ping"}))
+            try:
+                _socket_messages(ws)
+            except WebSocketDisconnect as closed:
+                assert closed.code in CLOSE_CODES, closed.code
+                return
+
+
+# -- the lobby -------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def player(client: TestClient) -> Iterator[str]:
+    """A player's key, with a lobby socket open for the module (so seeks can be opened)."""
+    r = client.post("/api/players", json={"name": "Fuzzer"})
+    assert r.status_code == 201, r.text
+    key: str = r.json()["key"]
+    with client.websocket_connect("/ws/lobby") as ws:
+        ws.send_json({"type": "hello", "player": key})
+        assert ws.receive_json()["type"] == "welcome"
+        yield key
+
+
+seek_bodies = st.fixed_dictionaries({}, optional={
+    "game": st.one_of(st.sampled_from(["luzak", "luzak-line", "widelec", "LUZAK"]),
+                      json_values),
+    "options": st.one_of(option_objects, json_values),
+    "rated": st.one_of(st.booleans(), json_values),
+    "move_seconds": st.one_of(st.sampled_from([30, 120, 600, 29, 601]), numbers, json_values),
+    "conn": st.one_of(texts, json_values),
+    "layout": json_values,
+})
+
+
+@FUZZ
+@given(path=st.sampled_from(["/api/seeks", "/api/quick", "/api/seeks/SEEK/accept"]),
+       body=st.one_of(seek_bodies, json_values), key=st.one_of(st.none(), header_values),
+       seek_id=texts)
+def test_fuzz_lobby_routes(client: TestClient, player: str, path: str, body: Any,
+                           key: str | None, seek_id: str) -> None:
+    """POST /api/seeks, /api/quick and /api/seeks/ID/accept with any body, key and id; and
+    DELETE /api/seeks/ID: 2xx or a JSON 4xx."""
+    headers = {"Content-Type": "application/json", "X-Player-Key": player if key is None
+               else key}
+    try:
+        r = client.post(path.replace("SEEK", seek_id), content=_dumps(body), headers=headers)
+    except (httpx.LocalProtocolError, httpx.InvalidURL, UnicodeEncodeError):
+        return
+    if r.status_code == 404 and not r.headers.get("content-type", "").startswith(
+            "application/json"):
+        return  # a path that is no route at all (e.g. with a slash in the id)
+    check(r)
+    made = r.json() if r.status_code == 201 else {}
+    seek = made if path == "/api/seeks" else made.get("seek")
+    if seek:
+        # keep room for the next example's seek (a player has at most a few open)
+        check(client.delete(f"/api/seeks/{seek['id']}", headers=headers))
+    try:
+        r = client.delete(f"/api/seeks/{seek_id}", headers=headers)
+    except (httpx.LocalProtocolError, httpx.InvalidURL, UnicodeEncodeError):
+        return
+    if r.status_code != 404 or r.headers.get("content-type", "").startswith(
+            "application/json"):
+        check(r)
+
+
+lobby_hellos = st.one_of(
+    texts,
+    json_values.map(lambda v: json.dumps(v)),
+    st.builds(lambda key: json.dumps({"type": "hello", "player": key}),
+              st.one_of(texts, json_values)),
+    st.integers(min_value=1, max_value=DEPTH).map(lambda n: "[" * n + "]" * n),
+)
+
+
+@pytest.mark.timeout(120)
+@FUZZ
+@given(hello=lobby_hellos, messages=st.lists(move_messages, max_size=3))
+def test_fuzz_lobby_socket(client: TestClient, hello: str, messages: list[str]) -> None:
+    """Any hello, then any messages: the lobby, an error, or a close with a documented code;
+    after a good hello each message is answered before the ping's pong."""
+    with client.websocket_connect("/ws/lobby") as ws:
+        ws.send_text(hello)
+        try:
+            first = ws.receive_json()
+        except WebSocketDisconnect as closed:
+            assert closed.code in CLOSE_CODES, closed.code
+            return
+        if first["type"] == "error":
+            assert first["status"] in CLOSE_CODES, first
+            with pytest.raises(WebSocketDisconnect) as info:
+                ws.receive_json()
+            assert info.value.code in CLOSE_CODES
+            return
+        assert first["type"] == "welcome", first
+        assert ws.receive_json()["type"] == "lobby"
         for text in messages:
             ws.send_text(text)
             ws.send_text(json.dumps({"type": "ping"}))

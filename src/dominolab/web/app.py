@@ -12,6 +12,7 @@ import html
 import json
 import logging
 import math
+import secrets
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -36,8 +37,9 @@ from dominolab.players import LEVELS
 from dominolab.web.guide import guide_endpoint, guide_index_endpoint
 from dominolab.web.lessons import lessons_endpoint, lessons_index_endpoint
 from dominolab.web.limits import Limits
+from dominolab.web.lobby import Lobby, LobbySocket, seek_json
 from dominolab.web.service import ApiError, Connection, GameService, LiveGame
-from dominolab.web.store import BUSY_TIMEOUT, Store
+from dominolab.web.store import BUSY_TIMEOUT, DATABASE_ERRORS, Store
 
 log = logging.getLogger("dominolab.web")
 
@@ -113,6 +115,11 @@ def player_key(request: Request) -> str | None:
 def service_of(request: Request | WebSocket) -> GameService:
     service: GameService = request.app.state.service
     return service
+
+
+def lobby_of(request: Request | WebSocket) -> Lobby:
+    lobby: Lobby = request.app.state.lobby
+    return lobby
 
 
 async def seat_for(request: Request) -> tuple[GameService, LiveGame, int]:
@@ -321,6 +328,61 @@ async def watch_state(request: Request) -> Response:
 async def leaderboard(request: Request) -> Response:
     """A game's best players by rating, and the computer levels' fixed ratings."""
     return JSONResponse(await service_of(request).leaderboard(request.path_params["game"]))
+# -- the lobby (docs/web.md, "The lobby") ----------------------------------------------------
+
+async def lobby_now(request: Request) -> Response:
+    """The lobby as its sockets see it: the open seeks and the live lobby matches."""
+    try:
+        shown, _told = await lobby_of(request).snapshot()
+    except DATABASE_ERRORS as exc:
+        log.error("could not read the lobby: %s", exc)
+        raise ApiError(503, "the lobby could not be read just now; try again in a moment",
+                       retry_after=2) from None
+    return JSONResponse(shown)
+
+
+async def create_seek(request: Request) -> Response:
+    data = await read_json(request)
+    key = player_key(request)
+    player = await service_of(request).player_of(key)
+    seek = await lobby_of(request).create_seek(data, player, key, client_of(request))
+    return JSONResponse(seek_json(seek), status_code=201)
+
+
+async def cancel_seek(request: Request) -> Response:
+    player = await service_of(request).player_of(player_key(request))
+    seek_id = request.path_params["seek_id"]
+    await lobby_of(request).cancel(seek_id, player)
+    return JSONResponse({"id": seek_id, "cancelled": True})
+
+
+def seat_answer(service: GameService, live: LiveGame, token: str, data: dict[str, Any],
+                **more: Any) -> Response:
+    """201 with a new lobby game's seat 1, its token (in the body, never a URL) and state."""
+    width = service.width_of(data.get("layout"))
+    return JSONResponse({**more, "id": live.id, "seat": 1, "token": token,
+                         "state": live.state(1, width)}, status_code=201)
+
+
+async def accept_seek(request: Request) -> Response:
+    data = await read_json(request)
+    service = service_of(request)
+    player = await service.player_of(player_key(request))
+    live, token = await lobby_of(request).accept(request.path_params["seek_id"], player,
+                                                 client_of(request))
+    return seat_answer(service, live, token, data)
+
+
+async def quick(request: Request) -> Response:
+    """Play anyone now: the game made with the oldest fitting seek, or the caller's seek."""
+    data = await read_json(request)
+    service = service_of(request)
+    key = player_key(request)
+    player = await service.player_of(key)
+    made = await lobby_of(request).quick(data, player, key, client_of(request))
+    if isinstance(made, tuple):
+        return seat_answer(service, *made, data, matched=True)
+    return JSONResponse({"matched": False, "seek": seek_json(made)}, status_code=201)
 
 
 async def rules(request: Request) -> Response:
@@ -425,6 +487,73 @@ async def game_socket(ws: WebSocket) -> None:
         service.detach(live, conn)
 
 
+async def lobby_socket(ws: WebSocket) -> None:
+    """The lobby, live (docs/web.md, "The lobby's WebSocket")."""
+    if not origin_allowed(ws):
+        await ws.close(code=4403, reason="this page's origin may not connect")
+        return
+    await ws.accept()
+    service, lobby = service_of(ws), lobby_of(ws)
+    client = client_of(ws)
+    lobby.clients[client] += 1
+    sock: LobbySocket | None = None
+    try:
+        if lobby.clients[client] > service.limits.lobby_sockets_per_client:
+            await _close(ws, 4429, "too many lobby connections from your address; close "
+                                   "another lobby page")
+            return
+        try:
+            hello = parse_json(await asyncio.wait_for(ws.receive_text(), HELLO_TIMEOUT))
+            if not isinstance(hello, dict) or hello.get("type") != "hello":
+                raise ValueError
+            key = hello.get("player")
+            if key is not None and not (isinstance(key, str) and 0 < len(key) <= 200):
+                raise ValueError
+        except (ValueError, TypeError, KeyError, TimeoutError, WebSocketDisconnect):
+            await _close(ws, 4400, "say hello first: {\"type\": \"hello\", \"player\": "
+                                   "KEY or null}")
+            return
+
+        async def close(code: int, reason: str) -> None:
+            await _close(ws, code, reason)
+
+        try:
+            player = await service.player_of(key)
+            sock = LobbySocket(secrets.token_urlsafe(12), player, key, ws.send_text, close)
+            await lobby.attach(sock)
+        except ApiError as exc:
+            await _close(ws, 1013 if exc.status == 503 else 4401, exc.message)
+            return
+        while True:
+            received = await ws.receive()
+            if received["type"] == "websocket.disconnect":
+                break
+            text = received.get("text")
+            if text is None:
+                await _close(ws, 1003, "send text messages (JSON), not binary ones")
+                return
+            if len(text) > MAX_BODY:
+                await _close(ws, 1009, f"messages are at most {MAX_BODY} bytes")
+                return
+            message = parse_json(text)
+            async with sock.lock:  # in order with the lobby messages
+                if isinstance(message, dict) and message.get("type") == "ping":
+                    await ws.send_text('{"type":"pong"}')
+                else:
+                    await ws.send_text(json.dumps({
+                        "type": "error", "status": 400,
+                        "error": "the lobby socket takes {\"type\": \"ping\"}; seeks are "
+                                 "opened and accepted over HTTP (/api/seeks)"}))
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        lobby.clients[client] -= 1
+        if lobby.clients[client] <= 0:
+            del lobby.clients[client]
+        if sock is not None:
+            lobby.detach(sock)
+
+
 async def _close(ws: WebSocket, code: int, reason: str) -> None:
     try:
         await ws.send_text(json.dumps({"type": "error", "status": code, "error": reason}))
@@ -502,10 +631,14 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
         service: GameService = app.state.service
         sweeper = asyncio.get_running_loop().create_task(service.expire_forever(),
                                                          name="expire games")
+        lobby_sweeper = asyncio.get_running_loop().create_task(
+            app.state.lobby.sweep_forever(), name="sweep the lobby")
         try:
             yield
         finally:
             sweeper.cancel()
+            lobby_sweeper.cancel()
+            await app.state.lobby.close()
             await service.close()
 
     app = Starlette(
@@ -521,6 +654,7 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             Route("/player/{player_id}", page),
             Route("/leaderboard", page),
             Route("/leaderboard/{game}", page),
+            Route("/lobby", page),
             Route("/api/meta", meta),
             Route("/api/players", create_player, methods=["POST"]),
             Route("/api/me", me),
@@ -535,12 +669,18 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             Route("/api/games/{game_id}/record", record),
             Route("/api/games/{game_id}/replay", replay),
             Route("/api/games/{game_id}/watch", watch_state),
+            Route("/api/seeks", lobby_now),
+            Route("/api/seeks", create_seek, methods=["POST"]),
+            Route("/api/seeks/{seek_id}", cancel_seek, methods=["DELETE"]),
+            Route("/api/seeks/{seek_id}/accept", accept_seek, methods=["POST"]),
+            Route("/api/quick", quick, methods=["POST"]),
             Route("/api/rules/{lang}", rules),
             Route("/api/lessons", lessons_index_endpoint),
             Route("/api/lessons/{game}", lessons_endpoint),
             Route("/api/guide/{lang}", guide_index_endpoint),
             Route("/api/guide/{game}/{lang}", guide_endpoint),
             WebSocketRoute("/ws/games/{game_id}", game_socket),
+            WebSocketRoute("/ws/lobby", lobby_socket),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         exception_handlers={ApiError: api_error, HTTPException: http_error,
@@ -552,5 +692,6 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
     app.state.service = GameService(Store(db_path, busy_timeout=busy_timeout, clock=clock),
                                     computer_delay=computer_delay, hint_budget=hint_budget,
                                     seeds=seeds, limits=limits, workers=workers, clock=clock)
+    app.state.lobby = Lobby(app.state.service)
     app.state.allow_origins = frozenset(o.rstrip("/") for o in allow_origins)
     return app

@@ -35,6 +35,18 @@ class Limits:
     players_burst: int = 5
     #: jobs (computer moves and hints) one client may have waiting for a worker
     queued_per_client: int = 200
+    #: seeks (and quick pairings) a client may open per minute, on average, and at once
+    seeks_per_minute: float = 20.0
+    seeks_burst: int = 10
+    #: open seeks one player may have at a time
+    open_seeks_per_player: int = 3
+    #: lobby WebSockets one client may hold open at a time (in one server process)
+    lobby_sockets_per_client: int = 8
+    #: how often the lobby says this process is alive and looks for seeks whose process
+    #: died and for clocks that ran out in games no process is watching
+    lobby_sweep_every: float = 10.0
+    #: a lobby socket whose process has not said it is alive for this long is gone
+    lobby_socket_timeout: float = 60.0
     #: an unfinished game nobody has moved in for this long is deleted
     abandoned_after: float = 7 * DAY
     #: a finished game is kept this long after its last move (its record and replay)
@@ -51,11 +63,13 @@ class Limits:
     def __post_init__(self) -> None:
         for name in ("games_per_minute", "hints_per_minute", "players_per_minute",
                      "abandoned_after",
-                     "finished_kept", "sweep_every"):
+                     "finished_kept", "sweep_every", "seeks_per_minute", "lobby_sweep_every",
+                     "lobby_socket_timeout"):
             value = getattr(self, name)
             if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number, not {value!r}")
         for name in ("games_burst", "hints_burst", "players_burst", "queued_per_client",
+                     "seeks_burst", "open_seeks_per_player", "lobby_sockets_per_client",
                      "watchers_per_client", "watchers_per_game", "watchers_total"):
             value = getattr(self, name)
             if not (isinstance(value, int) and value >= 1):

@@ -84,6 +84,13 @@ log = logging.getLogger("dominolab.web")
 _ID_RE: Final = re.compile(r"^[A-Za-z0-9_-]{8,40}$")
 OPPONENTS: Final = (*LEVELS, "friend")
 FIRST: Final = ("me", "opponent", "lot")
+#: a lobby game's clock: the seconds each move may take, by default and at the least and
+#: the most (docs/web.md, "Clocks")
+MOVE_SECONDS: Final = 120
+MOVE_SECONDS_RANGE: Final = (30, 600)
+#: a clock is enforced this long after it ran out: a move sent in the last second still
+#: reaches the server in time
+CLOCK_GRACE: Final = 2.0
 
 
 class ApiError(Exception):
@@ -156,6 +163,10 @@ class LiveGame:
     #: spectators' are keyed by seat None, apart from either seat's
     messages: dict[tuple[int, tuple[bool, bool], int, int | None, str, str | None], str] = (
         field(default_factory=dict))
+    #: when the last move was stored (the game's creation before any): a clock runs from it
+    moved_at: float = 0.0
+    #: the call that ends the game when its clock runs out
+    clock_timer: asyncio.TimerHandle | None = None
 
     @property
     def id(self) -> str:
@@ -164,6 +175,19 @@ class LiveGame:
     @property
     def computer_seat(self) -> int | None:
         return 1 if self.row.mode == "computer" else None
+
+    @property
+    def over(self) -> bool:
+        """Whether the match is over: played out, or ended another way (a clock)."""
+        return self.match.is_over or self.row.finished
+
+    @property
+    def deadline(self) -> float | None:
+        """When the player to move runs out of time (epoch seconds); None without a clock
+        or once the match is over."""
+        if self.row.move_seconds is None or self.over:
+            return None
+        return self.moved_at + self.row.move_seconds
 
     def connected(self) -> tuple[bool, bool]:
         seats = {c.seat for c in self.connections if c.seat is not None}
@@ -231,12 +255,21 @@ class LiveGame:
         history.extend(seen_step_json(game, s, seat) for s in steps[len(history):])
         rematch = None if self.row.rematch is None else \
             {"id": self.row.rematch, "by": self.row.rematch_by}
-        text = json.dumps(seat_state(
+        state = seat_state(
             match, seat, game_id=self.id, mode=self.row.mode, opponent=self.row.opponent,
             version=self.version, connected=self.connected(), width=width,
             layout=self.layout(number, width), history=history, with_previous=False,
             rematch=rematch, watching=self.watching(),
-        ), separators=(",", ":"))
+        )
+        ended = self.row.result
+        if ended is not None and not match.is_over:
+            # ended another way than by play (a clock ran out): nobody is to move
+            state.update(to_move=None, legal=[], match_result={
+                "end": ended.ended_by, "winner": ended.winner, "totals": list(ended.points),
+                "hands": match.hand_number})
+        state["deadline"] = self.deadline
+        state["move_seconds"] = self.row.move_seconds
+        text = json.dumps(state, separators=(",", ":"))
         # the previous hand never changes: encoded once
         key = (number, seat, width)
         previous = self.previous_texts.get(key)
@@ -298,6 +331,8 @@ class GameService:
         for live in list(self.games.values()):
             if live.computer is not None:
                 live.computer.cancel()
+            if live.clock_timer is not None:
+                live.clock_timer.cancel()
         for task in list(self._tasks):
             task.cancel()
         await self.pool.close()
@@ -407,7 +442,7 @@ class GameService:
         the old one's token hashes. Made once, in one transaction with the link to it, so
         every call from either seat (two at once included) gets the same game; returns it
         and whether this call made it. 409 before the match is over."""
-        if not live.match.is_over:
+        if not live.over:
             raise ApiError(409, "the match is not over yet; a rematch is offered once it is")
         created = False
         found = live.row.rematch
@@ -423,7 +458,11 @@ class GameService:
             row = replace(old, id=secrets.token_urlsafe(9), seed=seed,
                           first_opener=1 - old.first_opener, rules_version=RULES_VERSION,
                           created=self.clock(), finished=False, invite=None, rematch=None,
-                          rematch_by=None, result=None)
+                          rematch_by=None, result=None,
+                          # a rated lobby match is one both players chose there: a rematch
+                          # one of them asked for (the other may have gone, and would lose
+                          # it on time) is casual
+                          rated=old.rated and old.mode != "lobby")
             try:
                 made = await self.store.create_rematch(old.id, seat, row)
             except DATABASE_ERRORS as exc:
@@ -435,9 +474,10 @@ class GameService:
             found, by = made
             if found == row.id:
                 created = True
-                new = LiveGame(row, match, 0)
+                new = LiveGame(row, match, 0, moved_at=row.created)
                 self._keep(new)
                 self._computer_if_due(new, client)
+                self._clock_due(new)
             if live.row.rematch != found:
                 live.row = replace(live.row, rematch=found, rematch_by=by)
                 await self.broadcast(live)
@@ -564,10 +604,18 @@ class GameService:
         if loaded is None:
             raise ApiError(404, "there is no such game (it may have expired, been created on "
                                 "another server, or its database was removed)")
+        row, moves = loaded
+        moved_at = row.created
+        if row.move_seconds is not None:
+            try:
+                moved_at = await self.store.moved_at(game_id) or row.created
+            except DATABASE_ERRORS as exc:
+                log.error("could not read game %s's clock: %s", game_id, exc)
+                raise ApiError(503, "the game could not be read just now; try again in a "
+                                    "moment", retry_after=2) from None
         live = self.games.get(game_id)  # loaded meanwhile by another request
         if live is not None:
             return live
-        row, moves = loaded
         spec = get_game(row.game)
         match = Match(spec, spec.options_class.from_dict(row.options), seed=row.seed,
                       first_opener=row.first_opener)
@@ -576,9 +624,20 @@ class GameService:
                 log.error("stored game %s is damaged at move %d", game_id, ply + 1)
                 raise ApiError(500, f"stored game {game_id} is damaged at move {ply + 1}")
             match.apply(match.parse_move(text))
-        live = LiveGame(row, match, len(moves))
+        live = LiveGame(row, match, len(moves), moved_at=moved_at)
         self._keep(live)
         self._computer_if_due(live, f"game {game_id}")
+        self._clock_due(live)
+        return live
+
+    def install(self, row: GameRow) -> LiveGame:
+        """A new game just stored (a lobby match), put in memory with its clock running."""
+        spec = get_game(row.game)
+        match = Match(spec, spec.options_class.from_dict(row.options), seed=row.seed,
+                      first_opener=row.first_opener)
+        live = LiveGame(row, match, 0, moved_at=row.created)
+        self._keep(live)
+        self._clock_due(live)
         return live
 
     def _keep(self, live: LiveGame) -> None:
@@ -642,6 +701,86 @@ class GameService:
                 log.warning("could not expire old games this time: %s", exc)
             await asyncio.sleep(self.limits.sweep_every)
 
+    # -- clocks ------------------------------------------------------------------------------
+    def _clock_due(self, live: LiveGame, retry: float | None = None) -> None:
+        """Wake when the player to move runs out of time (or after ``retry`` seconds); no
+        clock, or a match over, stops it."""
+        if live.clock_timer is not None:
+            live.clock_timer.cancel()
+            live.clock_timer = None
+        deadline = live.deadline
+        if deadline is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop: the lobby's sweep finds the clock
+        version = live.version
+        delay = retry if retry is not None else deadline + CLOCK_GRACE - self.clock()
+        live.clock_timer = loop.call_later(max(0.0, delay), lambda: self._spawn(
+            self._run_out(live, version), f"clock {live.id}"))
+
+    async def _run_out(self, live: LiveGame, version: int) -> None:
+        await self.time_out(live, version)
+
+    async def time_out(self, live: LiveGame, version: int) -> bool:
+        """End the match by time if the player to move at ``version`` has run out of it:
+        they lose (``ended_by`` "time"). The ending is stored once, only while the game is
+        still at that version and unfinished (whichever process or sweep comes first),
+        then :meth:`_on_finished` runs and both seats are told. Returns whether this call
+        ended it; a game that another process ended is shown as ended here too."""
+        ended = False
+        async with live.lock:
+            deadline = live.deadline
+            if deadline is None or live.version != version:
+                return False
+            now = self.clock()
+            if now < deadline + CLOCK_GRACE:
+                self._clock_due(live)
+                return False
+            seat = live.match.to_move
+            assert seat is not None
+            totals = live.match.totals
+            result = GameResult(1 - seat, (totals[0], totals[1]), "time")
+            try:
+                ended = await self.store.end_by_time(live.id, version, result,
+                                                     now - CLOCK_GRACE)
+                stored = None if ended else await self.store.load_game(live.id)
+            except DATABASE_ERRORS as exc:
+                log.warning("game %s: its clock ran out but the ending could not be stored "
+                            "(%s); trying again", live.id, exc)
+                self._clock_due(live, retry=5.0)
+                return False
+            if ended:
+                live.row = replace(live.row, finished=True, result=result)
+                await self._on_finished(live)
+            elif stored is not None and stored[0].finished and not live.row.finished:
+                live.row = replace(live.row, finished=True, result=stored[0].result)
+                live.messages.clear()
+            if live.clock_timer is not None:
+                live.clock_timer.cancel()
+                live.clock_timer = None
+        await self.broadcast(live)
+        if ended:
+            log.info("game %s: seat %d ran out of time", live.id, seat)
+            await self.events.publish(f"game:{live.id}", {"ended_by": "time"})
+            await self.events.publish("lobby", {"game": live.id})
+        return ended
+
+    async def sweep_clocks(self) -> int:
+        """End every stored game whose clock ran out (also those no process holds, after
+        a restart or in a process that died); returns how many this call ended."""
+        found = await self.store.out_of_time(self.clock() - CLOCK_GRACE)
+        ended = 0
+        for game_id, plies in found:
+            try:
+                live = await self.get(game_id)
+            except ApiError:
+                continue
+            if await self.time_out(live, plies):
+                ended += 1
+        return ended
+
     # -- moves -------------------------------------------------------------------------------
     async def act(self, live: LiveGame, seat: int, text: Any, version: Any,
                   client: str = "local") -> None:
@@ -658,7 +797,7 @@ class GameService:
             if version != live.version:
                 raise ApiError(409, f"the game has moved on: it is at version {live.version}, "
                                     f"the move {text!r} was chosen at version {version}")
-            if match.is_over:
+            if live.over:
                 raise ApiError(409, "the match is over")
             if match.to_move != seat:
                 raise ApiError(409, f"it is not your turn (seat {seat}); wait for your "
@@ -704,11 +843,17 @@ class GameService:
                       live.version, exc)
             raise NotStored(503, "the move could not be saved just now, so it was not made; "
                                  "try again in a moment", retry_after=1) from None
+        hand = live.match.hand_number
         live.match = after
         live.version += 1
+        live.moved_at = self.clock()
         if result is not None:
             live.row = replace(live.row, finished=True, result=result)
             await self._on_finished(live)
+        self._clock_due(live)
+        if live.row.mode == "lobby" and (result is not None or after.hand_number != hand):
+            # the lobby shows its matches' scores (as of a hand's end) and drops the over
+            self._spawn(self.events.publish("lobby", {"game": live.id}), "lobby score")
 
     async def _on_finished(self, live: LiveGame) -> None:
         """A game has just been stored as finished (its last move, or another ending such
@@ -843,7 +988,10 @@ class GameService:
     # -- hints, records, replays -------------------------------------------------------------
     async def hint(self, live: LiveGame, seat: int, client: str = "local") -> dict[str, Any]:
         match = live.match
-        if match.is_over or match.to_move != seat:
+        if live.row.mode == "lobby":
+            raise ApiError(403, "there are no hints in a match against another player from "
+                                "the lobby")
+        if live.over or match.to_move != seat:
             raise ApiError(409, "a hint is for your turn, and it is not your turn now")
         if live.hint_lock.locked():
             raise ApiError(409, "a hint is already being worked out; wait for it")
@@ -883,7 +1031,7 @@ class GameService:
 
     @staticmethod
     def _require_over(live: LiveGame) -> None:
-        if not live.match.is_over:
+        if not live.over:
             raise ApiError(409, "the record and the replay are there once the match is over "
                                 "(until then they would show hidden tiles)")
 
@@ -945,7 +1093,11 @@ class GameService:
         gets an older state after a newer one. A connection that fails is dropped."""
         try:
             async with conn.lock:
-                await conn.send(live.message(conn.seat, conn.width))
+                text = live.message(conn.seat, conn.width)
+                if live.row.move_seconds is not None:
+                    # the server's time as it is sent: the page's countdown to the deadline
+                    text = f'{{"now":{self.clock():.3f},{text[1:]}'
+                await conn.send(text)
         except Exception:
             self.detach(live, conn)
 

@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
@@ -120,6 +120,41 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     ALTER TABLE games ADD COLUMN ratings_applied INTEGER NOT NULL DEFAULT 0;
     CREATE INDEX games_by_rating_due ON games(rated, finished, ratings_applied);
     """,
+    # 6: the lobby. A named player's lobby socket is a row with the server process holding
+    # it and that process's last heartbeat (so a process that dies leaves none behind).
+    # A seek is owned by one such socket and goes with it. Accepting a seek makes the game
+    # and marks the seek with it in one transaction, and the seek stays until its creator's
+    # socket has been told. A lobby game has a clock: the seconds each move may take.
+    """
+    CREATE TABLE lobby_sockets (
+        id      TEXT PRIMARY KEY,
+        player  TEXT NOT NULL REFERENCES players(id),
+        server  TEXT NOT NULL,                 -- the server process holding the socket
+        seen    REAL NOT NULL                  -- when that process last said it is alive
+    );
+    CREATE INDEX lobby_sockets_by_player ON lobby_sockets(player);
+    CREATE INDEX lobby_sockets_by_seen ON lobby_sockets(seen);
+    CREATE TABLE seeks (
+        id           TEXT PRIMARY KEY,
+        player       TEXT NOT NULL REFERENCES players(id),
+        socket       TEXT NOT NULL,            -- the creator's lobby socket
+        game         TEXT NOT NULL,
+        options      TEXT NOT NULL,            -- JSON, the engine's option names
+        rated        INTEGER NOT NULL,
+        move_seconds INTEGER NOT NULL,
+        token_hash   TEXT NOT NULL,            -- SHA-256 of the creator's seat token
+        created      REAL NOT NULL,
+        game_id      TEXT,                     -- the game once accepted, NULL while open
+        seat         INTEGER,                  -- the creator's seat in that game
+        accepted     REAL,                     -- when it was accepted
+        told         INTEGER NOT NULL DEFAULT 0  -- whether its creator has been told
+    );
+    CREATE INDEX seeks_by_socket ON seeks(socket);
+    CREATE INDEX seeks_by_player ON seeks(player, game_id);
+    CREATE INDEX seeks_open ON seeks(game_id, game, created);
+    ALTER TABLE games ADD COLUMN move_seconds INTEGER;  -- a move's time limit, NULL: none
+    CREATE INDEX games_by_clock ON games(finished, move_seconds);
+    """,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 
@@ -202,6 +237,29 @@ class GameRow:
     result: GameResult | None = None
     #: whether the match counts for the players' ratings
     rated: bool = False
+    #: the seconds a move may take (lobby games), None: no clock
+    move_seconds: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SeekRow:
+    """A seek of the lobby: a named player looking for an opponent for one game, owned by
+    that player's lobby socket ``socket``. ``token_hash``: the SHA-256 of the seat token the
+    creator will hold in the game (derived from their key, so that whichever server process
+    holds their socket can hand it over). ``game_id``/``seat``: the game and the creator's
+    seat, once accepted (until the creator's socket has been told)."""
+
+    id: str
+    player: PlayerRef
+    socket: str
+    game: str
+    options: dict[str, Any]
+    rated: bool
+    move_seconds: int
+    token_hash: str
+    created: float
+    game_id: str | None = None
+    seat: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,13 +387,13 @@ class Store:
         self._db.execute(
             "INSERT INTO games (id, game, options, seed, first_opener, mode, opponent, "
             "token0, token1, rules_version, created, updated, finished, invite, "
-            "player0, player1, rated) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "player0, player1, rated, move_seconds) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (row.id, row.game, json.dumps(row.options, sort_keys=True), row.seed,
              row.first_opener, row.mode, row.opponent, row.token_hashes[0],
              row.token_hashes[1], row.rules_version, row.created, row.created,
              int(row.finished), row.invite, *(p and p.id for p in row.players),
-             int(row.rated)),
+             int(row.rated), row.move_seconds),
         )
 
     def load_game(self, game_id: str) -> tuple[GameRow, list[tuple[int, str]]] | None:
@@ -391,6 +449,11 @@ class Store:
             try:
                 stored = self._db.execute(
                     "SELECT COUNT(*) FROM moves WHERE game_id = ?", (game_id,)).fetchone()[0]
+                ended = self._db.execute(
+                    "SELECT finished FROM games WHERE id = ?", (game_id,)).fetchone()
+                if ended is not None and ended[0]:
+                    # ended another way meanwhile (a clock ran out, in another process)
+                    raise MoveConflict(f"game {game_id} is over")
                 if stored != first_ply:
                     raise MoveConflict(f"game {game_id} has {stored} moves stored, not "
                                        f"{first_ply}")
@@ -583,6 +646,290 @@ class Store:
         with self._lock:
             return int(self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
 
+    # -- the lobby ---------------------------------------------------------------------------
+    def open_lobby_socket(self, socket: str, player: str, server: str) -> None:
+        """A named player's lobby socket, held by the server process ``server``."""
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO lobby_sockets (id, player, server, seen) VALUES (?, ?, ?, ?)",
+                (socket, player, server, self.clock()))
+
+    def close_lobby_socket(self, socket: str) -> int:
+        """A lobby socket ended: forget it and delete its open seeks (accepted ones stay
+        until their creator is told); returns how many seeks went."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                gone = self._db.execute(
+                    "DELETE FROM seeks WHERE socket = ? AND game_id IS NULL", (socket,)
+                ).rowcount
+                self._db.execute("DELETE FROM lobby_sockets WHERE id = ?", (socket,))
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+        return int(gone)
+
+    def heartbeat(self, server: str, sockets: Sequence[tuple[str, str]]) -> None:
+        """The server process ``server`` is alive and holds these lobby sockets (id,
+        player): their rows are kept, or put back after a pause long enough for another
+        process to have swept them."""
+        if not sockets:
+            return
+        now = self.clock()
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.executemany(
+                    "INSERT INTO lobby_sockets (id, player, server, seen) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (id) DO UPDATE SET seen = excluded.seen, "
+                    "server = excluded.server",
+                    [(socket, player, server, now) for socket, player in sockets])
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+
+    def sweep_lobby(self, dead_before: float, told_before: float) -> int:
+        """Delete the lobby sockets whose process has not said it is alive since
+        ``dead_before`` (it died) with every open seek no socket owns, and the seeks
+        accepted before ``told_before`` (until then a late accept is told it came second);
+        returns how many open seeks went."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("DELETE FROM lobby_sockets WHERE seen < ?", (dead_before,))
+                gone = self._db.execute(
+                    "DELETE FROM seeks WHERE game_id IS NULL AND socket NOT IN "
+                    "(SELECT id FROM lobby_sockets)").rowcount
+                self._db.execute("DELETE FROM seeks WHERE game_id IS NOT NULL AND accepted < ?",
+                                 (told_before,))
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+        return int(gone)
+
+    def create_seek(self, row: SeekRow, max_open: int) -> SeekRow | str:
+        """Store the open seek ``row``, owned by the lobby socket ``row.socket`` (which must
+        be its player's), or by the player's latest lobby socket if ``row.socket`` is
+        ``''``. Returns the seek as stored, or why not: ``"no-socket"`` (the player has no
+        such lobby socket), ``"too-many"`` (the player has ``max_open`` open seeks)."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                made = self._insert_seek(row, max_open)
+                self._db.execute("COMMIT" if isinstance(made, SeekRow) else "ROLLBACK")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+        return made
+
+    def _insert_seek(self, row: SeekRow, max_open: int) -> SeekRow | str:
+        """Call with the lock held, in a transaction."""
+        if row.socket:
+            found = self._db.execute("SELECT id FROM lobby_sockets WHERE id = ? AND player = ?",
+                                     (row.socket, row.player.id)).fetchone()
+        else:
+            found = self._db.execute(
+                "SELECT id FROM lobby_sockets WHERE player = ? ORDER BY seen DESC, id LIMIT 1",
+                (row.player.id,)).fetchone()
+        if found is None:
+            return "no-socket"
+        open_seeks = self._db.execute(
+            "SELECT COUNT(*) FROM seeks WHERE player = ? AND game_id IS NULL",
+            (row.player.id,)).fetchone()[0]
+        if open_seeks >= max_open:
+            return "too-many"
+        made = replace(row, socket=str(found[0]))
+        self._db.execute(
+            "INSERT INTO seeks (id, player, socket, game, options, rated, move_seconds, "
+            "token_hash, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (made.id, made.player.id, made.socket, made.game,
+             json.dumps(made.options, sort_keys=True), int(made.rated), made.move_seconds,
+             made.token_hash, made.created))
+        return made
+
+    def seek(self, seek_id: str) -> SeekRow | None:
+        """The seek, open or accepted; None if there is none."""
+        with self._lock:
+            found = self._db.execute(
+                f"SELECT {_SEEK_COLUMNS} FROM seeks s {_SEEK_JOINS} WHERE s.id = ?",
+                (seek_id,)).fetchone()
+        return None if found is None else _seek_row(found)
+
+    def delete_seek(self, seek_id: str, player: str) -> bool:
+        """Delete ``player``'s open seek; False if it is not an open seek of theirs."""
+        with self._lock:
+            gone = self._db.execute(
+                "DELETE FROM seeks WHERE id = ? AND player = ? AND game_id IS NULL",
+                (seek_id, player)).rowcount
+        return bool(gone == 1)
+
+    def accept_seek(self, seek_id: str, player: str, build: Callable[[SeekRow], GameRow]
+                    ) -> GameRow | str:
+        """``player`` accepts the open seek: the game ``build(seek)`` is stored and the
+        seek marked with it, in one transaction, and both players' other open seeks are
+        deleted. Returns the game, or why not: ``"gone"`` (no such seek), ``"taken"``
+        (accepted already: two accepts at once make one game), ``"own"``."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                found = self._db.execute(
+                    f"SELECT {_SEEK_COLUMNS} FROM seeks s {_SEEK_JOINS} WHERE s.id = ?",
+                    (seek_id,)).fetchone()
+                seek = None if found is None else _seek_row(found)
+                made: GameRow | str
+                if seek is None:
+                    made = "gone"
+                elif seek.game_id is not None:
+                    made = "taken"
+                elif seek.player.id == player:
+                    made = "own"
+                else:
+                    made = self._accept(seek, player, build)
+                self._db.execute("COMMIT" if isinstance(made, GameRow) else "ROLLBACK")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+        return made
+
+    def _accept(self, seek: SeekRow, player: str, build: Callable[[SeekRow], GameRow]
+                ) -> GameRow:
+        """Call with the lock held, in a transaction, for an open seek of another player."""
+        row = build(seek)
+        seat = 0 if row.token_hashes[0] == seek.token_hash else 1
+        self._insert_game(row)
+        self._db.execute("UPDATE seeks SET game_id = ?, seat = ?, accepted = ? WHERE id = ?",
+                         (row.id, seat, row.created, seek.id))
+        self._db.execute("DELETE FROM seeks WHERE game_id IS NULL AND player IN (?, ?)",
+                         (seek.player.id, player))
+        return row
+
+    def quick_pair(self, seek: SeekRow, max_open: int, build: Callable[[SeekRow], GameRow]
+                   ) -> GameRow | SeekRow | str:
+        """Quick pairing, in one transaction: accept the oldest open seek of another player
+        for the same game, options, rating and clock as ``seek`` (returns the new game);
+        else keep the player's own such seek if there is one, or open ``seek`` (returns the
+        seek); or why not, as :meth:`create_seek` says."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                alike = ("s.game_id IS NULL AND s.game = ? AND s.options = ? AND s.rated = ? "
+                         "AND s.move_seconds = ?")
+                args = (seek.game, json.dumps(seek.options, sort_keys=True), int(seek.rated),
+                        seek.move_seconds, seek.player.id)
+                other = self._db.execute(
+                    f"SELECT {_SEEK_COLUMNS} FROM seeks s {_SEEK_JOINS} WHERE {alike} "
+                    "AND s.player <> ? ORDER BY s.created, s.id LIMIT 1", args).fetchone()
+                mine = None if other is not None else self._db.execute(
+                    f"SELECT {_SEEK_COLUMNS} FROM seeks s {_SEEK_JOINS} WHERE {alike} "
+                    "AND s.player = ? ORDER BY s.created, s.id LIMIT 1", args).fetchone()
+                made: GameRow | SeekRow | str
+                if other is not None:
+                    made = self._accept(_seek_row(other), seek.player.id, build)
+                elif mine is not None:
+                    made = _seek_row(mine)
+                else:
+                    made = self._insert_seek(seek, max_open)
+                self._db.execute("ROLLBACK" if isinstance(made, str) else "COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+        return made
+
+    def lobby(self, limit: int = 100
+              ) -> tuple[list[SeekRow], list[GameRow], list[tuple[str, str, str]]]:
+        """What the lobby shows: the open seeks, oldest first; the unfinished lobby games,
+        newest first (at most ``limit`` of each); and the accepted seeks whose creator is
+        still to be told, as (seek id, socket, player)."""
+        with self._lock:
+            seeks = self._db.execute(
+                f"SELECT {_SEEK_COLUMNS} FROM seeks s {_SEEK_JOINS} WHERE s.game_id IS NULL "
+                "ORDER BY s.created, s.id LIMIT ?", (limit,)).fetchall()
+            live = self._db.execute(
+                f"SELECT {_GAME_COLUMNS} FROM games g {_GAME_JOINS} "
+                "WHERE g.finished = 0 AND g.move_seconds IS NOT NULL AND g.mode = 'lobby' "
+                "ORDER BY g.created DESC, g.id LIMIT ?", (limit,)).fetchall()
+            told = self._db.execute(
+                "SELECT id, socket, player FROM seeks WHERE game_id IS NOT NULL AND told = 0"
+            ).fetchall()
+        return ([_seek_row(r) for r in seeks], [_game_row(r) for r in live],
+                [(str(a), str(b), str(c)) for a, b, c in told])
+
+    def claim_matches(self, socket: str, player: str) -> list[tuple[str, str, int]]:
+        """The accepted seeks this lobby socket of ``player`` is to tell them of (its own,
+        and the player's whose socket is gone), as (seek id, game id, seat), marked told as
+        they are returned: each is told once."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                found = [(str(a), str(b), int(c)) for a, b, c in self._db.execute(
+                    "SELECT id, game_id, seat FROM seeks WHERE game_id IS NOT NULL "
+                    "AND told = 0 AND player = ? AND (socket = ? OR socket NOT IN "
+                    "(SELECT id FROM lobby_sockets)) ORDER BY created, id", (player, socket))]
+                self._db.executemany("UPDATE seeks SET told = 1 WHERE id = ?",
+                                     [(f[0],) for f in found])
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+        return found
+
+    # -- clocks ------------------------------------------------------------------------------
+    def moved_at(self, game_id: str) -> float | None:
+        """When the game's last move was stored (its creation, before any); None if there
+        is no such game. A clock runs from there."""
+        with self._lock:
+            found = self._db.execute(
+                "SELECT g.created, (SELECT MAX(m.at) FROM moves m WHERE m.game_id = g.id) "
+                "FROM games g WHERE g.id = ?", (game_id,)).fetchone()
+        if found is None:
+            return None
+        return float(found[0] if found[1] is None else found[1])
+
+    def out_of_time(self, ran_out_by: float) -> list[tuple[str, int]]:
+        """The unfinished games whose player to move ran out of time by ``ran_out_by``
+        (the last move's time plus the game's ``move_seconds``), as (id, moves stored)."""
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT g.id, {_PLIES} FROM games g WHERE g.finished = 0 "
+                f"AND g.move_seconds IS NOT NULL AND {_MOVED} + g.move_seconds <= ?",
+                (ran_out_by,)).fetchall()
+        return [(str(i), int(n)) for i, n in rows]
+
+    def end_by_time(self, game_id: str, version: int, result: GameResult,
+                    ran_out_by: float) -> bool:
+        """Store ``result`` as the game's end, only if it is unfinished, still has exactly
+        ``version`` moves and its clock ran out by ``ran_out_by`` (one conditional
+        UPDATE); False if not (a move came first, or it has ended already: an ending is
+        stored once)."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                changed = self._db.execute(
+                    "UPDATE games SET finished = 1, updated = ?, winner = ?, points0 = ?, "
+                    "points1 = ?, ended_by = ? WHERE id = ? AND finished = 0 "
+                    "AND move_seconds IS NOT NULL "
+                    "AND (SELECT COUNT(*) FROM moves m WHERE m.game_id = games.id) = ? "
+                    "AND COALESCE((SELECT MAX(m.at) FROM moves m WHERE m.game_id = games.id), "
+                    "games.created) + move_seconds <= ?",
+                    (self.clock(), result.winner, *result.points, result.ended_by, game_id,
+                     version, ran_out_by)).rowcount
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+        return bool(changed == 1)
+
 
 class AsyncStore:
     """The :class:`Store` for the event loop: every call runs in one thread of its own, so
@@ -648,6 +995,52 @@ class AsyncStore:
     async def apply_ratings(self, game_id: str, ratings: Sequence[RatingRow],
                             changes: Sequence[RatingChange]) -> bool:
         return await self._run(self.sync.apply_ratings, game_id, ratings, changes)
+    async def open_lobby_socket(self, socket: str, player: str, server: str) -> None:
+        await self._run(self.sync.open_lobby_socket, socket, player, server)
+
+    async def close_lobby_socket(self, socket: str) -> int:
+        return await self._run(self.sync.close_lobby_socket, socket)
+
+    async def heartbeat(self, server: str, sockets: Sequence[tuple[str, str]]) -> None:
+        await self._run(self.sync.heartbeat, server, sockets)
+
+    async def sweep_lobby(self, dead_before: float, told_before: float) -> int:
+        return await self._run(self.sync.sweep_lobby, dead_before, told_before)
+
+    async def create_seek(self, row: SeekRow, max_open: int) -> SeekRow | str:
+        return await self._run(self.sync.create_seek, row, max_open)
+
+    async def seek(self, seek_id: str) -> SeekRow | None:
+        return await self._run(self.sync.seek, seek_id)
+
+    async def delete_seek(self, seek_id: str, player: str) -> bool:
+        return await self._run(self.sync.delete_seek, seek_id, player)
+
+    async def accept_seek(self, seek_id: str, player: str,
+                          build: Callable[[SeekRow], GameRow]) -> GameRow | str:
+        return await self._run(self.sync.accept_seek, seek_id, player, build)
+
+    async def quick_pair(self, seek: SeekRow, max_open: int,
+                         build: Callable[[SeekRow], GameRow]) -> GameRow | SeekRow | str:
+        return await self._run(self.sync.quick_pair, seek, max_open, build)
+
+    async def lobby(self, limit: int = 100
+                    ) -> tuple[list[SeekRow], list[GameRow], list[tuple[str, str, str]]]:
+        return await self._run(self.sync.lobby, limit)
+
+    async def claim_matches(self, socket: str, player: str) -> list[tuple[str, str, int]]:
+        return await self._run(self.sync.claim_matches, socket, player)
+
+    async def moved_at(self, game_id: str) -> float | None:
+        return await self._run(self.sync.moved_at, game_id)
+
+    async def out_of_time(self, ran_out_by: float) -> list[tuple[str, int]]:
+        return await self._run(self.sync.out_of_time, ran_out_by)
+
+    async def end_by_time(self, game_id: str, version: int, result: GameResult,
+                          ran_out_by: float) -> bool:
+        return await self._run(self.sync.end_by_time, game_id, version, result,
+                               ran_out_by)
 
     def close(self) -> None:
         self._thread.shutdown(wait=True)
@@ -659,9 +1052,26 @@ _GAME_COLUMNS: Final = (
     "g.id, g.game, g.options, g.seed, g.first_opener, g.mode, g.opponent, g.token0, g.token1, "
     "g.rules_version, g.created, g.finished, g.invite, g.rematch, g.rematch_by, "
     "g.player0, p0.name, g.player1, p1.name, g.winner, g.points0, g.points1, g.ended_by, "
-    "g.rated")
+    "g.rated, g.move_seconds")
 _GAME_JOINS: Final = ("LEFT JOIN players p0 ON p0.id = g.player0 "
                       "LEFT JOIN players p1 ON p1.id = g.player1")
+
+
+#: a game's moves stored, and when it last moved (``g``: games)
+_PLIES: Final = "(SELECT COUNT(*) FROM moves m WHERE m.game_id = g.id)"
+_MOVED: Final = "COALESCE((SELECT MAX(m.at) FROM moves m WHERE m.game_id = g.id), g.created)"
+
+#: a seek's columns, with its player's name (``s``: seeks, ``sp``: its player)
+_SEEK_COLUMNS: Final = ("s.id, s.player, sp.name, s.socket, s.game, s.options, s.rated, "
+                        "s.move_seconds, s.token_hash, s.created, s.game_id, s.seat")
+_SEEK_JOINS: Final = "JOIN players sp ON sp.id = s.player"
+
+
+def _seek_row(found: Sequence[Any]) -> SeekRow:
+    """A :class:`SeekRow` from the :data:`_SEEK_COLUMNS` of one row."""
+    return SeekRow(found[0], PlayerRef(found[1], found[2]), found[3], found[4],
+                   json.loads(found[5]), bool(found[6]), int(found[7]), found[8],
+                   float(found[9]), found[10], None if found[11] is None else int(found[11]))
 
 
 def _game_row(found: Sequence[Any]) -> GameRow:
@@ -674,7 +1084,7 @@ def _game_row(found: Sequence[Any]) -> GameRow:
     return GameRow(found[0], found[1], json.loads(found[2]), found[3], found[4], found[5],
                    found[6], (found[7], found[8]), found[9], found[10], bool(found[11]),
                    found[12], found[13], found[14], (players[0], players[1]), result,
-                   bool(found[23]))
+                   bool(found[23]), None if found[24] is None else int(found[24]))
 
 
 #: a rating's columns, in :class:`RatingRow`'s order

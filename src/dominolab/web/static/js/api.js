@@ -96,7 +96,55 @@ export const api = {
   lessonIndex: () => request("GET", "/api/lessons"),
   lessons: (game, layout) =>
     request("GET", `/api/lessons/${encodeURIComponent(game)}?layout=${layout}`),
+  // the lobby (docs/web.md, "The lobby"); KEY is the player's key
+  openSeek: (key, body) => request("POST", "/api/seeks", { playerKey: key, body }),
+  cancelSeek: (key, id) => request("DELETE", `/api/seeks/${encodeURIComponent(id)}`, { playerKey: key }),
+  // accepting a seek or being paired: {id, seat, token, state}, kept on this device
+  acceptSeek: async (key, id, layout) => keepNew(await request("POST",
+    `/api/seeks/${encodeURIComponent(id)}/accept`, { playerKey: key, body: { layout } })),
+  quick: async (key, game, layout) => {
+    const res = await request("POST", "/api/quick", { playerKey: key, body: { game, layout } });
+    return res.matched ? keepNew(res) : res;
+  },
 };
+
+function keepNew(res) {
+  saveSeat(res.id, { token: res.token, seat: res.seat, invite: null });
+  return res;
+}
+
+// ---- the player (a name without a password; docs/web.md, "Players") ------------------
+
+const PLAYER = "dominolab.player";   // the key loadPlayer reads
+
+export function forgetPlayer() {
+  try { localStorage.removeItem(PLAYER); } catch (_) { /* ignore */ }
+}
+
+/** A new player called NAME, kept in this browser (an ApiError says why not). */
+export async function registerPlayer(name) {
+  const res = await request("POST", "/api/players", { body: { name } });
+  const player = { id: res.id, name: res.name, key: res.key };
+  writeJSON(PLAYER, player);
+  return player;
+}
+
+/** The kept player, checked with the server: null if there is none, or if the server
+ * knows not its key (401: then it is forgotten, and the page asks for a name again). A
+ * server that cannot be reached keeps it. */
+export async function checkedPlayer() {
+  const player = loadPlayer();
+  if (!player) return null;
+  try {
+    await request("GET", "/api/me", { playerKey: player.key });
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) {
+      forgetPlayer();
+      return null;
+    }
+  }
+  return player;
+}
 
 // ---- tokens and small per-game memories ----------------------------------------------
 

@@ -10,6 +10,7 @@ import { RulesView } from "./rules.js";
 import { LearnView } from "./learn.js";
 import { PlayerView } from "./player.js";
 import { LeaderboardView } from "./leaderboard.js";
+import { LobbyView } from "./lobby.js";
 
 const main = document.getElementById("main");
 let view = null;
@@ -26,6 +27,7 @@ function route(path) {
   // a player's page and the leaderboard (player.js, leaderboard.js)
   if ((m = /^\/player\/([^/]+)\/?$/.exec(path))) return new PlayerView(decodeURIComponent(m[1]), navigate);
   if ((m = /^\/leaderboard(?:\/([^/]+))?\/?$/.exec(path))) return new LeaderboardView(m[1] ? decodeURIComponent(m[1]) : null, navigate);
+  if (/^\/lobby\/?$/.test(path)) return new LobbyView(navigate);
   return new HomeView(navigate);
 }
 
@@ -59,6 +61,7 @@ function renderHeader() {
   document.querySelector("[data-testid=rules-link]").textContent = t("nav.rules");
   document.querySelector("[data-testid=learn-link]").textContent = t("nav.learn");
   document.querySelector("[data-testid=leaderboard-link] .nav-label").textContent = t("nav.leaderboard");
+  document.querySelector("[data-testid=lobby-link]").textContent = t("nav.lobby");
   document.querySelector("[data-i18n=home-link]").textContent = t("nav.home");
   document.querySelector(".lang-switch").setAttribute("aria-label", t("nav.language"));
   for (const lang of ["en", "pl"]) {

@@ -109,6 +109,13 @@ function canonical(tile) {
 }
 
 /** A button that copies TEXT to the clipboard (or asks the person to copy it). */
+/** How the match ended, in words; a clock that ran out names who ran out of time. */
+function matchEndText(mr, st, ctx) {
+  if (mr.end !== "time") return t(`match.end.${mr.end}`);
+  if (mr.winner === null || mr.winner === undefined) return t("match.end.time");
+  return mr.winner === st.seat ? t("match.end.timeThem", { name: opponentName(ctx) }) : t("match.end.timeYou");
+}
+
 function copyButton(text, testid) {
   const btn = el("button", {
     type: "button", class: "button", "data-testid": testid,
@@ -247,7 +254,10 @@ export class GameView {
       token: this.token,
       watch: !!this.spectator,
       layout: this.layout,
-      onState: (st) => this.receive(st),
+      onState: (st, now) => {
+        if (typeof now === "number") this.skew = now - Date.now() / 1000;
+        this.receive(st);
+      },
       onError: (msg) => toast(msg.error || t("err.generic", { status: msg.status }), "error"),
       onStatus: (st) => this.setConn(st),
       onFatal: (code) => this.renderFatal(code),
@@ -299,7 +309,12 @@ export class GameView {
       onSpot: (grp, i) => this.chooseSpot(grp, i),
     });
     this.titleEl = el("h1", { class: "game-title" });
-    this.vsEl = el("span", { class: "game-vs" });
+    this.vsEl = el("span", { class: "game-vs", "data-testid": "players" });
+    // a lobby match's clock: the time left for the move, counted down here from the
+    // state's deadline (server time) and the server's clock as the socket last said it
+    this.clockEl = el("p", { class: "move-clock", "data-testid": "clock", hidden: true, "aria-live": "off" });
+    const tick = setInterval(() => this.renderClock(), 1000);
+    this.disposers.push(() => clearInterval(tick));
     this.connEl = el("span", { class: "conn", "data-testid": "connection", "data-state": "connecting", role: "status" });
     this.watchingEl = el("span", { class: "watching", "data-testid": "watching", "data-count": "0", hidden: true });
     this.soundEl = el("button", {
@@ -336,6 +351,7 @@ export class GameView {
       el("div", { class: "game-grid" }, [
         el("div", { class: "board-col" }, [
           this.statusEl,
+          this.clockEl,
           this.oppEl,
           this.lastMoveEl,
           this.feltEl,
@@ -561,7 +577,7 @@ export class GameView {
 
   get ctx() {
     const st = this.state;
-    return { seat: st.seat, mode: st.mode, opponent: st.opponent };
+    return { seat: st.seat, mode: st.mode, opponent: st.opponent, players: st.players };
   }
 
   legalFor(tile) {
@@ -600,7 +616,11 @@ export class GameView {
     this.gameEl.classList.toggle("is-my-turn", turn === "me" && this.live);
     document.title = `${t(`game.${st.game}`)} · dominolab`;
     this.titleEl.textContent = t(`game.${st.game}`) || st.title;
-    this.vsEl.textContent = `${t("who.me")} vs ${opponentName(ctx)}`;
+    // the players' names when they have them ("Ala vs Ola"; a spectator: seat 0's first)
+    const named = (seat) => (st.players && st.players[seat] ? st.players[seat].name
+      : seat === st.seat ? t("who.me") : seatName(seat, ctx));
+    const first = st.seat ?? 0;
+    this.vsEl.textContent = `${named(first)} vs ${named(1 - first)}`;
     this.drawConn();
     this.gameEl.classList.toggle("is-offline", !this.live);
 
@@ -608,6 +628,7 @@ export class GameView {
     this.renderWatching();
     this.renderSound();
     this.renderStatus(turn);
+    this.renderClock();
     this.renderOpponent();
     this.renderTable();
     this.renderLastMove();
@@ -671,13 +692,39 @@ export class GameView {
       else tip = t("turn.pickTile");
       parts.push(el("span", { class: "status-tip", text: tip }));
     } else if (turn === "opponent") {
-      const computer = st.mode !== "friend";
-      parts.push(spinner(), " ", el("span", { text: computer ? t("turn.computer") : t("turn.friend") }));
+      parts.push(spinner(), " ", el("span", { text: this.theirTurnText() }));
     } else {
       parts.push(el("strong", { text: t("turn.none") }));
     }
     this.statusEl.className = cls;
     this.statusEl.replaceChildren(...parts);
+  }
+
+  /** "The computer is thinking", "Your friend's turn", "Ola's turn". */
+  theirTurnText() {
+    const st = this.state;
+    if (st.mode === "lobby") return t("turn.named", { name: opponentName(this.ctx) });
+    return st.mode === "friend" ? t("turn.friend") : t("turn.computer");
+  }
+
+  /** The clock of a lobby match: whose move, and the time left for it (data-seconds). */
+  renderClock() {
+    const st = this.state;
+    if (!this.clockEl || !st) return;
+    const deadline = st.deadline;
+    const shown = typeof deadline === "number" && !st.match_result && st.to_move !== null && st.to_move !== undefined;
+    this.clockEl.hidden = !shown;
+    if (!shown) return;
+    const left = Math.max(0, Math.ceil(deadline - (Date.now() / 1000 + (this.skew || 0))));
+    const mm = Math.floor(left / 60), ss = String(left % 60).padStart(2, "0");
+    const mine = st.to_move === st.seat;
+    const mover = st.players && st.players[st.to_move] ? st.players[st.to_move].name : seatName(st.to_move, this.ctx);
+    const text = left === 0 ? t("clock.out")
+      : mine ? t("clock.mine", { t: `${mm}:${ss}` }) : t("clock.theirs", { name: mover, t: `${mm}:${ss}` });
+    Object.assign(this.clockEl.dataset, { seconds: String(left), mine: String(mine) });
+    this.clockEl.classList.toggle("is-mine", mine);
+    this.clockEl.classList.toggle("is-low", left <= 15);
+    this.clockEl.textContent = text;
   }
 
   renderTable() {
@@ -856,7 +903,8 @@ export class GameView {
       disabled: !this.canMove() || this.hints === "loading",
       onclick: () => this.askHint(),
     }, [t("btn.hint"), el("kbd", { "aria-hidden": "true", text: "h" })]);
-    btns.push(hintBtn);
+    // no hints against a person from the lobby (the server refuses them too)
+    if (st.mode !== "lobby") btns.push(hintBtn);
     this.actionsEl.replaceChildren(...btns);
     this.keyHintEl.textContent = st.match_result ? "" : t("hand.keyHint");
   }
@@ -972,7 +1020,7 @@ export class GameView {
     if (st.match_result) return t("turn.matchOver");
     if (!this.live) return this.offlineText();
     if (turn === "me") return t("turn.me");
-    if (turn === "opponent") return st.mode === "friend" ? t("turn.friend") : t("turn.computer");
+    if (turn === "opponent") return this.theirTurnText();
     return t("turn.none");
   }
 
@@ -1153,7 +1201,7 @@ export class GameView {
             el("td", { class: "total", text: String(totals[seat]) }),
           ])),
         ]),
-        el("p", { class: "muted", text: `${t(`match.end.${mr.end}`)} ${t("match.hands", { n: mr.hands ?? results.length })}` }),
+        el("p", { class: "muted", "data-testid": "match-end", text: `${matchEndText(mr, st, ctx)} ${t("match.hands", { n: mr.hands ?? results.length })}` }),
         this.rematchOffer,
         buttons,
         last ? el("details", { class: "last-hand", open: true }, [
@@ -1483,6 +1531,7 @@ export class GameView {
   }
 
   async askHint() {
+    if (this.state && this.state.mode === "lobby") return;
     if (!this.canMove() || this.hints === "loading") return;
     this.hints = "loading";
     this.allHints = false;

@@ -119,6 +119,7 @@ export class HomeView {
       ]),
       el("h1", { text: t("home.title") }),
       el("p", { class: "lead", text: t("home.lead") }),
+      el("p", { class: "home-lobby" }, [el("a", { href: "/lobby", "data-link": "", "data-testid": "home-lobby-link", text: t("home.lobby") })]),
     ]);
 
     const saved = storedGames();

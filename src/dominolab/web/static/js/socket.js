@@ -59,7 +59,7 @@ export class GameSocket {
       if (msg.type === "state" && msg.state) {
         this.attempt = 0;
         this.setStatus("open");
-        if (this.onState) this.onState(msg.state);
+        if (this.onState) this.onState(msg.state, msg.now);   // now: the server's clock
       } else if (msg.type === "error") {
         if (this.onError) this.onError(msg);
       }

@@ -5,7 +5,8 @@ import { t } from "./i18n.js";
 import { tileText, digits } from "./tiles.js";
 
 /**
- * ctx = {seat: my seat (or null for a neutral view), mode: "computer"|"friend", opponent}
+ * ctx = {seat: my seat (or null for a neutral view), mode: "computer"|"friend"|"lobby",
+ * opponent, players: STATE's players ([{id, name} or null, ...]) if known}
  */
 export function seatName(seat, ctx) {
   if (seat === null || seat === undefined) return "";
@@ -16,6 +17,8 @@ export function seatName(seat, ctx) {
 }
 
 export function opponentName(ctx) {
+  const named = ctx.players && ctx.seat !== null && ctx.seat !== undefined ? ctx.players[1 - ctx.seat] : null;
+  if (named && named.name) return named.name;
   if (ctx.mode === "friend" || ctx.opponent === "friend") return t("who.friend");
   if (ctx.mode === "computer" || ["easy", "medium", "hard"].includes(ctx.opponent)) {
     return ctx.opponent
