@@ -9,7 +9,6 @@ and the test waits for a job to have started on another event; every wait has a 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import multiprocessing
 import os
@@ -33,6 +32,7 @@ from dominolab.web.compute import (
     analyse_hint,
     choose_move,
 )
+from loops import run_async
 
 T = TypeVar("T")
 
@@ -72,9 +72,7 @@ def run(coro: Awaitable[T]) -> T:
     async def bounded() -> T:
         return await asyncio.wait_for(coro, DEADLINE)
 
-    # a thread of its own: the browser tests' Playwright keeps an event loop in this one
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, bounded()).result()
+    return run_async(bounded())
 
 
 async def started(event: Any) -> None:

@@ -4,18 +4,10 @@ message once, in order; a failing listener is kept; unsubscribing stops delivery
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from dominolab.web.events import Events
-
-
-def run(coro: Coroutine[Any, Any, None]) -> None:
-    """``asyncio.run`` in a thread of its own: the browser tests' Playwright keeps an event
-    loop running in this one."""
-    with ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, coro).result(timeout=30)
+from loops import run_async
 
 
 def test_each_listener_gets_every_message_in_order() -> None:
@@ -44,7 +36,7 @@ def test_each_listener_gets_every_message_in_order() -> None:
         assert got == {"a": list(range(10)), "b": list(range(10))}
         await events.close()
 
-    run(main())
+    run_async(main(), timeout=30)
 
 
 def test_a_failing_listener_is_kept_and_unsubscribing_stops_delivery() -> None:
@@ -71,4 +63,4 @@ def test_a_failing_listener_is_kept_and_unsubscribing_stops_delivery() -> None:
         assert seen == [0, 1]
         await events.close()
 
-    run(main())
+    run_async(main(), timeout=30)

@@ -31,6 +31,7 @@ from dominolab.players import Budget
 from dominolab.web.app import create_app
 from dominolab.web.service import Connection, GameService
 from dominolab.web.store import Store
+from loops import run_async
 
 Json = dict[str, Any]
 
@@ -324,7 +325,5 @@ def test_presence_is_announced_even_if_the_leaving_handler_is_cancelled(
         finally:
             await service.close()
 
-    # a thread of its own: the browser tests' Playwright keeps an event loop in this one
-    with ThreadPoolExecutor(1) as pool:
-        seen = pool.submit(asyncio.run, scenario()).result(timeout=60)
+    seen = run_async(scenario(), timeout=60)
     assert seen[-1]["state"]["connected"] == [True, False]

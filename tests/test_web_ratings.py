@@ -22,6 +22,7 @@ from dominolab.web.app import create_app
 from dominolab.web.ratings import PROVISIONAL_RD, START, Glicko, rate
 from dominolab.web.service import GameService, token_hash
 from dominolab.web.store import GameResult, GameRow, PlayerRef, Store
+from loops import run_async
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -228,7 +229,7 @@ def test_two_servers_that_see_one_end_count_it_once(tmp_path: Path) -> None:
             for s in services:
                 await s.close()
 
-    applied = asyncio.run(race())
+    applied = run_async(race())
     assert sorted(applied) == [False, False, True, True]
     ratings = {r[0]: r for r in stored_ratings(path)}
     assert ratings[a["id"]][5] == 2 and ratings[b["id"]][5] == 1 and ratings[c["id"]][5] == 1
@@ -375,7 +376,7 @@ def test_a_rated_match_whose_end_was_not_applied_is_on_the_next_sweep(tmp_path: 
         finally:
             await service.close()
 
-    assert asyncio.run(sweep()) == (1, 0)
+    assert run_async(sweep()) == (1, 0)
     again = Store(path)
     ratings = again.ratings_of("luzak-line", [a["id"], b["id"]])
     again.close()

@@ -42,6 +42,7 @@ from dominolab.web.limits import DAY, Limits
 from dominolab.web.process import ServerProcess
 from dominolab.web.service import GameService, LiveGame
 from dominolab.web.store import GameRow, Store
+from loops import run_async
 
 Json = dict[str, Any]
 #: (method, path, body, token) -> (status, answer)
@@ -343,9 +344,7 @@ def test_calls_at_once_all_reach_the_store_and_make_one_game(tmp_path: Path) -> 
             finally:
                 await service.close()
 
-    # a thread of its own: the browser tests' Playwright keeps an event loop in this one
-    with ThreadPoolExecutor(1) as pool:
-        made = pool.submit(asyncio.run, run()).result(timeout=90)
+    made = run_async(run(), timeout=90)
     assert len(reached) == 6  # none of them found the rematch in memory
     assert [created for _, created in made] == [True] + [False] * 5
     assert {new.id for new, _ in made} == {reached[0]}

@@ -14,7 +14,6 @@ import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ import pytest
 
 from dominolab.web.process import ServerProcess, free_port
 from dominolab.web.store import MIGRATIONS, SCHEMA_VERSION, Store, StoreError
+from loops import run_async
 
 
 def my_turn(srv: ServerProcess, gid: str, token: str, timeout: float = 30) -> dict[str, Any]:
@@ -39,9 +39,7 @@ def my_turn(srv: ServerProcess, gid: str, token: str, timeout: float = 30) -> di
                 if st["to_move"] in (st["seat"], None) or st["match_result"]:
                     return st
 
-    # a thread of its own: the browser tests' Playwright keeps an event loop in this one
-    with ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, wait()).result()
+    run_async(wait())
     # as an HTTP client sees it (the socket that waited has gone again)
     st: dict[str, Any] = srv.request("GET", f"/api/games/{gid}", token=token)
     return st
@@ -117,9 +115,8 @@ def test_websocket_rejoins_after_a_restart(server: ServerProcess) -> None:
             return message
 
     def run(seat: int) -> dict[str, Any]:
-        # a thread of its own: the browser tests' Playwright keeps an event loop in this one
-        with ThreadPoolExecutor(1) as pool:
-            return pool.submit(asyncio.run, hello(seat)).result()["state"]  # type: ignore[no-any-return]
+        state: dict[str, Any] = run_async(hello(seat))["state"]
+        return state
 
     first = run(1)
     server.kill()
