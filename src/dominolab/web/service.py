@@ -239,6 +239,10 @@ class GameService:
         self.pool = ComputePool(workers, max_queued_per_client=self.limits.queued_per_client)
         #: tasks that must outlive the request or connection that started them
         self._tasks: set[asyncio.Task[None]] = set()
+        #: the games whose topic this server listens to, and how to stop listening
+        self._watching: dict[str, Callable[[], None]] = {}
+        #: games told of a change while they were being loaded: caught up once loaded
+        self._stale: set[str] = set()
 
     async def close(self) -> None:
         for live in list(self.games.values()):
@@ -365,6 +369,8 @@ class GameService:
             if live.row.rematch != found:
                 live.row = replace(live.row, rematch=found, rematch_by=by)
                 await self.broadcast(live)
+            if created:
+                await self._announce(live, row=True)
         return await self.get(found), created
 
     async def join(self, live: LiveGame, invite: Any, client: str = "local") -> str:
@@ -390,6 +396,7 @@ class GameService:
             raise ApiError(409, "this invitation has already been used")
         live.row = replace(live.row, token_hashes=(live.row.token_hashes[0], token_hash(token)),
                            invite=None)
+        await self._announce(live, row=True)
         return token
 
     async def get(self, game_id: str) -> LiveGame:
@@ -400,13 +407,18 @@ class GameService:
             return live
         if not _ID_RE.match(game_id):
             raise ApiError(404, "there is no such game")
+        # listened to before it is read: a change another server stores meanwhile is
+        # caught up with below
+        self._watch(game_id)
         try:
             loaded = await self.store.load_game(game_id)
         except DATABASE_ERRORS as exc:
+            self._unwatch_unless_kept(game_id)
             log.error("could not load game %s: %s", game_id, exc)
             raise ApiError(503, "the game could not be read just now; try again in a moment",
                            retry_after=2) from None
         if loaded is None:
+            self._unwatch_unless_kept(game_id)
             raise ApiError(404, "there is no such game (it may have expired, been created on "
                                 "another server, or its database was removed)")
         live = self.games.get(game_id)  # loaded meanwhile by another request
@@ -423,11 +435,15 @@ class GameService:
             match.apply(match.parse_move(text))
         live = LiveGame(row, match, len(moves))
         self._keep(live)
+        if game_id in self._stale:
+            self._stale.discard(game_id)
+            self._spawn(self._on_game_event(f"game:{game_id}", {}), f"catch up {game_id}")
         self._computer_if_due(live, f"game {game_id}")
         return live
 
     def _keep(self, live: LiveGame) -> None:
         self.games[live.id] = live
+        self._watch(live.id)
         if len(self.games) <= self.max_live:
             return
         for old in list(self.games.values()):
@@ -435,12 +451,99 @@ class GameService:
                 break
             if old is not live and self._idle(old):
                 del self.games[old.id]
+                self._unwatch_unless_kept(old.id)
+
+    # -- other servers' changes --------------------------------------------------------------
+    def _watch(self, game_id: str) -> None:
+        """Listen to the game's topic (``game:ID``) while it is in memory or being loaded."""
+        if game_id not in self._watching:
+            self._watching[game_id] = self.events.subscribe(f"game:{game_id}",
+                                                            self._on_game_event)
+
+    def _unwatch_unless_kept(self, game_id: str) -> None:
+        if game_id not in self.games:
+            stop = self._watching.pop(game_id, None)
+            if stop is not None:
+                stop()
+            self._stale.discard(game_id)
+
+    async def _announce(self, live: LiveGame, **what: Any) -> None:
+        """Tell the other servers (and this one's listeners) that the game changed: its
+        version now, and ``row=True`` if its row did (an invitation claimed, a rematch)."""
+        await self.events.publish(f"game:{live.id}", {"version": live.version, **what})
+
+    async def _on_game_event(self, topic: str, message: dict[str, Any]) -> None:
+        """A change of game ``topic`` announced by a server (this one's own are behind us
+        already): read what was stored since this server's version, apply it through the
+        engine and tell this server's connections."""
+        game_id = topic.removeprefix("game:")
+        live = self.games.get(game_id)
+        if live is None:
+            if game_id in self._watching:
+                self._stale.add(game_id)  # being loaded: caught up once it is
+            return
+        version = message.get("version")
+        if (isinstance(version, int) and version <= live.version and not message.get("row")
+                and not message.get("gone")):
+            return
+        try:
+            async with live.lock:
+                changed = await self._catch_up(live)
+        except DATABASE_ERRORS as exc:
+            log.warning("game %s: could not catch up with another server's change: %s",
+                        game_id, exc)
+            return
+        if changed:
+            await self.broadcast(live)
+
+    async def _catch_up(self, live: LiveGame) -> bool:
+        """Bring ``live`` up to what the store holds (call with ``live.lock`` held): the
+        moves from its version on, and its row. Returns whether anything changed. A game
+        the store no longer has expired on another server: it goes here too."""
+        found = await self.store.game_since(live.id, live.version)
+        if found is None:
+            if self.games.get(live.id) is live:
+                self._forget([live.id])
+            return False
+        row, moves = found
+        changed = row != live.row
+        live.row = row
+        if moves:
+            after = live.match.copy()
+            for ply, (seat, text) in enumerate(moves, live.version):
+                if after.to_move != seat:
+                    log.error("stored game %s is damaged at move %d", live.id, ply + 1)
+                    self._forget([live.id])
+                    return False
+                after.apply(after.parse_move(text))
+            live.match = after
+            live.version += len(moves)
+            changed = True
+        return changed
 
     @staticmethod
     def _idle(live: LiveGame) -> bool:
         return (not live.connections and not live.lock.locked()
                 and not live.hint_lock.locked()
                 and (live.computer is None or live.computer.done()))
+
+    async def seat_for(self, live: LiveGame, token: str | None) -> int:
+        """:meth:`seat_of`; with servers that share the store, a token refused here is
+        checked again against the stored game (its invitation may have been claimed on
+        another server a moment ago)."""
+        try:
+            return self.seat_of(live, token)
+        except ApiError as exc:
+            if exc.status != 403 or not self.events.shared:
+                raise
+        try:
+            async with live.lock:
+                await self._catch_up(live)
+        except DATABASE_ERRORS as exc:
+            log.error("game %s: could not read it again: %s", live.id, exc)
+            raise ApiError(503, "the game could not be read just now; try again in a moment",
+                           retry_after=2) from None
+        return self.seat_of(live, token)
 
     def seat_of(self, live: LiveGame, token: str | None) -> int:
         """The seat this token belongs to: 401 without one, 403 if it is not this game's."""
@@ -460,21 +563,29 @@ class GameService:
         now = self.clock() if now is None else now
         ids = await self.store.expire(now - self.limits.abandoned_after,
                                       now - self.limits.finished_kept)
+        self._forget(ids)
+        for game_id in ids:
+            await self.events.publish(f"game:{game_id}", {"gone": True})
+        if ids:
+            log.info("expired %d games", len(ids))
+        return len(ids)
+
+    def _forget(self, ids: list[str]) -> None:
+        """Games gone from the store (expired, here or on another server): out of memory,
+        their sockets closed with 4410, and rematch links to them cleared."""
         gone = set(ids)
         for kept in self.games.values():
             if kept.row.rematch in gone:
                 kept.row = replace(kept.row, rematch=None, rematch_by=None)
         for game_id in ids:
             live = self.games.pop(game_id, None)
+            self._unwatch_unless_kept(game_id)
             if live is not None:
                 if live.computer is not None:
                     live.computer.cancel()
                 for conn in list(live.connections):
                     live.connections.remove(conn)
                     self._spawn(conn.close(4410, "this game has expired"), "close expired")
-        if ids:
-            log.info("expired %d games", len(ids))
-        return len(ids)
 
     async def expire_forever(self) -> None:
         """Run :meth:`expire` now and every ``limits.sweep_every`` seconds."""
@@ -497,6 +608,15 @@ class GameService:
             raise ApiError(400, "the move must say which version of the game it was chosen "
                                 "at (\"version\": a whole number)")
         async with live.lock:
+            if version > live.version:
+                # chosen on a state this server has not caught up with yet (another server
+                # stored the move before, and its announcement is on its way)
+                try:
+                    await self._catch_up(live)
+                except DATABASE_ERRORS as exc:
+                    log.error("game %s: could not catch up: %s", live.id, exc)
+                    raise ApiError(503, "the game could not be read just now; try again in "
+                                        "a moment", retry_after=1) from None
             match = live.match
             if version != live.version:
                 raise ApiError(409, f"the game has moved on: it is at version {live.version}, "
@@ -535,8 +655,13 @@ class GameService:
             await self.store.add_moves(live.id, live.version, [(seat, str(move))],
                                        after.is_over)
         except MoveConflict as exc:
-            log.error("game %s: %s; it is reloaded from the database", live.id, exc)
-            self.games.pop(live.id, None)
+            # another server stored a move at this ply first (the computer's, thought out
+            # there too, or a seat's over another connection): take the stored game
+            log.info("game %s: %s; catching up with the database", live.id, exc)
+            try:
+                await self._catch_up(live)
+            except DATABASE_ERRORS as again:
+                log.error("game %s: could not catch up: %s", live.id, again)
             raise NotStored(409, "the game has moved on; reload it") from None
         except DATABASE_ERRORS as exc:
             log.error("game %s: move %s at version %d was not stored: %s", live.id, move,
@@ -545,6 +670,7 @@ class GameService:
                                  "try again in a moment", retry_after=1) from None
         live.match = after
         live.version += 1
+        await self._announce(live)
 
     def _computer_if_due(self, live: LiveGame, client: str) -> None:
         seat = live.computer_seat
@@ -589,6 +715,11 @@ class GameService:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
+                if isinstance(exc, NotStored) and exc.status == 409:
+                    # another server played this move first (it thought the same position
+                    # out to the same move): caught up with, nothing to say
+                    await self.broadcast(live)
+                    continue
                 log.warning("game %s: the computer's move failed (%s); trying again in "
                             "%.1f s", live.id, exc, pause)
                 await self.broadcast(live)
@@ -643,11 +774,24 @@ class GameService:
     async def attach(self, live: LiveGame, conn: Connection) -> None:
         """A seat connected: send it the state; tell the others if that changes who is
         connected."""
+        if self.events.shared:
+            # another server may have stored moves whose announcement has not arrived (or
+            # never will: it was killed in between); this seat may be moving over from it
+            try:
+                async with live.lock:
+                    changed = await self._catch_up(live)
+            except DATABASE_ERRORS as exc:
+                log.warning("game %s: could not catch up on connecting: %s", live.id, exc)
+                changed = False
+            if changed:
+                await self.broadcast(live)
         before = live.connected()
         live.connections.append(conn)
         await self.push(live, conn)
         if live.connected() != before:
             await self.broadcast(live, skip=conn)
+        # the server that was playing the computer's move may be gone
+        self._computer_if_due(live, f"game {live.id}")
 
     def detach(self, live: LiveGame, conn: Connection) -> None:
         """A seat's connection ended. Who is connected changes now, and the others are told

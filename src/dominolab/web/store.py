@@ -8,6 +8,10 @@ of it: a server killed at any moment restarts with every move it ever announced.
 The schema is versioned with SQLite's ``user_version``: :data:`MIGRATIONS` holds one script
 per version, applied in order, each in its own transaction. Add new versions at the end;
 never edit a released one.
+
+``Store("postgresql://user@host/db")`` is the same store on PostgreSQL, for several server
+processes (:mod:`dominolab.web.pg`): the methods below run there unchanged, so write them
+and the migrations in the portable subset that module describes.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar
+
+from dominolab.web.events import Events
 
 T = TypeVar("T")
 
@@ -75,8 +81,15 @@ BUSY_TIMEOUT: Final = 5.0
 
 
 #: what a failing database raises (locked, full, gone...): callers answer 503 and change
-#: nothing. A tuple, so that each backend adds its driver's base error.
-DATABASE_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error,)
+#: nothing. A tuple, so that each backend adds its driver's base error: PostgreSQL's store
+#: raises sqlite3's errors too (dominolab.web.pg), and psycopg's come from its event bus.
+DATABASE_ERRORS: tuple[type[Exception], ...]
+try:
+    import psycopg
+except ImportError:  # pragma: no cover - psycopg is a dependency; without it, SQLite only
+    DATABASE_ERRORS = (sqlite3.Error,)
+else:
+    DATABASE_ERRORS = (sqlite3.Error, psycopg.Error)
 
 
 class StoreError(Exception):
@@ -116,7 +129,18 @@ class Store:
 
     Opening it checks it: a file that is not a database, fails ``PRAGMA quick_check``, has
     a newer schema or cannot be written raises :class:`StoreError`, so a server never starts
-    on a database it would answer 500 from."""
+    on a database it would answer 500 from. Given a ``postgresql://`` URL instead of a
+    path, it is a :class:`dominolab.web.pg.PgStore`."""
+
+    def __new__(cls, path: str | Path, *args: Any, **kwargs: Any) -> Store:
+        if cls is Store and is_database_url(path):
+            try:
+                from dominolab.web.pg import PgStore
+            except ImportError as exc:
+                raise StoreError(f"a PostgreSQL database needs psycopg 3 ({exc}): "
+                                 f"pip install 'psycopg[binary]'") from None
+            return super().__new__(PgStore)
+        return super().__new__(cls)
 
     def __init__(self, path: str | Path, *, busy_timeout: float = BUSY_TIMEOUT,
                  clock: Callable[[], float] = time.time) -> None:
@@ -315,6 +339,31 @@ class Store:
         with self._lock:
             return int(self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
 
+    def game_since(self, game_id: str, first_ply: int
+                   ) -> tuple[GameRow, list[tuple[int, str]]] | None:
+        """The game and its moves from ``first_ply`` on, or None: how a server catches up
+        with what another process stored (:meth:`load_game` reads every move)."""
+        with self._lock:
+            found = self._db.execute(
+                "SELECT id, game, options, seed, first_opener, mode, opponent, token0, token1, "
+                "rules_version, created, finished, invite, rematch, rematch_by "
+                "FROM games WHERE id = ?", (game_id,)
+            ).fetchone()
+            if found is None:
+                return None
+            moves = self._db.execute(
+                "SELECT seat, move FROM moves WHERE game_id = ? AND ply >= ? ORDER BY ply",
+                (game_id, first_ply)).fetchall()
+        row = GameRow(found[0], found[1], json.loads(found[2]), found[3], found[4], found[5],
+                      found[6], (found[7], found[8]), found[9], found[10], bool(found[11]),
+                      found[12], found[13], found[14])
+        return row, [(int(s), str(m)) for s, m in moves]
+
+    def events(self) -> Events:
+        """The event bus that reaches every server on this database: one process serves an
+        SQLite file, so the bus of this process (PostgreSQL's reaches them all)."""
+        return Events()
+
 
 class AsyncStore:
     """The :class:`Store` for the event loop: every call runs in one thread of its own, so
@@ -348,9 +397,18 @@ class AsyncStore:
     async def expire(self, unfinished_before: float, finished_before: float) -> list[str]:
         return await self._run(self.sync.expire, unfinished_before, finished_before)
 
+    async def game_since(self, game_id: str, first_ply: int
+                         ) -> tuple[GameRow, list[tuple[int, str]]] | None:
+        return await self._run(self.sync.game_since, game_id, first_ply)
+
     def close(self) -> None:
         self._thread.shutdown(wait=True)
         self.sync.close()
+
+
+def is_database_url(db: str | Path) -> bool:
+    """Whether ``--db`` is a PostgreSQL URL rather than an SQLite file's path."""
+    return isinstance(db, str) and db.startswith(("postgresql://", "postgres://"))
 
 
 def _statements(script: str) -> list[str]:
