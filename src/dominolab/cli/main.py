@@ -176,6 +176,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "person a scripted client like the others, each from an address of "
                         "its own: the time from a move to the computer's reply (default: "
                         "10; 0 for none)")
+    p.add_argument("--servers", type=whole_number(1, 16, digits=2), default=1, metavar="N",
+                   help="serve: N server processes on the --db PostgreSQL database, each "
+                        "friend game's two seats on different ones (default: 1)")
+    p.add_argument("--db", default=None, metavar="URL",
+                   help="serve: a PostgreSQL database (postgresql://USER@HOST/DB) to run the "
+                        "servers on, in a schema of their own dropped afterwards; the same "
+                        "runs are then played against one server on SQLite (default: SQLite "
+                        "only)")
     p.add_argument("--computer-level", choices=list(LEVELS), default="easy",
                    help="serve: the level of those K games' computer (default: easy, whose "
                         "replies are to stay under 1 s at p99; medium and hard are to reply "
