@@ -430,9 +430,10 @@ def test_a_socket_on_one_server_sees_a_move_made_on_the_other(
 
 def test_a_friend_match_across_two_servers_finishes_after_one_is_killed(
         two_servers: tuple[ServerProcess, ServerProcess], pg_url: str) -> None:
-    """Seat 0 plays on server a, seat 1 on server b; a is killed (SIGKILL) mid-match;
-    seat 0 reconnects to b and the match is finished there; every move is stored, in
-    order, and the stored game replays to the final state."""
+    """Seat 0 plays on server a, seat 1 on server b, each told the other is connected; a
+    is killed (SIGKILL) mid-match, and b soon tells seat 1 that seat 0 left; seat 0
+    reconnects to b and the match is finished there; every move is stored, in order, and
+    the stored game replays to the final state."""
     a, b = two_servers
     gid, token0, token1 = friend_game(a, b)
     made: list[tuple[int, str]] = []
@@ -441,6 +442,8 @@ def test_a_friend_match_across_two_servers_finishes_after_one_is_killed(
         seats = [Seat(token0), Seat(token1)]
         await seats[0].connect(ws_url(a, gid))
         await seats[1].connect(ws_url(b, gid))
+        for seat in seats:  # presence crosses servers too
+            await seat.until(lambda s: s["connected"] == [True, True])
         rng = random.Random(5)
         killed = False
         while True:
@@ -452,9 +455,12 @@ def test_a_friend_match_across_two_servers_finishes_after_one_is_killed(
                 killed = True
                 await seats[0].until(lambda s: seats[0].reader is not None
                                      and seats[0].reader.done())
+                # b finds a gone (its connections to PostgreSQL are): seat 0 is not here
+                await seats[1].until(lambda s: s["connected"] == [False, True], 20)
                 seats[0] = Seat(token0)
                 await seats[0].connect(ws_url(b, gid))
                 assert seats[0].states[-1]["version"] == len(made)
+                await seats[1].until(lambda s: s["connected"] == [True, True])
                 continue
             mover = seats[st["to_move"]]
             mine = mover.states[-1]

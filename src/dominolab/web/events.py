@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -34,6 +35,8 @@ class Events:
 
     def __init__(self) -> None:
         self._listeners: dict[str, list[_Queue]] = {}
+        #: this process's name among those sharing the bus (in messages that say who)
+        self.instance = secrets.token_hex(6)
 
     async def start(self) -> None:
         """Be ready to hear other processes before the server takes requests (nothing to do

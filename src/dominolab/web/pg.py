@@ -37,7 +37,6 @@ import contextlib
 import json
 import logging
 import re
-import secrets
 import sqlite3
 import time
 import urllib.parse
@@ -347,7 +346,13 @@ class PgEvents(Events):
     and :meth:`deliver`\\ s each other process's message here. When that connection is lost
     it is opened again (a growing pause, at most 5 s), and since messages may have been
     missed meanwhile, every topic listened to here is then delivered ``{"missed": true}``:
-    its listeners read the store again."""
+    its listeners read the store again.
+
+    Every 5 s the listening connection also asks which processes still listen (their
+    connections' ``application_name`` in ``pg_stat_activity``); when one heard from before
+    is gone (killed: PostgreSQL drops its connections at once), topic ``peers`` is
+    delivered ``{"gone": [instance, ...]}``. Messages name their process ``instance``, this
+    bus's :attr:`instance` for this process."""
 
     #: messages cross processes: a listener must read the store, never trust its memory
     shared = True
@@ -356,8 +361,8 @@ class PgEvents(Events):
         super().__init__()
         self.url = url
         self.channel = channel
-        #: this process's name on the channel (its own messages come back, and are skipped)
-        self.instance = secrets.token_hex(6)
+        #: the other processes heard from (a ``peers`` message says when one is gone)
+        self._peers: set[str] = set()
         self._sequence = 0
         self._outbox: list[str] = []
         self._wake = asyncio.Event()
@@ -372,7 +377,10 @@ class PgEvents(Events):
     def _ensure_started(self) -> None:
         if self._tasks or self._closed:
             return
-        loop = asyncio.get_running_loop()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # not on the loop yet (the app is being built): start() starts it
         self._tasks = [loop.create_task(self._listen(), name="events listen"),
                        loop.create_task(self._send(), name="events notify")]
 
@@ -445,7 +453,7 @@ class PgEvents(Events):
         while True:
             try:
                 conn = await psycopg.AsyncConnection.connect(
-                    conninfo(self.url, "dominolab listen"), autocommit=True)
+                    conninfo(self.url, f"dominolab listen {self.instance}"), autocommit=True)
                 async with conn:
                     await conn.execute(f"LISTEN {self.channel}")
                     self.connections += 1
@@ -454,9 +462,10 @@ class PgEvents(Events):
                     self._listening.set()
                     pause = 0.2
                     while True:
-                        async for note in conn.notifies(timeout=10):
+                        async for note in conn.notifies(timeout=5):
                             self._received(note.payload)
-                        await conn.execute("SELECT 1")  # quiet for 10 s: still there?
+                        # also shows the connection still works
+                        await self._check_peers(conn)
             except psycopg.Error as exc:
                 self._listening.clear()
                 log.warning("events: lost the PostgreSQL connection listening on %s (%s); "
@@ -464,12 +473,22 @@ class PgEvents(Events):
             await asyncio.sleep(pause)
             pause = min(pause * 2, 5.0)
 
+    async def _check_peers(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        cur = await conn.execute("SELECT application_name FROM pg_stat_activity "
+                                 "WHERE application_name LIKE 'dominolab listen %'")
+        alive = {str(name).rsplit(" ", 1)[-1] for (name,) in await cur.fetchall()}
+        gone = self._peers - alive
+        if gone:
+            self._peers -= gone
+            self.deliver("peers", {"gone": sorted(gone)})
+
     def _received(self, payload: str) -> None:
         try:
             data = json.loads(payload)
             if data["i"] == self.instance:
                 return
             topic, message = data["t"], data["m"]
+            self._peers.add(str(data["i"]))
             if not isinstance(topic, str) or not isinstance(message, dict):
                 raise TypeError
         except (ValueError, KeyError, TypeError):

@@ -125,6 +125,8 @@ class LiveGame:
     #: state messages by (version, connected, seat, width, rematch)
     messages: dict[tuple[int, tuple[bool, bool], int, str, str | None], str] = field(
         default_factory=dict)
+    #: the seats connected to other servers on the same database, by server
+    remote: dict[str, tuple[bool, bool]] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -135,9 +137,18 @@ class LiveGame:
         return 1 if self.row.mode == "computer" else None
 
     def connected(self) -> tuple[bool, bool]:
-        seats = {c.seat for c in self.connections}
+        """Which seats are connected: here, on another server, or the computer."""
+        here = self.connected_here()
+        seats = {seat for seat in (0, 1) if here[seat]}
         if self.computer_seat is not None:
             seats.add(self.computer_seat)
+        for there in self.remote.values():
+            seats.update(seat for seat in (0, 1) if there[seat])
+        return (0 in seats, 1 in seats)
+
+    def connected_here(self) -> tuple[bool, bool]:
+        """Which seats have a connection to this server."""
+        seats = {c.seat for c in self.connections}
         return (0 in seats, 1 in seats)
 
     def layout(self, number: int, width: str) -> TableLayout:
@@ -243,6 +254,9 @@ class GameService:
         self._watching: dict[str, Callable[[], None]] = {}
         #: games told of a change while they were being loaded: caught up once loaded
         self._stale: set[str] = set()
+        if self.events.shared:
+            # a server that vanished (killed) takes its seats' presence with it
+            self.events.subscribe("peers", self._on_peers)
 
     async def close(self) -> None:
         for live in list(self.games.values()):
@@ -438,6 +452,8 @@ class GameService:
         if game_id in self._stale:
             self._stale.discard(game_id)
             self._spawn(self._on_game_event(f"game:{game_id}", {}), f"catch up {game_id}")
+        if self.events.shared:  # who is connected to the other servers?
+            await self.events.publish(f"game:{game_id}", {"ask": self.events.instance})
         self._computer_if_due(live, f"game {game_id}")
         return live
 
@@ -482,6 +498,9 @@ class GameService:
             if game_id in self._watching:
                 self._stale.add(game_id)  # being loaded: caught up once it is
             return
+        if "presence" in message or "ask" in message:
+            await self._on_presence(live, message)
+            return
         version = message.get("version")
         if (isinstance(version, int) and version <= live.version and not message.get("row")
                 and not message.get("gone")):
@@ -495,6 +514,40 @@ class GameService:
             return
         if changed:
             await self.broadcast(live)
+
+    async def _on_presence(self, live: LiveGame, message: dict[str, Any]) -> None:
+        """Another server's seats of this game (``presence``), or its question who is
+        connected here (``ask``)."""
+        if "ask" in message:
+            if message["ask"] != self.events.instance and any(live.connected_here()):
+                await self._announce_presence(live)
+            return
+        there, seats = message.get("from"), message.get("presence")
+        if there == self.events.instance or not isinstance(there, str) \
+                or not isinstance(seats, list) or len(seats) != 2:
+            return
+        before = live.connected()
+        if any(seats):
+            live.remote[there] = (bool(seats[0]), bool(seats[1]))
+        else:
+            live.remote.pop(there, None)
+        if live.connected() != before:
+            await self.broadcast(live)
+
+    async def _announce_presence(self, live: LiveGame) -> None:
+        await self.events.publish(f"game:{live.id}", {
+            "presence": list(live.connected_here()), "from": self.events.instance})
+
+    async def _on_peers(self, topic: str, message: dict[str, Any]) -> None:
+        """Servers that are gone: their seats are no longer connected."""
+        gone = set(message.get("gone") or ())
+        for live in list(self.games.values()):
+            if gone & live.remote.keys():
+                before = live.connected()
+                for there in gone:
+                    live.remote.pop(there, None)
+                if live.connected() != before:
+                    await self.broadcast(live)
 
     async def _catch_up(self, live: LiveGame) -> bool:
         """Bring ``live`` up to what the store holds (call with ``live.lock`` held): the
@@ -785,11 +838,13 @@ class GameService:
                 changed = False
             if changed:
                 await self.broadcast(live)
-        before = live.connected()
+        before, here = live.connected(), live.connected_here()
         live.connections.append(conn)
         await self.push(live, conn)
         if live.connected() != before:
             await self.broadcast(live, skip=conn)
+        if self.events.shared and live.connected_here() != here:
+            await self._announce_presence(live)
         # the server that was playing the computer's move may be gone
         self._computer_if_due(live, f"game {live.id}")
 
@@ -797,10 +852,12 @@ class GameService:
         """A seat's connection ended. Who is connected changes now, and the others are told
         by a task of the service's: the ending connection's handler may be cancelled."""
         if conn in live.connections:
-            before = live.connected()
+            before, here = live.connected(), live.connected_here()
             live.connections.remove(conn)
             if live.connected() != before:
                 self._spawn(self.broadcast(live), f"presence {live.id}")
+            if self.events.shared and live.connected_here() != here:
+                self._spawn(self._announce_presence(live), f"presence {live.id}")
 
     async def push(self, live: LiveGame, conn: Connection) -> None:
         """Send ``conn`` its seat's state as it is when the send begins. One send at a time
