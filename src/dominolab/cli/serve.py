@@ -91,6 +91,8 @@ def run_serve(args: argparse.Namespace) -> int:
     # showed as 50-100 ms stalls at the tail of move latency (`dominolab bench serve`).
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
+    if isinstance(db, str) and not os.environ.get("XX_NOSWITCH"):
+        sys.setswitchinterval(0.0005)
     # on Ctrl-C, requests still waiting (a hint in the queue) get 3 s, then are cancelled
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
                             ws_max_size=MAX_BODY * 4, lifespan="on",

@@ -20,7 +20,11 @@ psycopg 3, so that every ``Store`` method and every migration in
   ``OperationalError``...), chained to the original, so that ``except sqlite3.X`` means the
   same on both backends;
 - a connection that was lost is opened again by the next statement outside a transaction
-  (one inside a transaction fails, and so does its transaction).
+  (one inside a transaction fails, and so does its transaction; a ``SELECT`` outside one
+  that finds the connection lost is tried again at once on a new one);
+- commits do not wait for the disk (``synchronous_commit = off``, unless the URL's
+  ``options`` set it): like SQLite's ``synchronous=NORMAL``, a commit survives the server
+  process being killed, not a power cut.
 
 Write methods in the portable subset: TEXT, INTEGER, REAL; ``?``; ``ON CONFLICT ... DO``;
 no ``INSERT OR``, ``AUTOINCREMENT``, ``IFNULL`` (use ``COALESCE``) or two-argument ``MAX``;
@@ -206,6 +210,9 @@ class Connection:
         self.lock_timeout = lock_timeout
         #: the store sent BEGIN and not yet COMMIT or ROLLBACK
         self._began = False
+        #: a BEGIN not sent yet (whether it takes the write lock): it goes with the next
+        #: statement, in one round trip (psycopg's pipeline)
+        self._pending: bool | None = None
         self._conn = self._connect()
 
     def _connect(self) -> psycopg.Connection[Any]:
@@ -213,6 +220,14 @@ class Connection:
             conn = psycopg.connect(conninfo(self.url, "dominolab"), autocommit=True)
             # a write waits this long for another's lock, like SQLite's busy timeout
             conn.execute(f"SET lock_timeout = {int(self.lock_timeout * 1000)}")
+            if "synchronous_commit" not in str(
+                    psycopg.conninfo.conninfo_to_dict(self.url).get("options") or ""):
+                # SQLite's promise (synchronous=NORMAL): a commit survives this process
+                # being killed, not a power cut. Waiting for each commit's flush under the
+                # one write lock would hold every writer up (about 4 ms a move, so 250
+                # moves a second for all servers together); the URL may ask for more with
+                # ?options=-c%20synchronous_commit%3Don
+                conn.execute("SET synchronous_commit = off")
         except psycopg.Error as exc:
             raise as_sqlite_error(exc) from exc
         conn.adapters.register_dumper(bool, _BoolAsInteger)
@@ -235,42 +250,79 @@ class Connection:
 
     @property
     def in_transaction(self) -> bool:
-        return self._conn.info.transaction_status in (TransactionStatus.INTRANS,
-                                                      TransactionStatus.INERROR)
+        return self._pending is not None or self._conn.info.transaction_status in (
+            TransactionStatus.INTRANS, TransactionStatus.INERROR)
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor:
+        try:
+            return self._execute(sql, params)
+        except sqlite3.OperationalError:
+            # a read outside a transaction, on a connection found lost only now (the server
+            # ended it since the last statement): read again on a new one (a read changes
+            # nothing, so trying it twice is safe; a write is never tried again)
+            if not (self._conn.broken and not self._began
+                    and sql.lstrip()[:6].upper() == "SELECT"):
+                raise
+        return self._execute(sql, params)
+
+    def _execute(self, sql: str, params: Sequence[Any]) -> Cursor:
         conn = self._ready()
         try:
             version = _USER_VERSION.match(sql)
             if version is not None:
+                self._begin_now(conn)
                 return self._user_version(conn, version.group(1))
             begin = _BEGIN.match(sql)
             if begin is not None:
-                # one round trip: BEGIN, and for a writer the one write lock
-                locked = (begin.group(1) or "").upper() in ("IMMEDIATE", "EXCLUSIVE")
-                conn.execute(f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK})"
-                             if locked else "BEGIN")
+                self._begin_now(conn)
                 self._began = True
+                # sent with the next statement; for a writer, with the one write lock
+                self._pending = (begin.group(1) or "").upper() in ("IMMEDIATE", "EXCLUSIVE")
                 return Cursor()
             word = sql.lstrip()[:8].upper()
             if word.startswith(("COMMIT", "ROLLBACK", "END")):
                 self._began = False
-            if params:
-                return Cursor(conn.execute(translate(sql), tuple(params)))
-            return Cursor(conn.execute(translate(sql, False)))
+                if self._pending is not None:  # nothing was sent: nothing to end
+                    self._pending = None
+                    return Cursor()
+            query = translate(sql, bool(params))
+            values = tuple(params) if params else None
+            if self._pending is not None:
+                locked, self._pending = self._pending, None
+                with conn.pipeline():
+                    conn.execute("BEGIN")
+                    if locked:
+                        conn.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+                    cur = conn.execute(query, values)
+                return Cursor(cur)
+            return Cursor(conn.execute(query, values))
         except psycopg.Error as exc:
-            raise as_sqlite_error(exc) from exc
+            raise self._failed(conn, exc) from exc
 
     def executemany(self, sql: str, seq: Any) -> Cursor:
         conn = self._ready()
         rows = [tuple(p) for p in seq]
         try:
+            self._begin_now(conn)
             with conn.cursor() as cur:
                 if rows:
                     cur.executemany(translate(sql), rows)
                 return Cursor(rows=[])
         except psycopg.Error as exc:
-            raise as_sqlite_error(exc) from exc
+            raise self._failed(conn, exc) from exc
+
+    def _begin_now(self, conn: psycopg.Connection[Any]) -> None:
+        """Send a BEGIN still waiting for the next statement."""
+        if self._pending is not None:
+            locked, self._pending = self._pending, None
+            conn.execute(f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK})"
+                         if locked else "BEGIN")
+
+    def _failed(self, conn: psycopg.Connection[Any], exc: psycopg.Error) -> sqlite3.Error:
+        if conn.broken:
+            self._began = False  # the transaction went with the connection
+            self._pending = None
+        return as_sqlite_error(exc)
 
     def _user_version(self, conn: psycopg.Connection[Any], value: str | None) -> Cursor:
         if value is None:
@@ -298,6 +350,7 @@ class PgStore(Store):
         self.url = str(path)
         self.path = redact(self.url)
         self.clock = clock
+        self.busy_timeout = busy_timeout
         try:
             psycopg.conninfo.conninfo_to_dict(self.url)
         except psycopg.Error as exc:
@@ -332,6 +385,9 @@ class PgStore(Store):
 
     def events(self) -> Events:
         return PgEvents(self.url)
+
+    def reader(self) -> Store | None:
+        return PgStore(self.url, busy_timeout=self.busy_timeout, clock=self.clock)
 
 
 # -- the shared event bus --------------------------------------------------------------------

@@ -222,7 +222,7 @@ class GameService:
                  max_live: int = 2000, limits: Limits | None = None,
                  workers: int | None = None, clock: Callable[[], float] | None = None,
                  events: Events | None = None) -> None:
-        self.store = AsyncStore(store)
+        self.store = AsyncStore(store, store.reader())
         #: where committed changes are announced (:mod:`dominolab.web.events`)
         self.events = events or Events()
         #: games kept in memory; beyond this the least recently used idle ones are dropped
@@ -587,7 +587,8 @@ class GameService:
         try:
             return self.seat_of(live, token)
         except ApiError as exc:
-            if exc.status != 403 or not self.events.shared:
+            # only an unclaimed invitation's seat can gain a token elsewhere
+            if exc.status != 403 or not self.events.shared or live.row.invite is None:
                 raise
         try:
             async with live.lock:
@@ -661,7 +662,7 @@ class GameService:
             raise ApiError(400, "the move must say which version of the game it was chosen "
                                 "at (\"version\": a whole number)")
         async with live.lock:
-            if version > live.version:
+            if version > live.version and self.events.shared:
                 # chosen on a state this server has not caught up with yet (another server
                 # stored the move before, and its announcement is on its way)
                 try:

@@ -344,25 +344,31 @@ class Store:
         """The game and its moves from ``first_ply`` on, or None: how a server catches up
         with what another process stored (:meth:`load_game` reads every move)."""
         with self._lock:
-            found = self._db.execute(
-                "SELECT id, game, options, seed, first_opener, mode, opponent, token0, token1, "
-                "rules_version, created, finished, invite, rematch, rematch_by "
-                "FROM games WHERE id = ?", (game_id,)
-            ).fetchone()
-            if found is None:
-                return None
-            moves = self._db.execute(
-                "SELECT seat, move FROM moves WHERE game_id = ? AND ply >= ? ORDER BY ply",
-                (game_id, first_ply)).fetchall()
+            # one query (one round trip to a database server): the game's columns on every
+            # row, and its moves from first_ply on, or NULLs if there are none
+            rows = self._db.execute(
+                "SELECT g.id, g.game, g.options, g.seed, g.first_opener, g.mode, g.opponent, "
+                "g.token0, g.token1, g.rules_version, g.created, g.finished, g.invite, "
+                "g.rematch, g.rematch_by, m.seat, m.move "
+                "FROM games g LEFT JOIN moves m ON m.game_id = g.id AND m.ply >= ? "
+                "WHERE g.id = ? ORDER BY m.ply", (first_ply, game_id)).fetchall()
+        if not rows:
+            return None
+        found = rows[0]
         row = GameRow(found[0], found[1], json.loads(found[2]), found[3], found[4], found[5],
                       found[6], (found[7], found[8]), found[9], found[10], bool(found[11]),
                       found[12], found[13], found[14])
-        return row, [(int(s), str(m)) for s, m in moves]
+        return row, [(int(r[15]), str(r[16])) for r in rows if r[15] is not None]
 
     def events(self) -> Events:
         """The event bus that reaches every server on this database: one process serves an
         SQLite file, so the bus of this process (PostgreSQL's reaches them all)."""
         return Events()
+
+    def reader(self) -> Store | None:
+        """A second connection for catching up with other processes' changes, or None
+        where there are none (SQLite: one process)."""
+        return None
 
 
 class AsyncStore:
@@ -370,9 +376,14 @@ class AsyncStore:
     a write waiting on a lock (or a slow disk) never holds up the loop, and calls keep
     their order."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, reader: Store | None = None) -> None:
         self.sync = store
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="dominolab-db")
+        #: catching up with other processes (:meth:`game_since`) goes to ``reader``, in a
+        #: thread of its own, given one: it never waits behind this process's writes
+        self.reader = reader
+        self._reads = self._thread if reader is None else \
+            ThreadPoolExecutor(1, thread_name_prefix="dominolab-db-read")
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._thread, fn, *args)
@@ -399,11 +410,16 @@ class AsyncStore:
 
     async def game_since(self, game_id: str, first_ply: int
                          ) -> tuple[GameRow, list[tuple[int, str]]] | None:
-        return await self._run(self.sync.game_since, game_id, first_ply)
+        store = self.reader or self.sync
+        return await asyncio.get_running_loop().run_in_executor(
+            self._reads, store.game_since, game_id, first_ply)
 
     def close(self) -> None:
         self._thread.shutdown(wait=True)
         self.sync.close()
+        if self.reader is not None:
+            self._reads.shutdown(wait=True)
+            self.reader.close()
 
 
 def is_database_url(db: str | Path) -> bool:

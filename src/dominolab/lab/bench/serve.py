@@ -282,6 +282,8 @@ class GameRun:
     index: int
     #: version a move was chosen at -> when it was sent
     sent: dict[int, float] = field(default_factory=dict)
+    #: version a move was chosen at -> the seat that sent it
+    senders: dict[int, int] = field(default_factory=dict)
     received: set[int] = field(default_factory=set)
     latencies: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -304,17 +306,19 @@ class FriendSeat:
 
     def sent(self, version: int, when: float) -> None:
         self.run.sent[version] = when
+        self.run.senders[version] = self.seat
 
     def error(self, message: Any) -> None:
         self.run.errors.append(f"seat {self.seat}: {message}")
 
     def update(self, state: dict[str, Any], now: float) -> None:
         run = self.run
-        # the update of the move made at version - 1, if the opponent made it
-        made = state["version"] - 1
-        if made in run.sent and made not in run.received:
-            history = state["history"] or state["previous_hand"]["history"]
-            if history[-1]["seat"] != self.seat:
+        # the update of every move the opponent sent before this version: usually the one
+        # at version - 1, but a server catching up with another's moves may bring two at
+        # once (the opponent ended a hand and opened the next, or drew and played)
+        for made in range(max(0, state["version"] - 30), state["version"]):
+            if (made in run.sent and made not in run.received
+                    and run.senders[made] != self.seat):
                 run.received.add(made)
                 run.latencies.append(now - run.sent[made])
         if state["match_result"] is not None:
