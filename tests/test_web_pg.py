@@ -129,6 +129,32 @@ def test_two_connections_storing_one_ply_get_one_move_and_one_conflict(any_db: s
             store.close()
 
 
+def test_a_whole_database_writer_excludes_moves_in_any_game(pg_url: str) -> None:
+    """Moves in different games are stored at once on PostgreSQL (each under its game's
+    lock), but a BEGIN IMMEDIATE transaction, as every other writer of the store opens,
+    still holds them all off, as SQLite's one write lock does."""
+    holder, other = Store(pg_url), Store(pg_url, busy_timeout=0.3)
+    try:
+        for gid in ("game0001", "game0002"):
+            holder.create_game(row_of(gid))
+        holder._db.execute("BEGIN IMMEDIATE")
+        holder._db.execute("SELECT COUNT(*) FROM games").fetchone()
+        with pytest.raises(sqlite3.OperationalError, match="lock"):
+            other.add_moves("game0002", 0, [(0, "54@1e")], False)
+        holder._db.execute("ROLLBACK")
+        other.add_moves("game0002", 0, [(0, "54@1e")], False)
+        # and a game's own lock does not hold up another game's moves
+        other._db.execute("BEGIN")
+        other._db.execute("SELECT pg_advisory_xact_lock_shared(?), "
+                          "pg_advisory_xact_lock(?, hashtext(?))",
+                          (0x646F6D696E6F, 0x646F6D69, "game0002")).fetchone()
+        holder.add_moves("game0001", 0, [(0, "54@1e")], False)
+        other._db.execute("ROLLBACK")
+    finally:
+        holder.close()
+        other.close()
+
+
 def test_placeholders_comments_and_types_are_translated() -> None:
     assert translate("SELECT a FROM t WHERE b = ? AND c LIKE 'x?%' -- what's this?\n"
                      "AND d = ?") == \

@@ -11,8 +11,10 @@ psycopg 3, so that every ``Store`` method and every migration in
 - ``BEGIN IMMEDIATE`` (SQLite: take the database's one write lock now) becomes ``BEGIN``
   and a transaction-scoped advisory lock that every writer takes, so that writers are
   serialised across every process exactly as SQLite serialises them: a read-then-write
-  in such a transaction (``add_moves`` counts the stored moves, then appends) sees no
-  other writer between its read and its write;
+  in such a transaction sees no other writer between its read and its write. The one
+  exception is the hot path, ``add_moves`` (which counts a game's stored moves, then
+  appends): :class:`PgStore` runs it under that lock shared and a lock of its game alone,
+  so moves in different games are stored at once, and never beside another writer;
 - ``PRAGMA user_version`` reads and writes a one-row table, ``dominolab_schema``;
 - booleans are stored as integers and ``numeric`` results (``SUM``, ``AVG``) come back as
   ``int`` or ``float``, as SQLite gives them;
@@ -42,6 +44,7 @@ import json
 import logging
 import re
 import sqlite3
+import threading
 import time
 import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
@@ -62,6 +65,12 @@ log = logging.getLogger("dominolab.web")
 WRITE_LOCK: Final = 0x646F6D696E6F  # "domino"
 #: the advisory lock held while the schema is brought up to date
 MIGRATE_LOCK: Final = WRITE_LOCK + 1
+#: the key space of the locks of one game (two int4 keys: this, and the id's hash)
+GAME_LOCKS: Final = 0x646F6D69  # "domi"
+_WRITER: Final = f"SELECT pg_advisory_xact_lock({WRITE_LOCK})"
+#: a writer of one game: every such writer at once, but none beside a whole-database one
+_ONE_GAME: Final = (f"SELECT pg_advisory_xact_lock_shared({WRITE_LOCK}), "
+                    f"pg_advisory_xact_lock({GAME_LOCKS}, hashtext(%s))")
 #: the one NOTIFY channel of :class:`PgEvents`; each payload names its topic
 CHANNEL: Final = "dominolab_events"
 #: PostgreSQL refuses a NOTIFY payload of 8000 bytes or more
@@ -210,10 +219,23 @@ class Connection:
         self.lock_timeout = lock_timeout
         #: the store sent BEGIN and not yet COMMIT or ROLLBACK
         self._began = False
-        #: a BEGIN not sent yet (whether it takes the write lock): it goes with the next
-        #: statement, in one round trip (psycopg's pipeline)
-        self._pending: bool | None = None
+        #: a BEGIN not sent yet, with the lock it takes (SQL and parameters, or None): it
+        #: goes with the next statement, in one round trip (psycopg's pipeline)
+        self._pending: tuple[str | None, tuple[Any, ...]] | None = None
+        #: the game the current thread's transaction is confined to (:meth:`one_game`)
+        self._scope = threading.local()
         self._conn = self._connect()
+
+    @contextlib.contextmanager
+    def one_game(self, game_id: str) -> Iterator[None]:
+        """Within this, a ``BEGIN IMMEDIATE`` on this thread locks only game ``game_id``
+        (and the whole-database lock shared): for a method that writes one game's rows
+        and reads nothing else."""
+        self._scope.game = game_id
+        try:
+            yield
+        finally:
+            self._scope.game = None
 
     def _connect(self) -> psycopg.Connection[Any]:
         try:
@@ -277,7 +299,14 @@ class Connection:
                 self._begin_now(conn)
                 self._began = True
                 # sent with the next statement; for a writer, with the one write lock
-                self._pending = (begin.group(1) or "").upper() in ("IMMEDIATE", "EXCLUSIVE")
+                mode = (begin.group(1) or "").upper()
+                game = getattr(self._scope, "game", None)
+                if mode not in ("IMMEDIATE", "EXCLUSIVE"):
+                    self._pending = (None, ())
+                elif game is not None and mode == "IMMEDIATE":
+                    self._pending = (_ONE_GAME, (game,))
+                else:
+                    self._pending = (_WRITER, ())
                 return Cursor()
             word = sql.lstrip()[:8].upper()
             if word.startswith(("COMMIT", "ROLLBACK", "END")):
@@ -288,11 +317,11 @@ class Connection:
             query = translate(sql, bool(params))
             values = tuple(params) if params else None
             if self._pending is not None:
-                locked, self._pending = self._pending, None
+                (lock, lock_params), self._pending = self._pending, None
                 with conn.pipeline():
                     conn.execute("BEGIN")
-                    if locked:
-                        conn.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+                    if lock is not None:
+                        conn.execute(lock, lock_params or None)
                     cur = conn.execute(query, values)
                 return Cursor(cur)
             return Cursor(conn.execute(query, values))
@@ -304,19 +333,23 @@ class Connection:
         rows = [tuple(p) for p in seq]
         try:
             self._begin_now(conn)
-            with conn.cursor() as cur:
-                if rows:
+            if len(rows) == 1:  # one statement needs no pipeline
+                conn.execute(translate(sql), rows[0])
+            elif rows:
+                with conn.cursor() as cur:
                     cur.executemany(translate(sql), rows)
-                return Cursor(rows=[])
+            return Cursor(rows=[])
         except psycopg.Error as exc:
             raise self._failed(conn, exc) from exc
 
     def _begin_now(self, conn: psycopg.Connection[Any]) -> None:
         """Send a BEGIN still waiting for the next statement."""
         if self._pending is not None:
-            locked, self._pending = self._pending, None
-            conn.execute(f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK})"
-                         if locked else "BEGIN")
+            (lock, lock_params), self._pending = self._pending, None
+            with conn.pipeline():
+                conn.execute("BEGIN")
+                if lock is not None:
+                    conn.execute(lock, lock_params or None)
 
     def _failed(self, conn: psycopg.Connection[Any], exc: psycopg.Error) -> sqlite3.Error:
         if conn.broken:
@@ -345,8 +378,6 @@ class PgStore(Store):
 
     def __init__(self, path: str | Path, *, busy_timeout: float = BUSY_TIMEOUT,
                  clock: Callable[[], float] = time.time) -> None:
-        import threading
-
         self.url = str(path)
         self.path = redact(self.url)
         self.clock = clock
@@ -357,7 +388,8 @@ class PgStore(Store):
             raise StoreError(f"{self.path}: not a usable PostgreSQL URL ({one_line(exc)})"
                              ) from None
         try:
-            self._db = Connection(self.url, lock_timeout=busy_timeout)  # type: ignore[assignment]
+            self._pg = Connection(self.url, lock_timeout=busy_timeout)
+            self._db = self._pg  # type: ignore[assignment]
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot connect to PostgreSQL "
                              f"({str(exc).removeprefix('PostgreSQL: ')})") from None
@@ -382,6 +414,13 @@ class PgStore(Store):
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot set up the database "
                              f"({str(exc).removeprefix('PostgreSQL: ')})") from None
+
+    def add_moves(self, game_id: str, first_ply: int, moves: Sequence[tuple[int, str]],
+                  finished: bool) -> None:
+        """:meth:`Store.add_moves` itself, locking only this game (see the module's text):
+        it writes the game's own rows and reads only its moves."""
+        with self._pg.one_game(game_id):
+            super().add_moves(game_id, first_ply, moves, finished)
 
     def events(self) -> Events:
         return PgEvents(self.url)
