@@ -203,6 +203,9 @@ def _print_serve_run(result: dict[str, Any]) -> None:
           f"({result['moves_per_s']:,.0f}/s)  move -> opponent's update: p50 "
           f"{result['p50_ms']} ms, p99 {result['p99_ms']} ms, max {result['max_ms']} ms;  "
           f"errors {result['errors']}, lost moves {result['lost_moves']}", flush=True)
+    if result.get("server_cpu_ms_per_move") is not None:
+        print(f"         processor time per move: servers {result['server_cpu_ms_per_move']} ms"
+              f", database {result['database_cpu_ms_per_move']} ms", flush=True)
     for example in result["error_examples"]:
         print(f"      e.g. {example}")
     if "computer" in result:

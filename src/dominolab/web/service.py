@@ -561,16 +561,19 @@ class GameService:
         row, moves = found
         changed = row != live.row
         live.row = row
-        if moves:
-            after = live.match.copy()
-            for ply, (seat, text) in enumerate(moves, live.version):
-                if after.to_move != seat:
-                    log.error("stored game %s is damaged at move %d", live.id, ply + 1)
-                    self._forget([live.id])
-                    return False
-                after.apply(after.parse_move(text))
-            live.match = after
-            live.version += len(moves)
+        # applied in place (the lock is held): a stored move that does not apply means a
+        # damaged game, which is then dropped from memory altogether
+        for ply, (seat, text) in enumerate(moves, live.version):
+            match = live.match
+            try:
+                if match.to_move != seat:
+                    raise DominoError(f"seat {seat} is not to move")
+                match.apply(match.parse_move(text))
+            except DominoError as exc:
+                log.error("stored game %s is damaged at move %d: %s", live.id, ply + 1, exc)
+                self._forget([live.id])
+                return False
+            live.version += 1
             changed = True
         return changed
 

@@ -631,18 +631,45 @@ def scratch_schema(url: str) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def bench_servers(tmp: Path, db: str | None, servers: int) -> Iterator[list[str]]:
+def bench_servers(tmp: Path, db: str | None, servers: int
+                  ) -> Iterator[tuple[list[ServerProcess], str | None]]:
     """``servers`` servers on loopback on a fresh database: an SQLite file in ``tmp``
     (``db`` None; one server), or a scratch schema of the PostgreSQL database ``db``.
-    Yields their base URLs."""
+    Yields them and the URL they use (None for SQLite)."""
     with contextlib.ExitStack() as stack:
+        url = None
         if db is None:
             database: Path | str = tmp / "bench.sqlite3"
         else:
-            database = stack.enter_context(scratch_schema(db))
+            database = url = stack.enter_context(scratch_schema(db))
         procs = [stack.enter_context(ServerProcess(database, log=tmp / f"server{i}.log"))
                  for i in range(servers)]
-        yield [proc.base for proc in procs]
+        yield procs, url
+
+
+def cpu_seconds(pids: Sequence[int]) -> float | None:
+    """The processor time (user and system) the processes ``pids`` have used so far, from
+    /proc; None if any of them cannot be read (not on this machine, or not Linux)."""
+    total = 0
+    try:
+        for pid in pids:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+    except (OSError, IndexError, ValueError):
+        return None
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def database_pids(url: str) -> list[int]:
+    """The PostgreSQL backends serving the bench's servers (their connections live as long
+    as the servers)."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        rows = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = "
+                            "current_database() AND application_name LIKE 'dominolab%'"
+                            ).fetchall()
+    return [int(pid) for (pid,) in rows]
 
 
 def run_serve_bench(games: Sequence[int], seconds: float, think: float, game: str,
@@ -667,19 +694,31 @@ def run_serve_bench(games: Sequence[int], seconds: float, think: float, game: st
     results: list[dict[str, Any]] = []
     for number, (backend, count, url) in enumerate(setups):
         with tempfile.TemporaryDirectory(prefix="dominolab-bench-") as tmp, \
-                bench_servers(Path(tmp), url, count) as bases:
+                bench_servers(Path(tmp), url, count) as (procs, scratch):
+            bases = [proc.base for proc in procs]
             if number == 0 and on_start is not None:
                 on_start()
             if on_setup is not None:
                 on_setup(backend, count)
             for n in games:
+                servers_pids = [proc.proc.pid for proc in procs if proc.proc is not None]
+                db_pids = database_pids(scratch) if scratch is not None else []
+                before = cpu_seconds(servers_pids), cpu_seconds(db_pids)
                 with ThreadPoolExecutor(1) as pool:  # a loop of its own, whatever the caller's
                     result = pool.submit(asyncio.run,
                                          _run(bases, n, seconds, think, game, seed=n,
                                               abuse=abuse, computer_games=computer_games,
                                               level=level)
                                          ).result()
-                result = {"backend": backend, "servers": count, **result}
+                after = cpu_seconds(servers_pids), cpu_seconds(db_pids)
+                moves = max(1, result["moves"] + result.get("computer", {}).get("moves", 0))
+                used = [None if a is None or b is None else round((a - b) / moves * 1000, 2)
+                        for a, b in zip(after, before, strict=True)]
+                # processor time per move (friend and computer games' moves alike): the
+                # servers' own (their workers' searches not included), and PostgreSQL's
+                result = {"backend": backend, "servers": count, **result,
+                          "server_cpu_ms_per_move": used[0],
+                          "database_cpu_ms_per_move": used[1] if scratch is not None else 0.0}
                 results.append(result)
                 if on_run is not None:
                     on_run(result)
