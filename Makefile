@@ -1,7 +1,8 @@
 # Two commands on a fresh machine with Python 3.11 and make:
 #   make play    set up, then start the web app: open http://127.0.0.1:8000/ (PORT=8001 ...)
 #   make test    set up, then run the whole test suite (ruff, mypy --strict, pytest with the
-#                browser tests; installs Debian's chromium when it is missing and it can)
+#                browser and PostgreSQL tests; installs Debian's chromium and postgresql
+#                when they are missing and it can)
 # Also: make terminal GAME=widelec   the same games in the terminal
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -11,7 +12,7 @@ GAME   ?= luzak
 PORT   ?= 8000
 ARGS   ?=
 
-.PHONY: play terminal test lint typecheck pytest browser bench screenshots clean
+.PHONY: play terminal test lint typecheck pytest browser postgresql bench screenshots clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,7 +37,7 @@ play: $(VENV)/.installed
 terminal: $(VENV)/.installed
 	$(BIN)/dominolab play $(GAME) $(ARGS)
 
-test: lint typecheck browser pytest
+test: lint typecheck browser postgresql pytest
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests
@@ -54,6 +55,15 @@ browser:
 	  && (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium \
 	      >/dev/null) || echo "note: /usr/bin/chromium is missing; install Debian's chromium \
 	  package for the browser tests"; }
+
+# the PostgreSQL tests start a throwaway server of their own (tests/pgserver.py) from
+# Debian's binaries (/usr/lib/postgresql/N/bin); with root and apt-get (as in CI) they are
+# installed here, otherwise the tests say what is missing
+postgresql:
+	@ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || { command -v apt-get >/dev/null \
+	  && [ "$$(id -u)" = 0 ] && (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	      apt-get install -y -qq postgresql >/dev/null) || echo "note: PostgreSQL's server is \
+	  missing; install Debian's postgresql package for the PostgreSQL tests"; }
 
 # the README's pictures (docs/screenshots/*.png), taken by the browser tests that every
 # `make test` runs too (there they go to a temporary folder)

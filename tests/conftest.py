@@ -29,7 +29,7 @@ from dominolab.core import (
 GAME_NAMES: tuple[str, ...] = ("luzak", "luzak-line", "widelec")
 
 #: the browser tests' fixtures (tests/browser.py)
-pytest_plugins = ("browser",)
+pytest_plugins = ("browser", "pgserver")
 
 
 def T(text: str) -> Tile:

@@ -138,3 +138,36 @@ def test_bench_serve_addresses_never_overlap() -> None:
         assert SERVER not in addresses and ABUSER not in addresses
         assert all(a.startswith("127.") and not a.endswith(".0") for a in addresses)
     assert computer_player_address(0, 50) == "127.0.3.1"
+
+
+def test_bench_serve_two_servers_on_postgresql_beside_sqlite(
+        pg_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--servers 2 --db postgresql://...``: tiny runs with each friend game's seats on
+    two servers sharing PostgreSQL, then the same against one server on SQLite; nothing
+    lost, no error, and the scratch schema is gone afterwards."""
+    assert main(["bench", "serve", "--servers", "2", "--db", pg_url, "--games", "3",
+                 "--seconds", "1.5", "--think", "0.05", "--computer-games", "1",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["servers"] == 2
+    assert [(r["backend"], r["servers"]) for r in data["runs"]] == [("postgresql", 2),
+                                                                   ("sqlite", 1)]
+    for run in data["runs"]:
+        assert run["moves"] > 5 and run["errors"] == 0 and run["lost_moves"] == 0, \
+            run["error_examples"]
+        assert 0 < run["p50_ms"] <= run["p99_ms"] <= run["max_ms"]
+        _check_computer_games(run["computer"], 1)
+    import psycopg
+
+    with psycopg.connect(pg_url) as conn:
+        left = conn.execute("SELECT nspname FROM pg_namespace "
+                            "WHERE nspname LIKE 'dominolab_bench_%'").fetchall()
+    assert left == []
+
+
+def test_bench_serve_needs_postgresql_for_several_servers(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "serve", "--servers", "2"]) == 2
+    assert "--servers needs --db postgresql://" in capsys.readouterr().err
+    assert main(["bench", "serve", "--db", "games.sqlite3"]) == 2
+    assert "takes a PostgreSQL URL" in capsys.readouterr().err

@@ -166,7 +166,7 @@ def rematch(call: Call, gid: str, token: str | None, body: Any = None) -> tuple[
     return call("POST", f"/api/games/{gid}/rematch", {} if body is None else body, token)
 
 
-def games_stored(path: Path) -> int:
+def games_stored(path: Path | str) -> int:
     store = Store(path)
     try:
         return store.count_games()
@@ -351,10 +351,10 @@ def test_calls_at_once_all_reach_the_store_and_make_one_game(tmp_path: Path) -> 
     assert games_stored(tmp_path / "games.sqlite3") == 2
 
 
-def test_the_store_makes_one_rematch_across_connections(tmp_path: Path) -> None:
+def test_the_store_makes_one_rematch_across_connections(any_db: str) -> None:
     """Two connections (as two server processes would have) store a rematch of one game at
-    once: one is stored, and both are told it."""
-    path = tmp_path / "games.sqlite3"
+    once: one is stored, and both are told it (on SQLite and on PostgreSQL)."""
+    path = any_db
     stores = [Store(path), Store(path)]
     try:
         old = GameRow(id="oldgame1", game="luzak", options={"target": 1}, seed=1,

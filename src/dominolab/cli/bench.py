@@ -35,7 +35,7 @@ def run_bench(args: argparse.Namespace) -> int:
         return _bench_serve(args.games or [50, 200], args.seconds, args.think,
                             games[0] if args.game else "luzak", args.json,
                             abuse=args.abuse, computer_games=args.computer_games,
-                            level=args.computer_level)
+                            level=args.computer_level, servers=args.servers, db=args.db)
     if args.what == "players":
         return _bench_players(args, games)
     if args.what == "simulate":
@@ -192,11 +192,20 @@ def _bench_openspiel(seconds: float, json_out: bool) -> int:
     return 0
 
 
+def _redacted(url: str) -> str:
+    from dominolab.web.pg import redact
+
+    return redact(url)
+
+
 def _print_serve_run(result: dict[str, Any]) -> None:
     print(f"  N={result['games']:<4} friend games: {result['moves']:>6} moves "
           f"({result['moves_per_s']:,.0f}/s)  move -> opponent's update: p50 "
           f"{result['p50_ms']} ms, p99 {result['p99_ms']} ms, max {result['max_ms']} ms;  "
           f"errors {result['errors']}, lost moves {result['lost_moves']}", flush=True)
+    if result.get("server_cpu_ms_per_move") is not None:
+        print(f"         processor time per move: servers {result['server_cpu_ms_per_move']} ms"
+              f", database {result['database_cpu_ms_per_move']} ms", flush=True)
     for example in result["error_examples"]:
         print(f"      e.g. {example}")
     if "computer" in result:
@@ -219,7 +228,8 @@ def _print_serve_run(result: dict[str, Any]) -> None:
 
 
 def _bench_serve(games: list[int], seconds: float, think: float, game: str, as_json: bool,
-                 abuse: bool = False, computer_games: int = 10, level: str = "easy") -> int:
+                 abuse: bool = False, computer_games: int = 10, level: str = "easy",
+                 servers: int = 1, db: str | None = None) -> int:
     from dominolab.lab.bench.serve import (
         ABUSE_CONNECTIONS,
         ABUSER,
@@ -227,11 +237,24 @@ def _bench_serve(games: list[int], seconds: float, think: float, game: str, as_j
         run_serve_bench,
     )
 
+    if db is None and servers != 1:
+        print("dominolab bench serve: --servers needs --db postgresql://...: several "
+              "servers share a PostgreSQL database (an SQLite file serves one)",
+              file=sys.stderr)
+        return 2
+    if db is not None and not db.startswith(("postgresql://", "postgres://")):
+        print(f"dominolab bench serve: --db takes a PostgreSQL URL (postgresql://USER@HOST/"
+              f"DB), not {db!r}; without it the bench uses a fresh SQLite file",
+              file=sys.stderr)
+        return 2
+
     def start() -> None:
+        where = "one server process" if db is None else \
+            f"{servers} server process{'es' if servers > 1 else ''} on PostgreSQL, each " \
+            f"game's two seats on different ones, then one on SQLite"
         print(f"{game}: N friend games at once, each seat a scripted WebSocket client "
-              f"thinking {think:g} s a move on average, {seconds:g} s a run; one "
-              f"server process on loopback ({os.cpu_count()} cores shared with the "
-              f"clients)")
+              f"thinking {think:g} s a move on average, {seconds:g} s a run; {where}, "
+              f"on loopback ({os.cpu_count()} cores shared with the clients)")
         if computer_games:
             print(f"  and {computer_games} games against the {level} computer (delay 0), "
                   f"the person a scripted client like the others, each from an address "
@@ -241,13 +264,25 @@ def _bench_serve(games: list[int], seconds: float, think: float, game: str, as_j
                   f"computer opens\" games and asking for hints on them over "
                   f"{ABUSE_CONNECTIONS} connections as fast as it can")
 
-    results = run_serve_bench(games, seconds, think, game, abuse=abuse,
-                              computer_games=computer_games, level=level,
-                              on_start=None if as_json else start,
-                              on_run=None if as_json else _print_serve_run)
+    def setup(backend: str, count: int) -> None:
+        if db is not None:
+            print(f" {backend}, {count} server process{'es' if count > 1 else ''}:",
+                  flush=True)
+
+    try:
+        results = run_serve_bench(games, seconds, think, game, abuse=abuse,
+                                  computer_games=computer_games, level=level,
+                                  on_start=None if as_json else start,
+                                  on_run=None if as_json else _print_serve_run,
+                                  servers=servers, db=db,
+                                  on_setup=None if as_json else setup)
+    except RuntimeError as exc:  # a server that did not start: its output says why
+        print(f"dominolab bench serve: {exc}", file=sys.stderr)
+        return 2
     if as_json:
         print(json.dumps({"game": game, "think_s": think, "seconds": seconds,
                           "abuse": abuse, "computer_games": computer_games,
-                          "computer_level": level,
+                          "computer_level": level, "servers": servers,
+                          "db": None if db is None else _redacted(db),
                           "runs": results}, indent=2))
     return 1 if failed(results) else 0

@@ -99,16 +99,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "serve", help="the web app: play in the browser against the computer or a friend",
         description="Start the web app and print the address to open. Games are kept in "
-        "an SQLite database, so stopping and starting the server continues every game. "
-        "See docs/web.md.")
+        "an SQLite database (or PostgreSQL, which several server processes may share), so "
+        "stopping and starting the server continues every game. See docs/web.md.")
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to listen on (default: 127.0.0.1, this machine only; "
                         "0.0.0.0 lets a friend on your network join)")
     p.add_argument("--port", type=whole_number(1, 65535, digits=5), default=8000,
                    help="the port (default: 8000)")
-    p.add_argument("--db", default=None, metavar="FILE",
-                   help="the games database (default: $DOMINOLAB_DB, else "
-                        "~/.local/share/dominolab/games.sqlite3)")
+    p.add_argument("--db", default=None, metavar="FILE|URL",
+                   help="the games database: an SQLite file, or postgresql://USER@HOST/DB "
+                        "for a PostgreSQL database that several servers may share (default: "
+                        "$DOMINOLAB_DB, else ~/.local/share/dominolab/games.sqlite3)")
     p.add_argument("--computer-delay", type=decimal_number(0, 60), default=None,
                    metavar="SECONDS",
                    help="the least time the computer takes over a move, so that you see it "
@@ -181,6 +182,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "person a scripted client like the others, each from an address of "
                         "its own: the time from a move to the computer's reply (default: "
                         "10; 0 for none)")
+    p.add_argument("--servers", type=whole_number(1, 16, digits=2), default=1, metavar="N",
+                   help="serve: N server processes on the --db PostgreSQL database, each "
+                        "friend game's two seats on different ones (default: 1)")
+    p.add_argument("--db", default=None, metavar="URL",
+                   help="serve: a PostgreSQL database (postgresql://USER@HOST/DB) to run the "
+                        "servers on, in a schema of their own dropped afterwards; the same "
+                        "runs are then played against one server on SQLite (default: SQLite "
+                        "only)")
     p.add_argument("--computer-level", choices=list(LEVELS), default="easy",
                    help="serve: the level of those K games' computer (default: easy, whose "
                         "replies are to stay under 1 s at p99; medium and hard are to reply "

@@ -125,7 +125,7 @@ def lobby_of(request: Request | WebSocket) -> Lobby:
 async def seat_for(request: Request) -> tuple[GameService, LiveGame, int]:
     service = service_of(request)
     live = await service.get(request.path_params["game_id"])
-    return service, live, service.seat_of(live, bearer(request))
+    return service, live, await service.seat_for(live, bearer(request))
 
 
 # -- the rules page --------------------------------------------------------------------------
@@ -439,7 +439,7 @@ async def game_socket(ws: WebSocket) -> None:
         # a spectator needs no token (and a token beside "watch" opens no seat)
         if hello.get("watch") is not True:
             token = hello.get("token")
-            seat = service.seat_of(live, token if isinstance(token, str) else None)
+            seat = await service.seat_for(live, token if isinstance(token, str) else None)
         conn = Connection(seat, service.width_of(hello.get("layout")), ws.send_text, close,
                           client_of(ws))
         await service.attach(live, conn)
@@ -616,7 +616,9 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
                allow_origins: tuple[str, ...] = (), busy_timeout: float = BUSY_TIMEOUT,
                clock: Callable[[], float] | None = None) -> Starlette:
     """The web app over the games database at ``db_path`` (created if missing; a database
-    that cannot be used raises :class:`~dominolab.web.store.StoreError` here).
+    that cannot be used raises :class:`~dominolab.web.store.StoreError` here): an SQLite
+    file's path, or a ``postgresql://`` URL, where several servers may serve the same
+    games.
 
     ``computer_delay``: the least time the computer takes over a move; ``hint_budget``: the
     budget of a hint; ``seeds``: where new games' seeds come from (default: the operating
@@ -629,6 +631,7 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         service: GameService = app.state.service
+        await service.events.start()  # hearing the other servers before taking requests
         sweeper = asyncio.get_running_loop().create_task(service.expire_forever(),
                                                          name="expire games")
         lobby_sweeper = asyncio.get_running_loop().create_task(
@@ -689,9 +692,10 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
         lifespan=lifespan,
     )
     clock = clock or time.time
-    app.state.service = GameService(Store(db_path, busy_timeout=busy_timeout, clock=clock),
-                                    computer_delay=computer_delay, hint_budget=hint_budget,
-                                    seeds=seeds, limits=limits, workers=workers, clock=clock)
+    store = Store(db_path, busy_timeout=busy_timeout, clock=clock)
+    app.state.service = GameService(store, computer_delay=computer_delay,
+                                    hint_budget=hint_budget, seeds=seeds, limits=limits,
+                                    workers=workers, clock=clock, events=store.events())
     app.state.lobby = Lobby(app.state.service)
     app.state.allow_origins = frozenset(o.rstrip("/") for o in allow_origins)
     return app

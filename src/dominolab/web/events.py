@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -28,8 +29,18 @@ class Events:
     """An in-process publish/subscribe bus, one queue per listener (so a slow listener delays
     only itself and keeps its order)."""
 
+    #: whether messages cross processes (then a listener must read the store: what it has
+    #: in memory may be behind what another process stored)
+    shared = False
+
     def __init__(self) -> None:
         self._listeners: dict[str, list[_Queue]] = {}
+        #: this process's name among those sharing the bus (in messages that say who)
+        self.instance = secrets.token_hex(6)
+
+    async def start(self) -> None:
+        """Be ready to hear other processes before the server takes requests (nothing to do
+        in one process)."""
 
     def subscribe(self, topic: str, listener: Listener) -> Callable[[], None]:
         """Call ``listener`` with every later message of ``topic``; returns the function that

@@ -41,14 +41,20 @@ def request_json(base: str, method: str, path: str, body: Any = None,
 
 
 class ServerProcess:
-    """``python -m dominolab serve`` on 127.0.0.1, its output in ``log``."""
+    """``python -m dominolab serve`` on 127.0.0.1, its output in ``log`` (beside an SQLite
+    ``db``; given, for a ``postgresql://`` one)."""
 
-    def __init__(self, db: Path, *, computer_delay: float = 0.0,
-                 game_seeds: int | None = None, extra: tuple[str, ...] = ()) -> None:
+    def __init__(self, db: Path | str, *, computer_delay: float = 0.0,
+                 game_seeds: int | None = None, extra: tuple[str, ...] = (),
+                 log: Path | None = None) -> None:
         self.db = db
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        self.log = db.with_name(f"{db.stem}.server.log")
+        if log is None:
+            if not isinstance(db, Path):
+                raise ValueError("a server on a PostgreSQL database needs log=PATH")
+            log = db.with_name(f"{db.stem}.server.log")
+        self.log = log
         self.command = [sys.executable, "-m", "dominolab", "serve", "--host", "127.0.0.1",
                         "--port", str(self.port), "--db", str(db),
                         "--computer-delay", str(computer_delay), *extra]
@@ -67,7 +73,7 @@ class ServerProcess:
         with open(self.log, "ab") as out:
             self.proc = proc = subprocess.Popen(
                 self.command, stdout=out, stderr=out,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=self.db.parent)
+                env={**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=self.log.parent)
         deadline = time.monotonic() + timeout
         while True:
             try:

@@ -167,6 +167,8 @@ class LiveGame:
     moved_at: float = 0.0
     #: the call that ends the game when its clock runs out
     clock_timer: asyncio.TimerHandle | None = None
+    #: the seats connected to other servers on the same database, by server
+    remote: dict[str, tuple[bool, bool]] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -190,9 +192,18 @@ class LiveGame:
         return self.moved_at + self.row.move_seconds
 
     def connected(self) -> tuple[bool, bool]:
-        seats = {c.seat for c in self.connections if c.seat is not None}
+        """Which seats are connected: here, on another server, or the computer."""
+        here = self.connected_here()
+        seats = {seat for seat in (0, 1) if here[seat]}
         if self.computer_seat is not None:
             seats.add(self.computer_seat)
+        for there in self.remote.values():
+            seats.update(seat for seat in (0, 1) if there[seat])
+        return (0 in seats, 1 in seats)
+
+    def connected_here(self) -> tuple[bool, bool]:
+        """Which seats have a connection to this server."""
+        seats = {c.seat for c in self.connections}
         return (0 in seats, 1 in seats)
 
     def watching(self) -> int:
@@ -291,7 +302,7 @@ class GameService:
                  max_live: int = 2000, limits: Limits | None = None,
                  workers: int | None = None, clock: Callable[[], float] | None = None,
                  events: Events | None = None) -> None:
-        self.store = AsyncStore(store)
+        self.store = AsyncStore(store, store.reader())
         #: where committed changes are announced (:mod:`dominolab.web.events`)
         self.events = events or Events()
         #: games kept in memory; beyond this the least recently used idle ones are dropped
@@ -326,6 +337,13 @@ class GameService:
         #: spectators connected, by address, and in all
         self._watchers: dict[str, int] = {}
         self.watchers = 0
+        #: the games whose topic this server listens to, and how to stop listening
+        self._watching: dict[str, Callable[[], None]] = {}
+        #: games told of a change while they were being loaded: caught up once loaded
+        self._stale: set[str] = set()
+        if self.events.shared:
+            # a server that vanished (killed) takes its seats' presence with it
+            self.events.subscribe("peers", self._on_peers)
 
     async def close(self) -> None:
         for live in list(self.games.values()):
@@ -481,6 +499,8 @@ class GameService:
             if live.row.rematch != found:
                 live.row = replace(live.row, rematch=found, rematch_by=by)
                 await self.broadcast(live)
+            if created:
+                await self._announce(live, row=True)
         return await self.get(found), created
 
     async def join(self, live: LiveGame, invite: Any, client: str = "local",
@@ -512,6 +532,7 @@ class GameService:
                            players=(live.row.players[0], None if player is None else player.ref))
         live.messages.clear()
         await self.broadcast(live)
+        await self._announce(live, row=True)
         return token
 
     # -- players -----------------------------------------------------------------------------
@@ -595,13 +616,18 @@ class GameService:
             return live
         if not _ID_RE.match(game_id):
             raise ApiError(404, "there is no such game")
+        # listened to before it is read: a change another server stores meanwhile is
+        # caught up with below
+        self._watch(game_id)
         try:
             loaded = await self.store.load_game(game_id)
         except DATABASE_ERRORS as exc:
+            self._unwatch_unless_kept(game_id)
             log.error("could not load game %s: %s", game_id, exc)
             raise ApiError(503, "the game could not be read just now; try again in a moment",
                            retry_after=2) from None
         if loaded is None:
+            self._unwatch_unless_kept(game_id)
             raise ApiError(404, "there is no such game (it may have expired, been created on "
                                 "another server, or its database was removed)")
         row, moves = loaded
@@ -626,6 +652,11 @@ class GameService:
             match.apply(match.parse_move(text))
         live = LiveGame(row, match, len(moves), moved_at=moved_at)
         self._keep(live)
+        if game_id in self._stale:
+            self._stale.discard(game_id)
+            self._spawn(self._on_game_event(f"game:{game_id}", {}), f"catch up {game_id}")
+        if self.events.shared:  # who is connected to the other servers?
+            await self.events.publish(f"game:{game_id}", {"ask": self.events.instance})
         self._computer_if_due(live, f"game {game_id}")
         self._clock_due(live)
         return live
@@ -642,6 +673,7 @@ class GameService:
 
     def _keep(self, live: LiveGame) -> None:
         self.games[live.id] = live
+        self._watch(live.id)
         if len(self.games) <= self.max_live:
             return
         for old in list(self.games.values()):
@@ -649,12 +681,147 @@ class GameService:
                 break
             if old is not live and self._idle(old):
                 del self.games[old.id]
+                self._unwatch_unless_kept(old.id)
+
+    # -- other servers' changes --------------------------------------------------------------
+    def _watch(self, game_id: str) -> None:
+        """Listen to the game's topic (``game:ID``) while it is in memory or being loaded."""
+        if game_id not in self._watching:
+            self._watching[game_id] = self.events.subscribe(f"game:{game_id}",
+                                                            self._on_game_event)
+
+    def _unwatch_unless_kept(self, game_id: str) -> None:
+        if game_id not in self.games:
+            stop = self._watching.pop(game_id, None)
+            if stop is not None:
+                stop()
+            self._stale.discard(game_id)
+
+    async def _announce(self, live: LiveGame, **what: Any) -> None:
+        """Tell the other servers (and this one's listeners) that the game changed: its
+        version now, and ``row=True`` if its row did (an invitation claimed, a rematch)."""
+        await self.events.publish(f"game:{live.id}", {"version": live.version, **what})
+
+    async def _on_game_event(self, topic: str, message: dict[str, Any]) -> None:
+        """A change of game ``topic`` announced by a server (this one's own are behind us
+        already): read what was stored since this server's version, apply it through the
+        engine and tell this server's connections."""
+        game_id = topic.removeprefix("game:")
+        live = self.games.get(game_id)
+        if live is None:
+            if game_id in self._watching:
+                self._stale.add(game_id)  # being loaded: caught up once it is
+            return
+        if "presence" in message or "ask" in message:
+            await self._on_presence(live, message)
+            return
+        version = message.get("version")
+        if (isinstance(version, int) and version <= live.version and not message.get("row")
+                and not message.get("gone")):
+            return
+        try:
+            async with live.lock:
+                changed = await self._catch_up(live)
+        except DATABASE_ERRORS as exc:
+            log.warning("game %s: could not catch up with another server's change: %s",
+                        game_id, exc)
+            return
+        if changed:
+            await self.broadcast(live)
+
+    async def _on_presence(self, live: LiveGame, message: dict[str, Any]) -> None:
+        """Another server's seats of this game (``presence``), or its question who is
+        connected here (``ask``)."""
+        if "ask" in message:
+            if message["ask"] != self.events.instance and any(live.connected_here()):
+                await self._announce_presence(live)
+            return
+        there, seats = message.get("from"), message.get("presence")
+        if there == self.events.instance or not isinstance(there, str) \
+                or not isinstance(seats, list) or len(seats) != 2:
+            return
+        before = live.connected()
+        if any(seats):
+            live.remote[there] = (bool(seats[0]), bool(seats[1]))
+        else:
+            live.remote.pop(there, None)
+        if live.connected() != before:
+            await self.broadcast(live)
+
+    async def _announce_presence(self, live: LiveGame) -> None:
+        await self.events.publish(f"game:{live.id}", {
+            "presence": list(live.connected_here()), "from": self.events.instance})
+
+    async def _on_peers(self, topic: str, message: dict[str, Any]) -> None:
+        """Servers that are gone: their seats are no longer connected."""
+        gone = set(message.get("gone") or ())
+        for live in list(self.games.values()):
+            if gone & live.remote.keys():
+                before = live.connected()
+                for there in gone:
+                    live.remote.pop(there, None)
+                if live.connected() != before:
+                    await self.broadcast(live)
+
+    async def _catch_up(self, live: LiveGame) -> bool:
+        """Bring ``live`` up to what the store holds (call with ``live.lock`` held): the
+        moves from its version on, and its row. Returns whether anything changed. A game
+        the store no longer has expired on another server: it goes here too."""
+        found = await self.store.game_since(live.id, live.version)
+        if found is None:
+            if self.games.get(live.id) is live:
+                self._forget([live.id])
+            return False
+        row, moves = found
+        changed = row != live.row
+        live.row = row
+        if changed:
+            live.messages.clear()  # the cached states show the row (players, the ending)
+        # applied in place (the lock is held): a stored move that does not apply means a
+        # damaged game, which is then dropped from memory altogether
+        for ply, (seat, text) in enumerate(moves, live.version):
+            match = live.match
+            try:
+                if match.to_move != seat:
+                    raise DominoError(f"seat {seat} is not to move")
+                match.apply(match.parse_move(text))
+            except DominoError as exc:
+                log.error("stored game %s is damaged at move %d: %s", live.id, ply + 1, exc)
+                self._forget([live.id])
+                return False
+            live.version += 1
+            changed = True
+        if changed and row.move_seconds is not None:
+            # the clock runs from the stored time of the last move, wherever it was made
+            live.moved_at = await self.store.moved_at(live.id) or row.created
+        if changed:
+            self._clock_due(live)
+        return changed
 
     @staticmethod
     def _idle(live: LiveGame) -> bool:
         return (not live.connections and not live.lock.locked()
                 and not live.hint_lock.locked()
                 and (live.computer is None or live.computer.done()))
+
+    async def seat_for(self, live: LiveGame, token: str | None) -> int:
+        """:meth:`seat_of`; with servers that share the store, a token refused here is
+        checked again against the stored game (its invitation may have been claimed on
+        another server a moment ago)."""
+        try:
+            return self.seat_of(live, token)
+        except ApiError as exc:
+            # only an unclaimed invitation's seat can gain a token elsewhere
+            if exc.status != 403 or not self.events.shared or live.row.invite is None:
+                raise
+        try:
+            async with live.lock:
+                await self._catch_up(live)
+        except DATABASE_ERRORS as exc:
+            log.error("game %s: could not read it again: %s", live.id, exc)
+            raise ApiError(503, "the game could not be read just now; try again in a moment",
+                           retry_after=2) from None
+        return self.seat_of(live, token)
 
     def seat_of(self, live: LiveGame, token: str | None) -> int:
         """The seat this token belongs to: 401 without one, 403 if it is not this game's."""
@@ -674,21 +841,29 @@ class GameService:
         now = self.clock() if now is None else now
         ids = await self.store.expire(now - self.limits.abandoned_after,
                                       now - self.limits.finished_kept)
+        self._forget(ids)
+        for game_id in ids:
+            await self.events.publish(f"game:{game_id}", {"gone": True})
+        if ids:
+            log.info("expired %d games", len(ids))
+        return len(ids)
+
+    def _forget(self, ids: list[str]) -> None:
+        """Games gone from the store (expired, here or on another server): out of memory,
+        their sockets closed with 4410, and rematch links to them cleared."""
         gone = set(ids)
         for kept in self.games.values():
             if kept.row.rematch in gone:
                 kept.row = replace(kept.row, rematch=None, rematch_by=None)
         for game_id in ids:
             live = self.games.pop(game_id, None)
+            self._unwatch_unless_kept(game_id)
             if live is not None:
                 if live.computer is not None:
                     live.computer.cancel()
                 for conn in list(live.connections):
                     self._remove(live, conn)
                     self._spawn(conn.close(4410, "this game has expired"), "close expired")
-        if ids:
-            log.info("expired %d games", len(ids))
-        return len(ids)
 
     async def expire_forever(self) -> None:
         """Run :meth:`expire` now and every ``limits.sweep_every`` seconds (and apply the
@@ -754,6 +929,7 @@ class GameService:
             if ended:
                 live.row = replace(live.row, finished=True, result=result)
                 await self._on_finished(live)
+                await self._announce(live, row=True)
             elif stored is not None and stored[0].finished and not live.row.finished:
                 live.row = replace(live.row, finished=True, result=stored[0].result)
                 live.messages.clear()
@@ -793,6 +969,15 @@ class GameService:
             raise ApiError(400, "the move must say which version of the game it was chosen "
                                 "at (\"version\": a whole number)")
         async with live.lock:
+            if version > live.version and self.events.shared:
+                # chosen on a state this server has not caught up with yet (another server
+                # stored the move before, and its announcement is on its way)
+                try:
+                    await self._catch_up(live)
+                except DATABASE_ERRORS as exc:
+                    log.error("game %s: could not catch up: %s", live.id, exc)
+                    raise ApiError(503, "the game could not be read just now; try again in "
+                                        "a moment", retry_after=1) from None
             match = live.match
             if version != live.version:
                 raise ApiError(409, f"the game has moved on: it is at version {live.version}, "
@@ -835,8 +1020,13 @@ class GameService:
             await self.store.add_moves(live.id, live.version, [(seat, str(move))],
                                        after.is_over, result)
         except MoveConflict as exc:
-            log.error("game %s: %s; it is reloaded from the database", live.id, exc)
-            self.games.pop(live.id, None)
+            # another server stored a move at this ply first (the computer's, thought out
+            # there too, or a seat's over another connection): take the stored game
+            log.info("game %s: %s; catching up with the database", live.id, exc)
+            try:
+                await self._catch_up(live)
+            except DATABASE_ERRORS as again:
+                log.error("game %s: could not catch up: %s", live.id, again)
             raise NotStored(409, "the game has moved on; reload it") from None
         except DATABASE_ERRORS as exc:
             log.error("game %s: move %s at version %d was not stored: %s", live.id, move,
@@ -854,6 +1044,8 @@ class GameService:
         if live.row.mode == "lobby" and (result is not None or after.hand_number != hand):
             # the lobby shows its matches' scores (as of a hand's end) and drops the over
             self._spawn(self.events.publish("lobby", {"game": live.id}), "lobby score")
+
+        await self._announce(live)
 
     async def _on_finished(self, live: LiveGame) -> None:
         """A game has just been stored as finished (its last move, or another ending such
@@ -976,6 +1168,11 @@ class GameService:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
+                if isinstance(exc, NotStored) and exc.status == 409:
+                    # another server played this move first (it thought the same position
+                    # out to the same move): caught up with, nothing to say
+                    await self.broadcast(live)
+                    continue
                 log.warning("game %s: the computer's move failed (%s); trying again in "
                             "%.1f s", live.id, exc, pause)
                 await self.broadcast(live)
@@ -1043,13 +1240,28 @@ class GameService:
         ``limits.watchers_per_client`` games, 409 when the game has
         ``limits.watchers_per_game`` spectators, 503 when the server has
         ``limits.watchers_total``."""
-        before = live.presence()
+        if self.events.shared:
+            # another server may have stored moves whose announcement has not arrived (or
+            # never will: it was killed in between); this seat may be moving over from it
+            try:
+                async with live.lock:
+                    changed = await self._catch_up(live)
+            except DATABASE_ERRORS as exc:
+                log.warning("game %s: could not catch up on connecting: %s", live.id, exc)
+                changed = False
+            if changed:
+                await self.broadcast(live)
+        before, here = live.presence(), live.connected_here()
         if conn.seat is None:
             self._admit(live, conn)
         live.connections.append(conn)
         await self.push(live, conn)
         if live.presence() != before:
             await self.broadcast(live, skip=conn)
+        if self.events.shared and live.connected_here() != here:
+            await self._announce_presence(live)
+        # the server that was playing the computer's move may be gone
+        self._computer_if_due(live, f"game {live.id}")
 
     def _admit(self, live: LiveGame, conn: Connection) -> None:
         """Count a new spectator in, or refuse it (see :meth:`attach`)."""
@@ -1082,10 +1294,12 @@ class GameService:
         others are told by a task of the service's: the ending connection's handler may be
         cancelled."""
         if conn in live.connections:
-            before = live.presence()
+            before, here = live.presence(), live.connected_here()
             self._remove(live, conn)
             if live.presence() != before:
                 self._spawn(self.broadcast(live), f"presence {live.id}")
+            if self.events.shared and live.connected_here() != here:
+                self._spawn(self._announce_presence(live), f"presence {live.id}")
 
     async def push(self, live: LiveGame, conn: Connection) -> None:
         """Send ``conn`` its seat's state (or a spectator's) as it is when the send

@@ -8,6 +8,10 @@ of it: a server killed at any moment restarts with every move it ever announced.
 The schema is versioned with SQLite's ``user_version``: :data:`MIGRATIONS` holds one script
 per version, applied in order, each in its own transaction. Add new versions at the end;
 never edit a released one.
+
+``Store("postgresql://user@host/db")`` is the same store on PostgreSQL, for several server
+processes (:mod:`dominolab.web.pg`): the methods below run there unchanged, so write them
+and the migrations in the portable subset that module describes.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, TypeVar
+
+from dominolab.web.events import Events
 
 T = TypeVar("T")
 
@@ -164,8 +170,15 @@ BUSY_TIMEOUT: Final = 5.0
 
 
 #: what a failing database raises (locked, full, gone...): callers answer 503 and change
-#: nothing. A tuple, so that each backend adds its driver's base error.
-DATABASE_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error,)
+#: nothing. A tuple, so that each backend adds its driver's base error: PostgreSQL's store
+#: raises sqlite3's errors too (dominolab.web.pg), and psycopg's come from its event bus.
+DATABASE_ERRORS: tuple[type[Exception], ...]
+try:
+    import psycopg
+except ImportError:  # pragma: no cover - psycopg is a dependency; without it, SQLite only
+    DATABASE_ERRORS = (sqlite3.Error,)
+else:
+    DATABASE_ERRORS = (sqlite3.Error, psycopg.Error)
 
 
 class StoreError(Exception):
@@ -304,7 +317,18 @@ class Store:
 
     Opening it checks it: a file that is not a database, fails ``PRAGMA quick_check``, has
     a newer schema or cannot be written raises :class:`StoreError`, so a server never starts
-    on a database it would answer 500 from."""
+    on a database it would answer 500 from. Given a ``postgresql://`` URL instead of a
+    path, it is a :class:`dominolab.web.pg.PgStore`."""
+
+    def __new__(cls, path: str | Path, *args: Any, **kwargs: Any) -> Store:
+        if cls is Store and is_database_url(path):
+            try:
+                from dominolab.web.pg import PgStore
+            except ImportError as exc:
+                raise StoreError(f"a PostgreSQL database needs psycopg 3 ({exc}): "
+                                 f"pip install 'psycopg[binary]'") from None
+            return super().__new__(PgStore)
+        return super().__new__(cls)
 
     def __init__(self, path: str | Path, *, busy_timeout: float = BUSY_TIMEOUT,
                  clock: Callable[[], float] = time.time) -> None:
@@ -930,15 +954,46 @@ class Store:
                 raise
         return bool(changed == 1)
 
+    def game_since(self, game_id: str, first_ply: int
+                   ) -> tuple[GameRow, list[tuple[int, str]]] | None:
+        """The game and its moves from ``first_ply`` on, or None: how a server catches up
+        with what another process stored (:meth:`load_game` reads every move)."""
+        with self._lock:
+            # one query (one round trip to a database server): the game's columns on every
+            # row, and its moves from first_ply on, or NULLs if there are none
+            rows = self._db.execute(
+                f"SELECT {_GAME_COLUMNS}, m.seat, m.move FROM games g {_GAME_JOINS} "
+                "LEFT JOIN moves m ON m.game_id = g.id AND m.ply >= ? "
+                "WHERE g.id = ? ORDER BY m.ply", (first_ply, game_id)).fetchall()
+        if not rows:
+            return None
+        return _game_row(rows[0]), [(int(r[-2]), str(r[-1])) for r in rows
+                                    if r[-2] is not None]
+
+    def events(self) -> Events:
+        """The event bus that reaches every server on this database: one process serves an
+        SQLite file, so the bus of this process (PostgreSQL's reaches them all)."""
+        return Events()
+
+    def reader(self) -> Store | None:
+        """A second connection for catching up with other processes' changes, or None
+        where there are none (SQLite: one process)."""
+        return None
+
 
 class AsyncStore:
     """The :class:`Store` for the event loop: every call runs in one thread of its own, so
     a write waiting on a lock (or a slow disk) never holds up the loop, and calls keep
     their order."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, reader: Store | None = None) -> None:
         self.sync = store
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="dominolab-db")
+        #: catching up with other processes (:meth:`game_since`) goes to ``reader``, in a
+        #: thread of its own, given one: it never waits behind this process's writes
+        self.reader = reader
+        self._reads = self._thread if reader is None else \
+            ThreadPoolExecutor(1, thread_name_prefix="dominolab-db-read")
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._thread, fn, *args)
@@ -1042,9 +1097,23 @@ class AsyncStore:
         return await self._run(self.sync.end_by_time, game_id, version, result,
                                ran_out_by)
 
+    async def game_since(self, game_id: str, first_ply: int
+                         ) -> tuple[GameRow, list[tuple[int, str]]] | None:
+        store = self.reader or self.sync
+        return await asyncio.get_running_loop().run_in_executor(
+            self._reads, store.game_since, game_id, first_ply)
+
     def close(self) -> None:
         self._thread.shutdown(wait=True)
         self.sync.close()
+        if self.reader is not None:
+            self._reads.shutdown(wait=True)
+            self.reader.close()
+
+
+def is_database_url(db: str | Path) -> bool:
+    """Whether ``--db`` is a PostgreSQL URL rather than an SQLite file's path."""
+    return isinstance(db, str) and db.startswith(("postgresql://", "postgres://"))
 
 
 #: a game's columns, with its players' names (``g``: games, ``p0``/``p1``: its players)

@@ -18,6 +18,13 @@ it can over several connections, ignoring every refusal; the normal games' figur
 what that costs everybody else, and the abuser's answers by status show what it got.
 Every request goes to the server on 127.0.0.1.
 
+With ``--db postgresql://...`` and ``--servers N``, N servers are started on that database
+(each run in a schema of its own, dropped afterwards) and the clients are spread over them:
+game i's seat 0 is on server i mod N and its seat 1 on server i + 1 mod N, so with two
+servers the seats of every friend game are on different processes and each move reaches
+the opponent through PostgreSQL's LISTEN/NOTIFY. The same runs are then played against one
+server on a fresh SQLite file, for comparison, in the same command.
+
 Besides the friend games, each run plays K games against the computer (``--computer-games``,
 default 10; at the level ``--computer-level``, default easy), each created from an address of
 its own (``127.0.3.x`` with up to 250 friend games) with the person opening; its one seat is
@@ -40,11 +47,13 @@ import json
 import multiprocessing
 import os
 import random
+import secrets
 import socket
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+import urllib.parse
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -120,9 +129,11 @@ def _expect(port: int, method: str, path: str, body: Any, token: str | None, sou
     return answer
 
 
-def create_friend_game(port: int, game: str, index: int) -> tuple[str, tuple[str, str]]:
+def create_friend_game(port: int, game: str, index: int, join_port: int | None = None
+                       ) -> tuple[str, tuple[str, str]]:
     """Game ``index``: created by its seat-0 player, its invitation claimed by its seat-1
-    player (each from its own address); returns (id, both seats' tokens).
+    player (each from its own address; on the server at ``join_port`` if given); returns
+    (id, both seats' tokens).
 
     The invitation is ``/game/ID#i=CODE``, claimed with ``POST /api/games/ID/join``; an
     older server's ``/game/ID#t=TOKEN`` carries seat 1's token itself."""
@@ -134,7 +145,7 @@ def create_friend_game(port: int, game: str, index: int) -> tuple[str, tuple[str
         return game_id, (created["token"], invite.split("#t=", 1)[1])
     if "#i=" not in invite:
         raise RuntimeError(f"game {game_id}: no invitation in {invite!r}")
-    joined = _expect(port, "POST", f"/api/games/{game_id}/join",
+    joined = _expect(join_port or port, "POST", f"/api/games/{game_id}/join",
                      {"invite": invite.split("#i=", 1)[1]}, None, player_address(index, 1), 200)
     if joined.get("seat") != 1:
         raise RuntimeError(f"game {game_id}: claiming the invitation gave {joined}")
@@ -271,6 +282,8 @@ class GameRun:
     index: int
     #: version a move was chosen at -> when it was sent
     sent: dict[int, float] = field(default_factory=dict)
+    #: version a move was chosen at -> the seat that sent it
+    senders: dict[int, int] = field(default_factory=dict)
     received: set[int] = field(default_factory=set)
     latencies: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -293,17 +306,19 @@ class FriendSeat:
 
     def sent(self, version: int, when: float) -> None:
         self.run.sent[version] = when
+        self.run.senders[version] = self.seat
 
     def error(self, message: Any) -> None:
         self.run.errors.append(f"seat {self.seat}: {message}")
 
     def update(self, state: dict[str, Any], now: float) -> None:
         run = self.run
-        # the update of the move made at version - 1, if the opponent made it
-        made = state["version"] - 1
-        if made in run.sent and made not in run.received:
-            history = state["history"] or state["previous_hand"]["history"]
-            if history[-1]["seat"] != self.seat:
+        # the update of every move the opponent sent before this version: usually the one
+        # at version - 1, but a server catching up with another's moves may bring two at
+        # once (the opponent ended a hand and opened the next, or drew and played)
+        for made in range(max(0, state["version"] - 30), state["version"]):
+            if (made in run.sent and made not in run.received
+                    and run.senders[made] != self.seat):
                 run.received.add(made)
                 run.latencies.append(now - run.sent[made])
         if state["match_result"] is not None:
@@ -450,15 +465,15 @@ def _latency_figures(seconds: list[float]) -> dict[str, float | None]:
             "max_ms": round(ms[-1], 2) if ms else None}
 
 
-async def _run(base: str, games: int, seconds: float, think: float, game: str,
+async def _run(bases: Sequence[str], games: int, seconds: float, think: float, game: str,
                seed: int, abuse: bool = False, computer_games: int = 0,
                level: str = "easy") -> dict[str, Any]:
-    port = int(base.rsplit(":", 1)[1])
-    abuser = Abuser(port) if abuse else None
+    ports = [int(base.rsplit(":", 1)[1]) for base in bases]
+    abuser = Abuser(ports[0]) if abuse else None
     if abuser is not None:
         abuser.start()  # for the whole run, the creation of the normal games included
     try:
-        result = await _play(base, port, games, seconds, think, game, seed, computer_games,
+        result = await _play(bases, ports, games, seconds, think, game, seed, computer_games,
                              level)
     finally:
         abused = abuser.stop() if abuser is not None else None
@@ -467,30 +482,42 @@ async def _run(base: str, games: int, seconds: float, think: float, game: str,
     return result
 
 
-async def _play(base: str, port: int, games: int, seconds: float, think: float, game: str,
-                seed: int, computer_games: int = 0, level: str = "easy") -> dict[str, Any]:
+def server_of(index: int, seat: int, servers: int) -> int:
+    """Which of ``servers`` servers game ``index``'s ``seat`` plays on: the two seats of a
+    game on different ones (given two or more)."""
+    return (index + seat) % servers
+
+
+async def _play(bases: Sequence[str], ports: Sequence[int], games: int, seconds: float,
+                think: float, game: str, seed: int, computer_games: int = 0,
+                level: str = "easy") -> dict[str, Any]:
+    n = len(ports)
     runs: list[GameRun] = []
     for index in range(games):
-        game_id, tokens = await asyncio.to_thread(create_friend_game, port, game, index)
+        game_id, tokens = await asyncio.to_thread(
+            create_friend_game, ports[server_of(index, 0, n)], game, index,
+            ports[server_of(index, 1, n)])
         runs.append(GameRun(game_id, tokens, index))
     people: list[ComputerRun] = []
     for index in range(computer_games):
         address = computer_player_address(index, games)
-        game_id, token = await asyncio.to_thread(create_computer_game, port, game, address,
-                                                 level)
+        game_id, token = await asyncio.to_thread(create_computer_game,
+                                                 ports[server_of(index, 0, n)], game,
+                                                 address, level)
         people.append(ComputerRun(game_id, token, address))
     go = asyncio.Event()
     stop = asyncio.Event()
     clients = Clients(2 * games + computer_games)
-    ws_base = base.replace("http://", "ws://")
+    ws_bases = [base.replace("http://", "ws://") for base in bases]
     rng = random.Random(seed)
     seats: list[tuple[FriendSeat | ComputerRun, str]] = [
-        (FriendSeat(run, seat), run.id) for run in runs for seat in (0, 1)]
-    seats += [(person, person.id) for person in people]
-    tasks = [asyncio.create_task(_scripted_seat(seat, f"{ws_base}/ws/games/{gid}", think,
-                                                random.Random(rng.random()), clients, go,
-                                                stop))
-             for seat, gid in seats]
+        (FriendSeat(run, seat), f"{ws_bases[server_of(run.index, seat, n)]}/ws/games/{run.id}")
+        for run in runs for seat in (0, 1)]
+    seats += [(person, f"{ws_bases[server_of(i, 0, n)]}/ws/games/{person.id}")
+              for i, person in enumerate(people)]
+    tasks = [asyncio.create_task(_scripted_seat(seat, url, think, random.Random(rng.random()),
+                                                clients, go, stop))
+             for seat, url in seats]
     for task in tasks:
         task.add_done_callback(lambda _: clients.changed.set())
     # every client connected and holding its first state before the first move
@@ -518,9 +545,9 @@ async def _play(base: str, port: int, games: int, seconds: float, think: float, 
     for run in runs:
         errors.extend(run.errors)
         lost += len(set(run.sent) - run.received)
-        status, final = await asyncio.to_thread(call, port, "GET", f"/api/games/{run.id}",
-                                                None, run.tokens[0],
-                                                player_address(run.index, 0))
+        status, final = await asyncio.to_thread(call, ports[server_of(run.index, 0, n)],
+                                                "GET", f"/api/games/{run.id}", None,
+                                                run.tokens[0], player_address(run.index, 0))
         if status != 200:
             errors.append(f"game {run.id}: the final state answered {status} {final}")
         elif final["version"] != len(run.sent):
@@ -534,7 +561,8 @@ async def _play(base: str, port: int, games: int, seconds: float, think: float, 
         "error_examples": errors[:3],
     }
     if people:
-        result["computer"] = await _computer_figures(port, people, level)
+        result["computer"] = await _computer_figures(
+            [ports[server_of(i, 0, n)] for i in range(len(people))], people, level)
     return result
 
 
@@ -552,11 +580,12 @@ def reply_target(level: str, figures: Mapping[str, float | None]) -> tuple[str, 
             else p50 <= SEARCH_REPLY_MEDIAN_MS and worst <= SEARCH_REPLY_WORST_MS)
 
 
-async def _computer_figures(port: int, people: list[ComputerRun],
+async def _computer_figures(ports: Sequence[int], people: list[ComputerRun],
                             level: str = "easy") -> dict[str, Any]:
-    """The games against the computer: its reply to a move, and errors."""
+    """The games against the computer (person i on the server at ``ports[i]``): its reply
+    to a move, and errors."""
     errors: list[str] = []
-    for person in people:
+    for port, person in zip(ports, people, strict=True):
         errors.extend(person.errors)
         status, final = await asyncio.to_thread(call, port, "GET", f"/api/games/{person.id}",
                                                 None, person.token, person.address)
@@ -581,32 +610,118 @@ async def _computer_figures(port: int, people: list[ComputerRun],
     }
 
 
+@contextlib.contextmanager
+def scratch_schema(url: str) -> Iterator[str]:
+    """A schema of its own in the PostgreSQL database at ``url``, dropped afterwards: the
+    URL that puts a server there (``options=-c search_path=...``)."""
+    import psycopg
+
+    name = f"dominolab_bench_{secrets.token_hex(4)}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {name}".encode())
+    parts = urllib.parse.urlsplit(url)
+    query = dict(urllib.parse.parse_qsl(parts.query))
+    query["options"] = f"{query.get('options', '')} -c search_path={name}".strip()
+    try:
+        yield urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(
+            query, quote_via=urllib.parse.quote)))
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {name} CASCADE".encode())
+
+
+@contextlib.contextmanager
+def bench_servers(tmp: Path, db: str | None, servers: int
+                  ) -> Iterator[tuple[list[ServerProcess], str | None]]:
+    """``servers`` servers on loopback on a fresh database: an SQLite file in ``tmp``
+    (``db`` None; one server), or a scratch schema of the PostgreSQL database ``db``.
+    Yields them and the URL they use (None for SQLite)."""
+    with contextlib.ExitStack() as stack:
+        url = None
+        if db is None:
+            database: Path | str = tmp / "bench.sqlite3"
+        else:
+            database = url = stack.enter_context(scratch_schema(db))
+        procs = [stack.enter_context(ServerProcess(database, log=tmp / f"server{i}.log"))
+                 for i in range(servers)]
+        yield procs, url
+
+
+def cpu_seconds(pids: Sequence[int]) -> float | None:
+    """The processor time (user and system) the processes ``pids`` have used so far, from
+    /proc; None if any of them cannot be read (not on this machine, or not Linux)."""
+    total = 0
+    try:
+        for pid in pids:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+    except (OSError, IndexError, ValueError):
+        return None
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def database_pids(url: str) -> list[int]:
+    """The PostgreSQL backends serving the bench's servers (their connections live as long
+    as the servers)."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        rows = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = "
+                            "current_database() AND application_name LIKE 'dominolab%'"
+                            ).fetchall()
+    return [int(pid) for (pid,) in rows]
+
+
 def run_serve_bench(games: Sequence[int], seconds: float, think: float, game: str,
                     abuse: bool = False, computer_games: int = 10, level: str = "easy",
                     on_start: Callable[[], None] | None = None,
-                    on_run: Callable[[dict[str, Any]], None] | None = None
+                    on_run: Callable[[dict[str, Any]], None] | None = None,
+                    servers: int = 1, db: str | None = None,
+                    on_setup: Callable[[str, int], None] | None = None
                     ) -> list[dict[str, Any]]:
     """Start a server on loopback with a fresh database and play one run for each number of
     friend games in ``games`` (``seconds`` each; the run with N games uses the seed N), with
-    ``computer_games`` more games against the computer at ``level``.
-    ``on_start()`` is called once the server is up, ``on_run(result)`` as each run ends.
-    Returns every run's figures."""
+    ``computer_games`` more games against the computer at ``level``. With ``db``, a
+    PostgreSQL URL: first ``servers`` servers on that database, then the same runs against
+    one server on SQLite. ``on_start()`` is called once the first servers are up,
+    ``on_setup(backend, servers)`` as each set of servers starts, ``on_run(result)`` as each
+    run ends. Returns every run's figures, each saying its ``backend`` and ``servers``."""
+    if db is None and servers != 1:
+        raise ValueError("several servers share a PostgreSQL database: give --db "
+                         "postgresql://...; an SQLite file serves one")
+    setups = [("sqlite", 1, None)] if db is None else \
+        [("postgresql", servers, db), ("sqlite", 1, None)]
     results: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory(prefix="dominolab-bench-") as tmp, \
-            ServerProcess(Path(tmp) / "bench.sqlite3") as server:
-        base = server.base
-        if on_start is not None:
-            on_start()
-        for n in games:
-            with ThreadPoolExecutor(1) as pool:  # a loop of its own, whatever the caller's
-                result = pool.submit(asyncio.run,
-                                     _run(base, n, seconds, think, game, seed=n,
-                                          abuse=abuse, computer_games=computer_games,
-                                          level=level)
-                                     ).result()
-            results.append(result)
-            if on_run is not None:
-                on_run(result)
+    for number, (backend, count, url) in enumerate(setups):
+        with tempfile.TemporaryDirectory(prefix="dominolab-bench-") as tmp, \
+                bench_servers(Path(tmp), url, count) as (procs, scratch):
+            bases = [proc.base for proc in procs]
+            if number == 0 and on_start is not None:
+                on_start()
+            if on_setup is not None:
+                on_setup(backend, count)
+            for n in games:
+                servers_pids = [proc.proc.pid for proc in procs if proc.proc is not None]
+                db_pids = database_pids(scratch) if scratch is not None else []
+                before = cpu_seconds(servers_pids), cpu_seconds(db_pids)
+                with ThreadPoolExecutor(1) as pool:  # a loop of its own, whatever the caller's
+                    result = pool.submit(asyncio.run,
+                                         _run(bases, n, seconds, think, game, seed=n,
+                                              abuse=abuse, computer_games=computer_games,
+                                              level=level)
+                                         ).result()
+                after = cpu_seconds(servers_pids), cpu_seconds(db_pids)
+                moves = max(1, result["moves"] + result.get("computer", {}).get("moves", 0))
+                used = [None if a is None or b is None else round((a - b) / moves * 1000, 2)
+                        for a, b in zip(after, before, strict=True)]
+                # processor time per move (friend and computer games' moves alike): the
+                # servers' own (their workers' searches not included), and PostgreSQL's
+                result = {"backend": backend, "servers": count, **result,
+                          "server_cpu_ms_per_move": used[0],
+                          "database_cpu_ms_per_move": used[1] if scratch is not None else 0.0}
+                results.append(result)
+                if on_run is not None:
+                    on_run(result)
     return results
 
 
@@ -622,4 +737,5 @@ __all__ = ["ABUSER", "ABUSE_CONNECTIONS", "COMPUTER_REPLY_TARGET_MS", "DRAIN_SEC
            "SEARCH_REPLY_MEDIAN_MS", "SEARCH_REPLY_WORST_MS",
            "HARD_OPENS", "SERVER", "Abuser", "ComputerRun", "FriendSeat", "GameRun", "abuse",
            "call", "computer_player_address", "create_computer_game", "create_friend_game",
-           "failed", "player_address", "reply_target", "run_serve_bench"]
+           "failed", "player_address", "reply_target", "run_serve_bench", "scratch_schema",
+           "server_of"]

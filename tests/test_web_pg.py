@@ -1,0 +1,567 @@
+"""The games database on PostgreSQL, and several servers on one database (docs/web.md,
+"Two backends, several processes").
+
+Each test gets a fresh database on a throwaway PostgreSQL server (tests/pgserver.py). The
+store's own methods run unchanged on both backends; the servers hear each other over
+LISTEN/NOTIFY and catch up from the store; a server killed mid-match leaves its players to
+finish on another; a lost connection to PostgreSQL answers 503, never 500, and heals.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+from dominolab.core import Match, get_game
+from dominolab.web.pg import PgStore, redact, translate
+from dominolab.web.process import ServerProcess, free_port
+from dominolab.web.service import Connection, GameService
+from dominolab.web.store import (
+    DATABASE_ERRORS,
+    SCHEMA_VERSION,
+    GameRow,
+    MoveConflict,
+    Store,
+    StoreError,
+)
+from pgserver import PostgresServer
+
+Json = dict[str, Any]
+T = TypeVar("T")
+
+#: the socket reads here have no timeout of their own: this bounds each test
+pytestmark = pytest.mark.timeout(180)
+
+#: a short friend match: one hand of Luzak-line at most
+QUICK: Json = {"target": 1, "even_hands": False}
+
+
+def row_of(game_id: str, **changes: Any) -> GameRow:
+    row = GameRow(id=game_id, game="luzak", options={"target": 1}, seed=2**53 - 5,
+                  first_opener=0, mode="friend", opponent=None, token_hashes=("a", "b"),
+                  rules_version=1, created=1_790_000_000.123456, finished=False,
+                  invite="inv")
+    return replace(row, **changes)
+
+
+def in_thread(coro: Awaitable[T], timeout: float = 150) -> T:
+    """Run ``coro`` on an event loop in a thread of its own (the browser tests' Playwright
+    keeps one in this thread)."""
+    async def bounded() -> T:
+        async with asyncio.timeout(timeout):
+            return await coro
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, bounded()).result()
+
+
+# -- the store on both backends --------------------------------------------------------------
+
+def test_the_store_s_methods_mean_the_same_on_both_backends(any_db: str) -> None:
+    store = Store(any_db)
+    try:
+        assert store.version == SCHEMA_VERSION
+        store.create_game(row_of("game0001"))
+        loaded = store.load_game("game0001")
+        # 53-bit seeds and microsecond times survive (SQLite's INTEGER and REAL are 64-bit)
+        assert loaded == (row_of("game0001"), [])
+        store.add_moves("game0001", 0, [(0, "54@1e"), (1, "draw")], False)
+        with pytest.raises(MoveConflict):
+            store.add_moves("game0001", 1, [(0, "33@2e")], False)
+        store.add_moves("game0001", 2, [(0, "33@2e")], True)
+        assert store.game_since("game0001", 1) == (
+            replace(row_of("game0001"), finished=True), [(1, "draw"), (0, "33@2e")])
+        assert store.game_since("nosuchgame", 0) is None
+        assert store.claim_invite("game0001", "inv", "tok1") is True
+        assert store.claim_invite("game0001", "inv", "tok2") is False
+        made = store.create_rematch("game0001", 1, row_of("game0002", invite=None))
+        assert made == ("game0002", 1)
+        assert store.create_rematch("game0001", 0, row_of("game0003")) == ("game0002", 1)
+        assert store.count_games() == 2
+        assert store.expire(unfinished_before=0, finished_before=2e9) == ["game0001"]
+        assert store.count_games() == 1
+        with pytest.raises(sqlite3.IntegrityError):  # the same error class on both
+            store.create_game(row_of("game0002"))
+        store.create_game(row_of("game0004"))  # and the connection carries on
+    finally:
+        store.close()
+
+
+def test_two_connections_storing_one_ply_get_one_move_and_one_conflict(any_db: str) -> None:
+    """As two server processes would: the write lock makes the loser's count see the
+    winner's move, so it gets MoveConflict (not a duplicate key error, not two moves)."""
+    stores = [Store(any_db), Store(any_db)]
+    try:
+        stores[0].create_game(row_of("game0001"))
+        start = threading.Barrier(2)
+
+        def move(i: int) -> str:
+            start.wait(timeout=30)
+            try:
+                stores[i].add_moves("game0001", 0, [(0, f"move{i}")], False)
+            except MoveConflict:
+                return "conflict"
+            return "stored"
+
+        for _ in range(5):
+            with ThreadPoolExecutor(2) as pool:
+                got = sorted(pool.map(move, range(2)))
+            assert got == ["conflict", "stored"]
+            stores[0].expire(unfinished_before=2e9, finished_before=2e9)
+            stores[0].create_game(row_of("game0001"))
+    finally:
+        for store in stores:
+            store.close()
+
+
+def test_a_whole_database_writer_excludes_moves_in_any_game(pg_url: str) -> None:
+    """Moves in different games are stored at once on PostgreSQL (each under its game's
+    lock), but a BEGIN IMMEDIATE transaction, as every other writer of the store opens,
+    still holds them all off, as SQLite's one write lock does."""
+    holder, other = Store(pg_url), Store(pg_url, busy_timeout=0.3)
+    try:
+        for gid in ("game0001", "game0002"):
+            holder.create_game(row_of(gid))
+        holder._db.execute("BEGIN IMMEDIATE")
+        holder._db.execute("SELECT COUNT(*) FROM games").fetchone()
+        with pytest.raises(sqlite3.OperationalError, match="lock"):
+            other.add_moves("game0002", 0, [(0, "54@1e")], False)
+        holder._db.execute("ROLLBACK")
+        other.add_moves("game0002", 0, [(0, "54@1e")], False)
+        # and a game's own lock does not hold up another game's moves
+        other._db.execute("BEGIN")
+        other._db.execute("SELECT pg_advisory_xact_lock_shared(?), "
+                          "pg_advisory_xact_lock(?, hashtext(?))",
+                          (0x646F6D696E6F, 0x646F6D69, "game0002")).fetchone()
+        holder.add_moves("game0001", 0, [(0, "54@1e")], False)
+        other._db.execute("ROLLBACK")
+    finally:
+        holder.close()
+        other.close()
+
+
+def test_placeholders_comments_and_types_are_translated() -> None:
+    assert translate("SELECT a FROM t WHERE b = ? AND c LIKE 'x?%' -- what's this?\n"
+                     "AND d = ?") == \
+        "SELECT a FROM t WHERE b = %s AND c LIKE 'x?%%'  \nAND d = %s"
+    assert translate("SELECT '50%' || ? || 5 % 2") == "SELECT '50%%' || %s || 5 %% 2"
+    assert translate("SELECT '50%', 5 % 2", with_params=False) == "SELECT '50%', 5 % 2"
+    assert translate("CREATE TABLE t (a INTEGER, b REAL, c TEXT) WITHOUT ROWID") == \
+        "CREATE TABLE t (a BIGINT, b DOUBLE PRECISION, c TEXT)"
+    assert redact("postgresql://ann:s3cret@db.example:5432/games") == \
+        "postgresql://ann:***@db.example:5432/games"
+    assert redact("postgresql://ann@db/games") == "postgresql://ann@db/games"
+
+
+def test_the_errors_of_both_backends_are_database_errors() -> None:
+    import psycopg
+
+    assert sqlite3.Error in DATABASE_ERRORS and psycopg.Error in DATABASE_ERRORS
+
+
+# -- migrations and refusals on PostgreSQL ---------------------------------------------------
+
+def test_migrations_from_empty_on_postgresql(pg_url: str, postgres: PostgresServer) -> None:
+    stores: list[Store] = []
+
+    def open_one(_: int) -> None:
+        stores.append(Store(pg_url))
+
+    # two servers starting at once on an empty database: one migrates, the other waits
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(open_one, range(2)))
+    assert all(isinstance(s, PgStore) and s.version == SCHEMA_VERSION for s in stores)
+    # SQLite's promise (a commit outlives the process, not a power cut), not more
+    assert stores[0]._db.execute("SHOW synchronous_commit").fetchone() == ("off",)
+    for store in stores:
+        store.close()
+    database = postgres.name_of(pg_url)
+    types = dict(postgres.execute(
+        "SELECT table_name || '.' || column_name, data_type FROM information_schema.columns "
+        "WHERE table_name IN ('games', 'moves')", database))
+    assert types["games.seed"] == "bigint" and types["games.updated"] == "double precision"
+    assert types["moves.ply"] == "bigint" and types["games.rematch"] == "text"
+    assert postgres.execute("SELECT version FROM dominolab_schema", database) == \
+        [(SCHEMA_VERSION,)]
+    Store(pg_url).close()  # opening again applies nothing
+    assert postgres.execute("SELECT version FROM dominolab_schema", database) == \
+        [(SCHEMA_VERSION,)]
+
+
+def serve(db: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "dominolab", "serve", "--db", db,
+                           "--port", str(free_port()), *args], capture_output=True, text=True,
+                          timeout=60)
+
+
+def refused_in_one_line(run: subprocess.CompletedProcess[str], *words: str) -> str:
+    assert run.returncode == 2, run.stderr
+    assert "Traceback" not in run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and all(w in lines[0] for w in words), run.stderr
+    return lines[0]
+
+
+def test_a_newer_schema_on_postgresql_is_refused_clearly(pg_url: str,
+                                                         postgres: PostgresServer) -> None:
+    Store(pg_url).close()
+    database = postgres.name_of(pg_url)
+    postgres.execute(f"UPDATE dominolab_schema SET version = {SCHEMA_VERSION + 1}", database)
+    with pytest.raises(StoreError, match="newer than this dominolab knows"):
+        Store(pg_url)
+    refused_in_one_line(serve(pg_url), "newer than this dominolab knows")
+
+
+def test_serve_refuses_an_unusable_postgresql_database_in_one_line(
+        pg_url: str, postgres: PostgresServer, tmp_path: Path) -> None:
+    # nothing listens there; the password is never shown
+    line = refused_in_one_line(serve("postgresql://ann:s3cret@127.0.0.1:1/games"),
+                               "cannot connect to PostgreSQL", "ann:***@127.0.0.1:1")
+    assert "s3cret" not in line
+    refused_in_one_line(serve("postgresql://ann@127.0.0.1:notaport/games"), '"notaport"')
+    refused_in_one_line(serve("postgresql://ann@/games?sslmode=sometimes"),
+                        "invalid sslmode value")
+    # a role that may read but not write
+    database = postgres.name_of(pg_url)
+    Store(pg_url).close()
+    postgres.execute("DROP ROLE IF EXISTS reader")
+    postgres.execute("CREATE ROLE reader LOGIN")
+    postgres.execute("GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader", database)
+    reader = pg_url.replace("postgresql://postgres@", "postgresql://reader@")
+    try:
+        refused_in_one_line(serve(reader), "cannot write", "reader@")
+    finally:
+        postgres.execute("DROP OWNED BY reader", database)
+        postgres.execute("DROP ROLE reader")
+
+
+# -- two services on one database, in one process --------------------------------------------
+
+@asynccontextmanager
+async def two_services(url: str, **kwargs: Any) -> AsyncIterator[tuple[GameService, ...]]:
+    """Two servers' services on one database, each with its own store and bus (as two
+    processes would have), listening before they are used."""
+    services = []
+    for _ in range(2):
+        store = Store(url)
+        services.append(GameService(store, computer_delay=0, workers=1,
+                                    events=store.events(), **kwargs))
+    try:
+        for service in services:
+            await service.events.start()
+        yield tuple(services)
+    finally:
+        for service in services:
+            await service.close()
+
+
+class Inbox:
+    """A fake connection's received states, with a wait for one that satisfies a test."""
+
+    def __init__(self) -> None:
+        self.states: list[Json] = []
+        self.closed: list[int] = []
+        self.changed = asyncio.Event()
+
+    async def send(self, text: str) -> None:
+        self.states.append(json.loads(text)["state"])
+        self.changed.set()
+
+    async def close(self, code: int, reason: str) -> None:
+        self.closed.append(code)
+        self.changed.set()
+
+    async def until(self, done: Callable[[], bool], seconds: float = 10) -> None:
+        async with asyncio.timeout(seconds):
+            while not done():
+                self.changed.clear()
+                await self.changed.wait()
+
+
+def test_the_computer_s_move_is_played_once_when_two_servers_think_it_out(
+        pg_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """Both servers have the game and both see the computer to move: each thinks out the
+    same move; one stores it, the other's is refused by the store's ply check, and it
+    catches up without a word to its sockets but the new state."""
+
+    async def run() -> None:
+        async with two_services(pg_url) as (a, b):
+            live_a, token, _ = await a.create("luzak", QUICK, "easy", "opponent")
+            live_b = await b.get(live_a.id)
+            inbox = Inbox()
+            await b.attach(live_b, Connection(0, "wide", inbox.send, inbox.close))
+            await inbox.until(lambda: bool(inbox.states) and inbox.states[-1]["version"] >= 1,
+                              30)
+            for live in (live_a, live_b):
+                if live.computer is not None:
+                    async with asyncio.timeout(30):
+                        await live.computer
+            if live_a.version != live_b.version:  # a has yet to hear of b's move
+                await a._on_game_event(f"game:{live_a.id}", {})
+            assert live_a.version == live_b.version == inbox.states[-1]["version"]
+            assert a.seat_of(live_b, token) == 0
+        loaded = Store(pg_url).load_game(live_a.id)
+        assert loaded is not None
+        assert [seat for seat, _ in loaded[1]] == [1] * live_a.version
+
+    caplog.set_level(logging.INFO, "dominolab.web")
+    in_thread(run())
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
+
+
+def test_invitations_rematches_and_expiry_cross_servers(pg_url: str) -> None:
+    async def run() -> None:
+        async with two_services(pg_url) as (a, b):
+            live_a, _token0, invite = await a.create("luzak-line", QUICK, "friend", "me")
+            assert invite is not None
+            live_b = await b.get(live_a.id)
+            token1 = await b.join(live_b, invite)
+            # a's row still has the invitation until it hears of the claim; seat 1's token
+            # is accepted there at once all the same
+            assert await a.seat_for(live_a, token1) == 1
+            assert live_a.row.invite is None
+            inbox = Inbox()
+            await b.attach(live_b, Connection(1, "wide", inbox.send, inbox.close))
+            rng = random.Random(2)
+            while not live_a.match.is_over:
+                seat = live_a.match.to_move
+                assert seat is not None
+                move = rng.choice(live_a.state(seat)["legal"])["move"]
+                await a.act(live_a, seat, move, live_a.version)
+            await inbox.until(lambda: inbox.states[-1]["match_result"] is not None)
+            assert inbox.states[-1]["version"] == live_a.version == live_b.version
+            new, created = await a.rematch(live_a, 0)
+            assert created
+            await inbox.until(lambda: inbox.states[-1]["rematch"] is not None)
+            assert inbox.states[-1]["rematch"] == {"id": new.id, "by": 0}
+            again, created = await b.rematch(live_b, 1)
+            assert again.id == new.id and not created
+            # a sweep on a expires both; b's socket is closed with 4410
+            assert await a.expire(now=time.time() + 400 * 86400) == 2
+            await inbox.until(lambda: inbox.closed == [4410])
+            assert live_b.id not in b.games
+            assert await b.expire(now=time.time() + 400 * 86400) == 0  # harmless again
+
+    in_thread(run())
+
+
+# -- two server processes ----------------------------------------------------------------------
+
+@pytest.fixture
+def two_servers(pg_url: str, tmp_path: Path) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    servers = [ServerProcess(pg_url, log=tmp_path / f"server{i}.log", game_seeds=7 + i)
+               for i in range(2)]
+    try:
+        for server in servers:
+            server.start()
+        yield servers[0], servers[1]
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def ws_url(server: ServerProcess, gid: str) -> str:
+    return server.base.replace("http", "ws") + f"/ws/games/{gid}"
+
+
+class Seat:
+    """One seat's WebSocket: every state it was sent, in order."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+        self.states: list[Json] = []
+        self.ws: Any = None
+        self.reader: asyncio.Task[None] | None = None
+        self.changed = asyncio.Event()
+
+    async def connect(self, url: str) -> None:
+        from websockets.asyncio.client import connect
+
+        self.ws = await connect(url)
+        await self.ws.send(json.dumps({"type": "hello", "token": self.token}))
+        self.reader = asyncio.get_running_loop().create_task(self._read())
+        await self.until(lambda st: True)
+
+    async def _read(self) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        try:
+            async for text in self.ws:
+                message = json.loads(text)
+                assert message["type"] == "state", message
+                self.states.append(message["state"])
+                self.changed.set()
+        except ConnectionClosed:
+            pass
+        finally:
+            self.changed.set()
+
+    async def until(self, done: Callable[[Json], bool], seconds: float = 10) -> Json:
+        async with asyncio.timeout(seconds):
+            while not self.states or not done(self.states[-1]):
+                self.changed.clear()
+                await self.changed.wait()
+        return self.states[-1]
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+        if self.reader is not None:
+            await self.reader
+
+
+def friend_game(a: ServerProcess, b: ServerProcess) -> tuple[str, str, str]:
+    """Made on ``a``, its invitation claimed on ``b``."""
+    made = a.request("POST", "/api/games", {"game": "luzak", "opponent": "friend",
+                                            "first": "me", "options": {"target": 20}})
+    joined = b.request("POST", f"/api/games/{made['id']}/join",
+                       {"invite": made["invite"].split("#i=", 1)[1]})
+    return made["id"], made["token"], joined["token"]
+
+
+def test_a_socket_on_one_server_sees_a_move_made_on_the_other(
+        two_servers: tuple[ServerProcess, ServerProcess]) -> None:
+    a, b = two_servers
+    gid, token0, token1 = friend_game(a, b)
+
+    async def run() -> None:
+        seat1 = Seat(token1)
+        await seat1.connect(ws_url(b, gid))
+        before = seat1.states[-1]
+        st = a.request("GET", f"/api/games/{gid}", token=token0)
+        started = time.monotonic()
+        await asyncio.to_thread(a.request, "POST", f"/api/games/{gid}/moves",
+                                {"move": st["legal"][0]["move"], "version": st["version"]},
+                                token0)
+        after = await seat1.until(lambda s: s["version"] == before["version"] + 1, 5)
+        assert time.monotonic() - started < 5
+        assert after["history"][-1]["seat"] == 0 and after["opponent_tiles"] == 11
+        await seat1.close()
+
+    in_thread(run())
+
+
+def test_a_friend_match_across_two_servers_finishes_after_one_is_killed(
+        two_servers: tuple[ServerProcess, ServerProcess], pg_url: str) -> None:
+    """Seat 0 plays on server a, seat 1 on server b, each told the other is connected; a
+    is killed (SIGKILL) mid-match, and b soon tells seat 1 that seat 0 left; seat 0
+    reconnects to b and the match is finished there; every move is stored, in order, and
+    the stored game replays to the final state."""
+    a, b = two_servers
+    gid, token0, token1 = friend_game(a, b)
+    made: list[tuple[int, str]] = []
+
+    async def run() -> Json:
+        seats = [Seat(token0), Seat(token1)]
+        await seats[0].connect(ws_url(a, gid))
+        await seats[1].connect(ws_url(b, gid))
+        for seat in seats:  # presence crosses servers too
+            await seat.until(lambda s: s["connected"] == [True, True])
+        rng = random.Random(5)
+        killed = False
+        while True:
+            st = seats[0].states[-1]
+            if st["match_result"] is not None:
+                break
+            if len(made) == 9 and not killed:
+                await asyncio.to_thread(a.kill)
+                killed = True
+                await seats[0].until(lambda s: seats[0].reader is not None
+                                     and seats[0].reader.done())
+                # b finds a gone (its connections to PostgreSQL are): seat 0 is not here
+                await seats[1].until(lambda s: s["connected"] == [False, True], 20)
+                seats[0] = Seat(token0)
+                await seats[0].connect(ws_url(b, gid))
+                assert seats[0].states[-1]["version"] == len(made)
+                await seats[1].until(lambda s: s["connected"] == [True, True])
+                continue
+            mover = seats[st["to_move"]]
+            mine = mover.states[-1]
+            move = rng.choice(mine["legal"])["move"]
+            await mover.ws.send(json.dumps({"type": "move", "move": move,
+                                            "version": mine["version"]}))
+            made.append((mine["seat"], move))
+            for seat in seats:  # both seats see it, on either server
+                await seat.until(lambda s: s["version"] == len(made))
+        assert killed and seats[1].states[-1]["match_result"] is not None
+        for seat in seats:
+            await seat.close()
+        return st
+
+    final = in_thread(run())
+    store = Store(pg_url)
+    try:
+        loaded = store.load_game(gid)
+    finally:
+        store.close()
+    assert loaded is not None
+    row, moves = loaded
+    assert row.finished and len(moves) == final["version"] == len(made)
+    spec = get_game(row.game)
+    match = Match(spec, spec.options_class.from_dict(row.options), seed=row.seed,
+                  first_opener=row.first_opener)
+    for (seat, text), (sent_seat, sent) in zip(moves, made, strict=True):
+        assert seat == sent_seat and match.to_move == seat
+        played = match.parse_move(text)
+        assert played == match.parse_move(sent)
+        match.apply(played)
+    assert match.is_over and list(match.totals) == final["totals"]
+
+
+def test_a_lost_postgresql_connection_answers_503_and_heals(
+        two_servers: tuple[ServerProcess, ServerProcess], pg_url: str,
+        postgres: PostgresServer) -> None:
+    """Every server's connections are cut (pg_terminate_backend) and new ones refused: a
+    move is answered 503 with Retry-After, never 500; once PostgreSQL takes connections
+    again the same move is made, and the other server's socket hears of it (its listening
+    connection came back)."""
+    import urllib.error
+
+    a, b = two_servers
+    gid, token0, token1 = friend_game(a, b)
+    database = postgres.name_of(pg_url)
+
+    async def run() -> None:
+        seat1 = Seat(token1)
+        await seat1.connect(ws_url(b, gid))
+        st = a.request("GET", f"/api/games/{gid}", token=token0)
+        body = {"move": st["legal"][0]["move"], "version": st["version"]}
+        postgres.execute(f"ALTER DATABASE {database} ALLOW_CONNECTIONS false")
+        postgres.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                         f"WHERE datname = '{database}'")
+        try:
+            for _ in range(2):  # the broken connection, then a refused new one
+                with pytest.raises(urllib.error.HTTPError) as info:
+                    await asyncio.to_thread(a.request, "POST", f"/api/games/{gid}/moves",
+                                            body, token0)
+                assert info.value.code == 503 and info.value.headers["Retry-After"]
+                with pytest.raises(urllib.error.HTTPError) as info:
+                    await asyncio.to_thread(b.request, "POST", "/api/games",
+                                            {"game": "luzak", "opponent": "friend"})
+                assert info.value.code == 503
+        finally:
+            postgres.execute(f"ALTER DATABASE {database} ALLOW_CONNECTIONS true")
+        moved = await asyncio.to_thread(a.request, "POST", f"/api/games/{gid}/moves", body,
+                                        token0)
+        assert moved["version"] == st["version"] + 1
+        await seat1.until(lambda s: s["version"] == moved["version"], 20)
+        await seat1.close()
+
+    in_thread(run())
+    for server in two_servers:
+        assert "Traceback" not in server.log.read_text()
