@@ -54,8 +54,10 @@ def make_app(path: Path, clock: Clock, **kw: Any) -> Any:
 
 
 @pytest.fixture
-def client(tmp_path: Path, clock: Clock) -> Iterator[TestClient]:
-    with TestClient(make_app(tmp_path / "games.sqlite3", clock)) as c:
+def client(any_db: str, clock: Clock) -> Iterator[TestClient]:
+    """The lobby on each backend: an SQLite file, and PostgreSQL (where several server
+    processes share it)."""
+    with TestClient(make_app(any_db, clock)) as c:  # type: ignore[arg-type]
         yield c
 
 
@@ -290,7 +292,7 @@ def test_the_seeks_of_a_server_process_that_died_are_swept(client: TestClient,
         assert shown["seeks"][0]["player"]["name"] == "Ola"
 
 
-def test_two_accepts_at_once_make_one_game(client: TestClient, tmp_path: Path) -> None:
+def test_two_accepts_at_once_make_one_game(client: TestClient, any_db: str) -> None:
     ala, ola, ela = (register(client, n) for n in ("Ala", "Ola", "Ela"))
     with lobby_socket(client, ala):
         seek = open_seek(client, ala)
@@ -304,8 +306,7 @@ def test_two_accepts_at_once_make_one_game(client: TestClient, tmp_path: Path) -
         with ThreadPoolExecutor(2) as pool:
             statuses = sorted(pool.map(accept, (ola, ela)))
     assert statuses == [201, 409]
-    db = sqlite3.connect(tmp_path / "games.sqlite3")
-    assert db.execute("SELECT COUNT(*) FROM games").fetchone() == (1,)
+    assert Store(any_db).count_games() == 1
 
 
 def test_two_processes_accepting_at_once_make_one_game(tmp_path: Path) -> None:
@@ -417,7 +418,7 @@ def lobby_game(client: TestClient, clock: Clock, seconds: int = 30, rated: bool 
 
 
 def test_the_clock_ends_a_match_by_time_once(client: TestClient, clock: Clock,
-                                             tmp_path: Path) -> None:
+                                             any_db: str) -> None:
     gid, tokens = lobby_game(client, clock, seconds=30, rated=True)
     service = service_of(client)
     endings: list[str] = []
@@ -466,9 +467,10 @@ def test_the_clock_ends_a_match_by_time_once(client: TestClient, clock: Clock,
     r = client.post(f"/api/games/{gid}/moves", headers=auth(tokens[loser]),
                     json={"move": "draw", "version": st["version"]})
     assert r.status_code == 409
-    db = sqlite3.connect(tmp_path / "games.sqlite3")
-    assert db.execute("SELECT finished, winner, ended_by, rated FROM games WHERE id = ?",
-                      (gid,)).fetchone() == (1, 1 - loser, "time", 1)
+    stored = Store(any_db).load_game(gid)
+    assert stored is not None and stored[0].finished and stored[0].rated
+    assert stored[0].result is not None and stored[0].result.winner == 1 - loser
+    assert stored[0].result.ended_by == "time"
     # the lobby no longer lists it; its players' pages show how it ended, its replay is
     # anyone's, its record stops at the last move, and a rematch is casual, with the clock
     assert client.get("/api/seeks").json()["live"] == []
@@ -482,7 +484,9 @@ def test_the_clock_ends_a_match_by_time_once(client: TestClient, clock: Clock,
     assert again["deadline"] == clock.now + 30
     stored = service.store.sync.load_game(again["id"])
     assert stored is not None and not stored[0].rated
-    ala = db.execute("SELECT player0 FROM games").fetchone()[0]
+    ended_game = Store(any_db).load_game(gid)
+    assert ended_game is not None and ended_game[0].players[0] is not None
+    ala = ended_game[0].players[0].id
     [match] = client.get(f"/api/players/{ala}").json()["matches"]
     assert match["ended_by"] == "time"
     assert match["outcome"] == ("won" if loser == 1 else "lost")

@@ -18,12 +18,12 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
@@ -39,10 +39,10 @@ from dominolab.web.store import (
     Store,
     StoreError,
 )
+from loops import run_async
 from pgserver import PostgresServer
 
 Json = dict[str, Any]
-T = TypeVar("T")
 
 #: the socket reads here have no timeout of their own: this bounds each test
 pytestmark = pytest.mark.timeout(180)
@@ -57,17 +57,6 @@ def row_of(game_id: str, **changes: Any) -> GameRow:
                   rules_version=1, created=1_790_000_000.123456, finished=False,
                   invite="inv")
     return replace(row, **changes)
-
-
-def in_thread(coro: Awaitable[T], timeout: float = 150) -> T:
-    """Run ``coro`` on an event loop in a thread of its own (the browser tests' Playwright
-    keeps one in this thread)."""
-    async def bounded() -> T:
-        async with asyncio.timeout(timeout):
-            return await coro
-
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, bounded()).result()
 
 
 # -- the store on both backends --------------------------------------------------------------
@@ -320,7 +309,7 @@ def test_the_computer_s_move_is_played_once_when_two_servers_think_it_out(
         assert [seat for seat, _ in loaded[1]] == [1] * live_a.version
 
     caplog.set_level(logging.INFO, "dominolab.web")
-    in_thread(run())
+    run_async(run(), timeout=150)
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
 
 
@@ -357,7 +346,7 @@ def test_invitations_rematches_and_expiry_cross_servers(pg_url: str) -> None:
             assert live_b.id not in b.games
             assert await b.expire(now=time.time() + 400 * 86400) == 0  # harmless again
 
-    in_thread(run())
+    run_async(run(), timeout=150)
 
 
 # -- two server processes ----------------------------------------------------------------------
@@ -453,7 +442,7 @@ def test_a_socket_on_one_server_sees_a_move_made_on_the_other(
         assert after["history"][-1]["seat"] == 0 and after["opponent_tiles"] == 11
         await seat1.close()
 
-    in_thread(run())
+    run_async(run(), timeout=150)
 
 
 def test_a_friend_match_across_two_servers_finishes_after_one_is_killed(
@@ -503,7 +492,7 @@ def test_a_friend_match_across_two_servers_finishes_after_one_is_killed(
             await seat.close()
         return st
 
-    final = in_thread(run())
+    final = run_async(run(), timeout=150)
     store = Store(pg_url)
     try:
         loaded = store.load_game(gid)
@@ -562,6 +551,6 @@ def test_a_lost_postgresql_connection_answers_503_and_heals(
         await seat1.until(lambda s: s["version"] == moved["version"], 20)
         await seat1.close()
 
-    in_thread(run())
+    run_async(run(), timeout=150)
     for server in two_servers:
         assert "Traceback" not in server.log.read_text()

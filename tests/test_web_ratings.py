@@ -430,3 +430,34 @@ def test_the_ratings_migration_is_portable_sql() -> None:
     types = {w for w in script.replace(",", " ").split()
              if w in ("TEXT", "INTEGER", "REAL", "BLOB", "NUMERIC", "BOOLEAN", "DATETIME")}
     assert types == {"TEXT", "INTEGER", "REAL"}
+
+
+def test_servers_sharing_postgresql_count_one_end_once(pg_url: str) -> None:
+    """The same race on PostgreSQL, where several server processes really share one
+    database: four appliers of one rated match at once, one of them counts it."""
+    from dominolab.web.store import PlayerRow
+
+    setup = Store(pg_url)
+    a, b = ({"id": f"player{i}y", "name": n} for i, n in enumerate(("Ala", "Ola")))
+    for p in (a, b):
+        assert setup.create_player(PlayerRow(p["id"], p["name"], token_hash(p["id"]), 1.0),
+                                   p["name"].lower())
+    gid, _ = rated_match(setup, a, b, seed=3)
+    setup.add_moves(gid, 0, [(0, "stored for the test")], True, GameResult(0, (61, 30)))
+    loaded = setup.load_game(gid)
+    assert loaded is not None
+    setup.close()
+
+    async def race() -> list[bool]:
+        services = [GameService(Store(pg_url), workers=0) for _ in range(2)]
+        try:
+            return list(await asyncio.gather(*(s.apply_ratings(loaded[0]) for s in services
+                                               for _ in range(2))))
+        finally:
+            for s in services:
+                await s.close()
+
+    assert sorted(run_async(race())) == [False, False, False, True]
+    ratings = Store(pg_url).ratings_of("luzak-line", [a["id"], b["id"]])
+    assert ratings[a["id"]].games == ratings[b["id"]].games == 1
+    assert ratings[a["id"]].rating > 1500 > ratings[b["id"]].rating
