@@ -284,7 +284,7 @@ def test_the_shared_bus_relays_in_order_heals_and_says_who_is_gone(
         with pytest.raises(ValueError, match="send ids and versions"):
             await a.publish("lobby", {"state": "x" * 8000})
         # b's listening connection is cut: it comes back, and says messages may be missed
-        postgres.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        postgres.execute("SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity "
                          f"WHERE application_name = 'dominolab listen {b.instance}'")
         await until(lambda: {"missed": True} in seen["b"], 20)
         assert b.connections == 2
@@ -590,7 +590,7 @@ def test_a_lost_postgresql_connection_answers_503_and_heals(
         st = a.request("GET", f"/api/games/{gid}", token=token0)
         body = {"move": st["legal"][0]["move"], "version": st["version"]}
         postgres.execute(f"ALTER DATABASE {database} ALLOW_CONNECTIONS false")
-        postgres.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        postgres.execute("SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity "
                          f"WHERE datname = '{database}'")
         try:
             for _ in range(2):  # the broken connection, then a refused new one
