@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from dominolab.core import Match, get_game
-from dominolab.web.pg import PgStore, redact, translate
+from dominolab.web.pg import PgEvents, PgStore, redact, translate
 from dominolab.web.process import ServerProcess, free_port
 from dominolab.web.service import Connection, GameService
 from dominolab.web.store import (
@@ -237,6 +237,54 @@ def test_serve_refuses_an_unusable_postgresql_database_in_one_line(
     finally:
         postgres.execute("DROP OWNED BY reader", database)
         postgres.execute("DROP ROLE reader")
+
+
+# -- the shared event bus ------------------------------------------------------------------------
+
+def test_the_shared_bus_relays_in_order_heals_and_says_who_is_gone(
+        pg_url: str, postgres: PostgresServer) -> None:
+    async def run() -> None:
+        a, b = PgEvents(pg_url), PgEvents(pg_url)
+        for bus in (a, b):
+            await bus.start()
+        seen: dict[str, list[Json]] = {"a": [], "b": [], "peers": []}
+        changed = asyncio.Event()
+
+        def into(name: str) -> Callable[[str, Json], Awaitable[None]]:
+            async def listener(topic: str, message: Json) -> None:
+                seen[name].append(message)
+                changed.set()
+            return listener
+
+        async def until(done: Callable[[], bool], seconds: float = 10) -> None:
+            async with asyncio.timeout(seconds):
+                while not done():
+                    changed.clear()
+                    await changed.wait()
+
+        a.subscribe("lobby", into("a"))
+        b.subscribe("lobby", into("b"))
+        b.subscribe("peers", into("peers"))
+        for n in range(20):
+            await a.publish("lobby", {"n": n})
+        await until(lambda: len(seen["b"]) == 20)
+        # in order, once each: here at once, there over NOTIFY (not twice here)
+        assert seen["a"] == seen["b"] == [{"n": n} for n in range(20)]
+        with pytest.raises(ValueError, match="send ids and versions"):
+            await a.publish("lobby", {"state": "x" * 8000})
+        # b's listening connection is cut: it comes back, and says messages may be missed
+        postgres.execute("SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity "
+                         f"WHERE application_name = 'dominolab listen {b.instance}'")
+        await until(lambda: {"missed": True} in seen["b"], 20)
+        assert b.connections == 2
+        await a.publish("lobby", {"n": 20})
+        await until(lambda: seen["b"][-1] == {"n": 20})
+        # a goes: b finds it gone within its next look (every 5 s)
+        await a.close()
+        await until(lambda: {"gone": [a.instance]} in seen["peers"], 20)
+        await b.close()
+
+    in_thread(run())
 
 
 # -- two services on one database, in one process --------------------------------------------
@@ -531,7 +579,7 @@ def test_a_lost_postgresql_connection_answers_503_and_heals(
         st = a.request("GET", f"/api/games/{gid}", token=token0)
         body = {"move": st["legal"][0]["move"], "version": st["version"]}
         postgres.execute(f"ALTER DATABASE {database} ALLOW_CONNECTIONS false")
-        postgres.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        postgres.execute("SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity "
                          f"WHERE datname = '{database}'")
         try:
             for _ in range(2):  # the broken connection, then a refused new one

@@ -33,7 +33,8 @@ no ``INSERT OR``, ``AUTOINCREMENT``, ``IFNULL`` (use ``COALESCE``) or two-argume
 and do not go on inside a transaction after a statement failed (PostgreSQL aborts it).
 
 :class:`PgEvents` is :class:`~dominolab.web.events.Events` shared by every process on the
-database, over PostgreSQL's LISTEN/NOTIFY on one channel (docs/web.md, "Several processes").
+database, over PostgreSQL's LISTEN/NOTIFY on one channel (docs/web.md, "Two backends,
+several processes").
 """
 
 from __future__ import annotations
