@@ -18,7 +18,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -284,7 +284,7 @@ def test_the_shared_bus_relays_in_order_heals_and_says_who_is_gone(
         await until(lambda: {"gone": [a.instance]} in seen["peers"], 20)
         await b.close()
 
-    in_thread(run())
+    run_async(run(), timeout=150)
 
 
 # -- two services on one database, in one process --------------------------------------------
