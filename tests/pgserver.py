@@ -6,8 +6,7 @@ fsync off. It is started once per test session, when a test first asks for it, a
 test gets a database of its own. A small shell watches this process: when the pipe to it
 closes (the session ends, or pytest is killed), it stops the server and removes its folder,
 so none outlives the tests. Used by the tests (fixtures ``postgres``, ``pg_url``, ``any_db``)
-and by hand for
-``dominolab bench serve --db``:
+and by hand for ``dominolab bench serve --db``:
 
     python tests/pgserver.py     # prints a URL, serves until Enter or Ctrl-D
 """
