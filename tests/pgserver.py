@@ -4,9 +4,9 @@
 socket in that folder (as the ``postgres`` user when we are root: initdb refuses root), with
 fsync off. It is started once per test session, when a test first asks for it, and each
 test gets a database of its own. A small shell watches this process: when the pipe to it
-closes (the session ends, or pytest is killed), it stops the server, so none outlives the
-tests. Used by the tests (fixtures ``postgres``, ``pg_url``, ``any_db``) and by hand for
-``dominolab bench serve --db``:
+closes (the session ends, or pytest is killed), it stops the server and removes its folder,
+so none outlives the tests. Used by the tests (fixtures ``postgres``, ``pg_url``, ``any_db``)
+and by hand for ``dominolab bench serve --db``:
 
     python tests/pgserver.py     # prints a URL, serves until Enter or Ctrl-D
 """
@@ -33,13 +33,15 @@ import pytest
 INSTALL = "apt-get install postgresql (Debian's PostgreSQL server, for the PostgreSQL tests)"
 
 # runs as the server's user: starts it (pg_ctl -w waits until it accepts connections), says
-# so, then stops it as soon as its standard input closes, whoever closed it
+# so, then stops it and removes its folder as soon as its standard input closes, whoever
+# closed it (a pytest that was killed too)
 _WATCH = """
 "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/server.log" -w -t 60 -o "$PGOPTS" start \
     >"$PGDIR/pg_ctl.log" 2>&1 || { echo failed; exit 1; }
 echo ready
 read _ignored
 "$PGBIN/pg_ctl" -D "$PGDIR/data" -m immediate -w stop >>"$PGDIR/pg_ctl.log" 2>&1
+rm -rf "$PGDIR"
 """
 
 

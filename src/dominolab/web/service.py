@@ -613,6 +613,9 @@ class GameService:
         live = self.games.pop(game_id, None)
         if live is not None:
             self.games[game_id] = live  # the most recently used goes last
+            if self.events.shared:
+                # the server that was thinking out the computer's move may have died
+                self._computer_if_due(live, f"game {game_id}")
             return live
         if not _ID_RE.match(game_id):
             raise ApiError(404, "there is no such game")
