@@ -452,18 +452,7 @@ async def game_socket(ws: WebSocket) -> None:
             await ws.send_text(text)
 
     try:
-        while True:
-            received = await ws.receive()
-            if received["type"] == "websocket.disconnect":
-                break
-            text = received.get("text")
-            if text is None:
-                await _close(ws, 1003, "send text messages (JSON), not binary ones")
-                return
-            if len(text) > MAX_BODY:
-                await _close(ws, 1009, f"messages are at most {MAX_BODY} bytes")
-                return
-            message = parse_json(text)
+        async for message in _messages(ws):
             if isinstance(message, dict) and message.get("type") == "ping":
                 # answered after everything sent before it: a client can use it to know it
                 # has every update so far
@@ -524,18 +513,7 @@ async def lobby_socket(ws: WebSocket) -> None:
         except ApiError as exc:
             await _close(ws, 1013 if exc.status == 503 else 4401, exc.message)
             return
-        while True:
-            received = await ws.receive()
-            if received["type"] == "websocket.disconnect":
-                break
-            text = received.get("text")
-            if text is None:
-                await _close(ws, 1003, "send text messages (JSON), not binary ones")
-                return
-            if len(text) > MAX_BODY:
-                await _close(ws, 1009, f"messages are at most {MAX_BODY} bytes")
-                return
-            message = parse_json(text)
+        async for message in _messages(ws):
             async with sock.lock:  # in order with the lobby messages
                 if isinstance(message, dict) and message.get("type") == "ping":
                     await ws.send_text('{"type":"pong"}')
@@ -552,6 +530,24 @@ async def lobby_socket(ws: WebSocket) -> None:
             del lobby.clients[client]
         if sock is not None:
             lobby.detach(sock)
+
+
+async def _messages(ws: WebSocket) -> AsyncIterator[Any]:
+    """A socket's messages, each parsed from JSON (None where it is not JSON), until the
+    client leaves; a binary message (1003) or one over :data:`MAX_BODY` (1009) closes the
+    socket and ends them."""
+    while True:
+        received = await ws.receive()
+        if received["type"] == "websocket.disconnect":
+            return
+        text = received.get("text")
+        if text is None:
+            await _close(ws, 1003, "send text messages (JSON), not binary ones")
+            return
+        if len(text) > MAX_BODY:
+            await _close(ws, 1009, f"messages are at most {MAX_BODY} bytes")
+            return
+        yield parse_json(text)
 
 
 async def _close(ws: WebSocket, code: int, reason: str) -> None:
