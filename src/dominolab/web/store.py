@@ -21,8 +21,9 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, TypeVar
@@ -312,6 +313,17 @@ class RatingConflict(Exception):
     meanwhile): reckon the match again from the ratings as they are now."""
 
 
+class _Transaction:
+    """The transaction of :meth:`Store._write`: committed at its end unless discarded."""
+
+    def __init__(self) -> None:
+        self.keep = True
+
+    def discard(self) -> None:
+        """End the transaction with ROLLBACK instead of COMMIT (nothing it wrote is kept)."""
+        self.keep = False
+
+
 class Store:
     """The games database. Safe to share between threads (one connection, one lock).
 
@@ -369,6 +381,22 @@ class Store:
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
             raise StoreError(f"{self.path}: cannot write to the database ({exc})") from None
+
+    @contextmanager
+    def _write(self) -> Iterator[_Transaction]:
+        """One write transaction under the store's lock: ``BEGIN IMMEDIATE`` (SQLite takes
+        its write lock now; on PostgreSQL, web/pg.py's writers' lock), then ``COMMIT`` at
+        the end, or ``ROLLBACK`` if the body raised or called :meth:`_Transaction.discard`."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            tx = _Transaction()
+            try:
+                yield tx
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT" if tx.keep else "ROLLBACK")
 
     # -- schema ------------------------------------------------------------------------------
     @property
@@ -439,26 +467,19 @@ class Store:
         already. Returns the rematch's id and the seat that asked for it: ``row``'s, or
         the one stored before (so two calls at once make one game); None if ``game_id`` is
         no finished game."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                found = self._db.execute(
-                    "SELECT finished, rematch, rematch_by FROM games WHERE id = ?", (game_id,)
-                ).fetchone()
-                if found is None or not found[0]:
-                    self._db.execute("ROLLBACK")
-                    return None
-                if found[1] is not None:
-                    self._db.execute("ROLLBACK")
-                    return str(found[1]), int(found[2])
-                self._insert_game(row)
-                self._db.execute("UPDATE games SET rematch = ?, rematch_by = ?, updated = ? "
-                                 "WHERE id = ?", (row.id, seat, self.clock(), game_id))
-                self._db.execute("COMMIT")
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
+        with self._write() as tx:
+            found = self._db.execute(
+                "SELECT finished, rematch, rematch_by FROM games WHERE id = ?", (game_id,)
+            ).fetchone()
+            if found is None or not found[0]:
+                tx.discard()
+                return None
+            if found[1] is not None:
+                tx.discard()
+                return str(found[1]), int(found[2])
+            self._insert_game(row)
+            self._db.execute("UPDATE games SET rematch = ?, rematch_by = ?, updated = ? "
+                             "WHERE id = ?", (row.id, seat, self.clock(), game_id))
         return row.id, seat
 
     def add_moves(self, game_id: str, first_ply: int, moves: Sequence[tuple[int, str]],
@@ -468,36 +489,29 @@ class Store:
         game is gone), ``sqlite3.Error`` if the database fails (locked, full...). A move
         that finishes the game comes with its ``result``, stored in the same transaction."""
         now = self.clock()
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                stored = self._db.execute(
-                    "SELECT COUNT(*) FROM moves WHERE game_id = ?", (game_id,)).fetchone()[0]
-                ended = self._db.execute(
-                    "SELECT finished FROM games WHERE id = ?", (game_id,)).fetchone()
-                if ended is not None and ended[0]:
-                    # ended another way meanwhile (a clock ran out, in another process)
-                    raise MoveConflict(f"game {game_id} is over")
-                if stored != first_ply:
-                    raise MoveConflict(f"game {game_id} has {stored} moves stored, not "
-                                       f"{first_ply}")
-                self._db.executemany(
-                    "INSERT INTO moves (game_id, ply, seat, move, at) VALUES (?, ?, ?, ?, ?)",
-                    [(game_id, first_ply + i, seat, move, now)
-                     for i, (seat, move) in enumerate(moves)],
-                )
-                self._db.execute("UPDATE games SET updated = ?, finished = ? WHERE id = ?",
-                                 (now, int(finished), game_id))
-                if result is not None:
-                    self._db.execute(
-                        "UPDATE games SET winner = ?, points0 = ?, points1 = ?, ended_by = ? "
-                        "WHERE id = ?", (result.winner, *result.points, result.ended_by,
-                                         game_id))
-                self._db.execute("COMMIT")
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
+        with self._write():
+            stored = self._db.execute(
+                "SELECT COUNT(*) FROM moves WHERE game_id = ?", (game_id,)).fetchone()[0]
+            ended = self._db.execute(
+                "SELECT finished FROM games WHERE id = ?", (game_id,)).fetchone()
+            if ended is not None and ended[0]:
+                # ended another way meanwhile (a clock ran out, in another process)
+                raise MoveConflict(f"game {game_id} is over")
+            if stored != first_ply:
+                raise MoveConflict(f"game {game_id} has {stored} moves stored, not "
+                                   f"{first_ply}")
+            self._db.executemany(
+                "INSERT INTO moves (game_id, ply, seat, move, at) VALUES (?, ?, ?, ?, ?)",
+                [(game_id, first_ply + i, seat, move, now)
+                 for i, (seat, move) in enumerate(moves)],
+            )
+            self._db.execute("UPDATE games SET updated = ?, finished = ? WHERE id = ?",
+                             (now, int(finished), game_id))
+            if result is not None:
+                self._db.execute(
+                    "UPDATE games SET winner = ?, points0 = ?, points1 = ?, ended_by = ? "
+                    "WHERE id = ?", (result.winner, *result.points, result.ended_by,
+                                     game_id))
 
     def claim_invite(self, game_id: str, invite_hash: str, token_hash: str,
                      player: str | None = None) -> bool:
@@ -605,65 +619,51 @@ class Store:
         ``games`` is one less (none stored when it is 1); otherwise nothing is stored and
         :class:`RatingConflict` is raised. No ratings and no changes: only the mark (a
         match that counts for nothing)."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                claimed = self._db.execute(
-                    "UPDATE games SET ratings_applied = 1 WHERE id = ? AND rated = 1 "
-                    "AND finished = 1 AND ratings_applied = 0", (game_id,)).rowcount
-                if claimed != 1:
-                    self._db.execute("ROLLBACK")
-                    return False
-                for row in ratings:
-                    values = (row.rating, row.rd, row.volatility, row.games, row.updated)
-                    if row.games == 1:
-                        stored = self._db.execute(
-                            "INSERT INTO ratings (player, game, rating, rd, volatility, "
-                            "games, updated) VALUES (?, ?, ?, ?, ?, ?, ?) "
-                            "ON CONFLICT (player, game) DO NOTHING",
-                            (row.player, row.game, *values)).rowcount
-                    else:
-                        stored = self._db.execute(
-                            "UPDATE ratings SET rating = ?, rd = ?, volatility = ?, games = ?, "
-                            "updated = ? WHERE player = ? AND game = ? AND games = ?",
-                            (*values, row.player, row.game, row.games - 1)).rowcount
-                    if stored != 1:
-                        raise RatingConflict(f"{row.player}'s {row.game} rating changed "
-                                             f"while match {game_id} was reckoned")
-                self._db.executemany(
-                    "INSERT INTO rating_changes (game_id, seat, player, game, rating_before, "
-                    "rating_after, rd_before, rd_after, opponent_rating, opponent_rd, at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(c.game_id, c.seat, c.player, c.game, c.rating_before, c.rating_after,
-                      c.rd_before, c.rd_after, c.opponent_rating, c.opponent_rd, c.at)
-                     for c in changes])
-                self._db.execute("COMMIT")
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
+        with self._write() as tx:
+            claimed = self._db.execute(
+                "UPDATE games SET ratings_applied = 1 WHERE id = ? AND rated = 1 "
+                "AND finished = 1 AND ratings_applied = 0", (game_id,)).rowcount
+            if claimed != 1:
+                tx.discard()
+                return False
+            for row in ratings:
+                values = (row.rating, row.rd, row.volatility, row.games, row.updated)
+                if row.games == 1:
+                    stored = self._db.execute(
+                        "INSERT INTO ratings (player, game, rating, rd, volatility, "
+                        "games, updated) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                        "ON CONFLICT (player, game) DO NOTHING",
+                        (row.player, row.game, *values)).rowcount
+                else:
+                    stored = self._db.execute(
+                        "UPDATE ratings SET rating = ?, rd = ?, volatility = ?, games = ?, "
+                        "updated = ? WHERE player = ? AND game = ? AND games = ?",
+                        (*values, row.player, row.game, row.games - 1)).rowcount
+                if stored != 1:
+                    raise RatingConflict(f"{row.player}'s {row.game} rating changed "
+                                         f"while match {game_id} was reckoned")
+            self._db.executemany(
+                "INSERT INTO rating_changes (game_id, seat, player, game, rating_before, "
+                "rating_after, rd_before, rd_after, opponent_rating, opponent_rd, at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(c.game_id, c.seat, c.player, c.game, c.rating_before, c.rating_after,
+                  c.rd_before, c.rd_after, c.opponent_rating, c.opponent_rd, c.at)
+                 for c in changes])
         return True
 
     def expire(self, unfinished_before: float, finished_before: float) -> list[str]:
         """Delete the unfinished games last changed before ``unfinished_before`` and the
         finished ones before ``finished_before``; returns their ids."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                ids = [r[0] for r in self._db.execute(
-                    "SELECT id FROM games WHERE (finished = 0 AND updated < ?) "
-                    "OR (finished = 1 AND updated < ?)", (unfinished_before, finished_before))]
-                self._db.executemany("DELETE FROM moves WHERE game_id = ?",
-                                     [(i,) for i in ids])
-                self._db.executemany("DELETE FROM games WHERE id = ?", [(i,) for i in ids])
-                # a rematch that expired first may be asked for again
-                self._db.executemany("UPDATE games SET rematch = NULL, rematch_by = NULL "
-                                     "WHERE rematch = ?", [(i,) for i in ids])
-                self._db.execute("COMMIT")
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
+        with self._write():
+            ids = [r[0] for r in self._db.execute(
+                "SELECT id FROM games WHERE (finished = 0 AND updated < ?) "
+                "OR (finished = 1 AND updated < ?)", (unfinished_before, finished_before))]
+            self._db.executemany("DELETE FROM moves WHERE game_id = ?",
+                                 [(i,) for i in ids])
+            self._db.executemany("DELETE FROM games WHERE id = ?", [(i,) for i in ids])
+            # a rematch that expired first may be asked for again
+            self._db.executemany("UPDATE games SET rematch = NULL, rematch_by = NULL "
+                                 "WHERE rematch = ?", [(i,) for i in ids])
         return ids
 
     def count_games(self) -> int:
@@ -681,18 +681,11 @@ class Store:
     def close_lobby_socket(self, socket: str) -> int:
         """A lobby socket ended: forget it and delete its open seeks (accepted ones stay
         until their creator is told); returns how many seeks went."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                gone = self._db.execute(
-                    "DELETE FROM seeks WHERE socket = ? AND game_id IS NULL", (socket,)
-                ).rowcount
-                self._db.execute("DELETE FROM lobby_sockets WHERE id = ?", (socket,))
-                self._db.execute("COMMIT")
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
+        with self._write():
+            gone = self._db.execute(
+                "DELETE FROM seeks WHERE socket = ? AND game_id IS NULL", (socket,)
+            ).rowcount
+            self._db.execute("DELETE FROM lobby_sockets WHERE id = ?", (socket,))
         return int(gone)
 
     def heartbeat(self, server: str, sockets: Sequence[tuple[str, str]]) -> None:
@@ -702,39 +695,25 @@ class Store:
         if not sockets:
             return
         now = self.clock()
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.executemany(
-                    "INSERT INTO lobby_sockets (id, player, server, seen) VALUES (?, ?, ?, ?) "
-                    "ON CONFLICT (id) DO UPDATE SET seen = excluded.seen, "
-                    "server = excluded.server",
-                    [(socket, player, server, now) for socket, player in sockets])
-                self._db.execute("COMMIT")
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
+        with self._write():
+            self._db.executemany(
+                "INSERT INTO lobby_sockets (id, player, server, seen) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (id) DO UPDATE SET seen = excluded.seen, "
+                "server = excluded.server",
+                [(socket, player, server, now) for socket, player in sockets])
 
     def sweep_lobby(self, dead_before: float, told_before: float) -> int:
         """Delete the lobby sockets whose process has not said it is alive since
         ``dead_before`` (it died) with every open seek no socket owns, and the seeks
         accepted before ``told_before`` (until then a late accept is told it came second);
         returns how many open seeks went."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.execute("DELETE FROM lobby_sockets WHERE seen < ?", (dead_before,))
-                gone = self._db.execute(
-                    "DELETE FROM seeks WHERE game_id IS NULL AND socket NOT IN "
-                    "(SELECT id FROM lobby_sockets)").rowcount
-                self._db.execute("DELETE FROM seeks WHERE game_id IS NOT NULL AND accepted < ?",
-                                 (told_before,))
-                self._db.execute("COMMIT")
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
+        with self._write():
+            self._db.execute("DELETE FROM lobby_sockets WHERE seen < ?", (dead_before,))
+            gone = self._db.execute(
+                "DELETE FROM seeks WHERE game_id IS NULL AND socket NOT IN "
+                "(SELECT id FROM lobby_sockets)").rowcount
+            self._db.execute("DELETE FROM seeks WHERE game_id IS NOT NULL AND accepted < ?",
+                             (told_before,))
         return int(gone)
 
     def create_seek(self, row: SeekRow, max_open: int) -> SeekRow | str:
@@ -742,15 +721,10 @@ class Store:
         be its player's), or by the player's latest lobby socket if ``row.socket`` is
         ``''``. Returns the seek as stored, or why not: ``"no-socket"`` (the player has no
         such lobby socket), ``"too-many"`` (the player has ``max_open`` open seeks)."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                made = self._insert_seek(row, max_open)
-                self._db.execute("COMMIT" if isinstance(made, SeekRow) else "ROLLBACK")
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
+        with self._write():
+            made = self._insert_seek(row, max_open)
+        if not isinstance(made, SeekRow):
+            tx.discard()
         return made
 
     def _insert_seek(self, row: SeekRow, max_open: int) -> SeekRow | str:
@@ -800,27 +774,22 @@ class Store:
         seek marked with it, in one transaction, and both players' other open seeks are
         deleted. Returns the game, or why not: ``"gone"`` (no such seek), ``"taken"``
         (accepted already: two accepts at once make one game), ``"own"``."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                found = self._db.execute(
-                    f"SELECT {_SEEK_COLUMNS} FROM seeks s {_SEEK_JOINS} WHERE s.id = ?",
-                    (seek_id,)).fetchone()
-                seek = None if found is None else _seek_row(found)
-                made: GameRow | str
-                if seek is None:
-                    made = "gone"
-                elif seek.game_id is not None:
-                    made = "taken"
-                elif seek.player.id == player:
-                    made = "own"
-                else:
-                    made = self._accept(seek, player, build)
-                self._db.execute("COMMIT" if isinstance(made, GameRow) else "ROLLBACK")
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
+        with self._write():
+            found = self._db.execute(
+                f"SELECT {_SEEK_COLUMNS} FROM seeks s {_SEEK_JOINS} WHERE s.id = ?",
+                (seek_id,)).fetchone()
+            seek = None if found is None else _seek_row(found)
+            made: GameRow | str
+            if seek is None:
+                made = "gone"
+            elif seek.game_id is not None:
+                made = "taken"
+            elif seek.player.id == player:
+                made = "own"
+            else:
+                made = self._accept(seek, player, build)
+        if not isinstance(made, GameRow):
+            tx.discard()
         return made
 
     def _accept(self, seek: SeekRow, player: str, build: Callable[[SeekRow], GameRow]
@@ -841,31 +810,26 @@ class Store:
         for the same game, options, rating and clock as ``seek`` (returns the new game);
         else keep the player's own such seek if there is one, or open ``seek`` (returns the
         seek); or why not, as :meth:`create_seek` says."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                alike = ("s.game_id IS NULL AND s.game = ? AND s.options = ? AND s.rated = ? "
-                         "AND s.move_seconds = ?")
-                args = (seek.game, json.dumps(seek.options, sort_keys=True), int(seek.rated),
-                        seek.move_seconds, seek.player.id)
-                other = self._db.execute(
-                    f"SELECT {_SEEK_COLUMNS} FROM seeks s {_SEEK_JOINS} WHERE {alike} "
-                    "AND s.player <> ? ORDER BY s.created, s.id LIMIT 1", args).fetchone()
-                mine = None if other is not None else self._db.execute(
-                    f"SELECT {_SEEK_COLUMNS} FROM seeks s {_SEEK_JOINS} WHERE {alike} "
-                    "AND s.player = ? ORDER BY s.created, s.id LIMIT 1", args).fetchone()
-                made: GameRow | SeekRow | str
-                if other is not None:
-                    made = self._accept(_seek_row(other), seek.player.id, build)
-                elif mine is not None:
-                    made = _seek_row(mine)
-                else:
-                    made = self._insert_seek(seek, max_open)
-                self._db.execute("ROLLBACK" if isinstance(made, str) else "COMMIT")
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
+        with self._write():
+            alike = ("s.game_id IS NULL AND s.game = ? AND s.options = ? AND s.rated = ? "
+                     "AND s.move_seconds = ?")
+            args = (seek.game, json.dumps(seek.options, sort_keys=True), int(seek.rated),
+                    seek.move_seconds, seek.player.id)
+            other = self._db.execute(
+                f"SELECT {_SEEK_COLUMNS} FROM seeks s {_SEEK_JOINS} WHERE {alike} "
+                "AND s.player <> ? ORDER BY s.created, s.id LIMIT 1", args).fetchone()
+            mine = None if other is not None else self._db.execute(
+                f"SELECT {_SEEK_COLUMNS} FROM seeks s {_SEEK_JOINS} WHERE {alike} "
+                "AND s.player = ? ORDER BY s.created, s.id LIMIT 1", args).fetchone()
+            made: GameRow | SeekRow | str
+            if other is not None:
+                made = self._accept(_seek_row(other), seek.player.id, build)
+            elif mine is not None:
+                made = _seek_row(mine)
+            else:
+                made = self._insert_seek(seek, max_open)
+        if isinstance(made, str):
+            tx.discard()
         return made
 
     def lobby(self, limit: int = 100
@@ -891,20 +855,13 @@ class Store:
         """The accepted seeks this lobby socket of ``player`` is to tell them of (its own,
         and the player's whose socket is gone), as (seek id, game id, seat), marked told as
         they are returned: each is told once."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                found = [(str(a), str(b), int(c)) for a, b, c in self._db.execute(
-                    "SELECT id, game_id, seat FROM seeks WHERE game_id IS NOT NULL "
-                    "AND told = 0 AND player = ? AND (socket = ? OR socket NOT IN "
-                    "(SELECT id FROM lobby_sockets)) ORDER BY created, id", (player, socket))]
-                self._db.executemany("UPDATE seeks SET told = 1 WHERE id = ?",
-                                     [(f[0],) for f in found])
-                self._db.execute("COMMIT")
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
+        with self._write():
+            found = [(str(a), str(b), int(c)) for a, b, c in self._db.execute(
+                "SELECT id, game_id, seat FROM seeks WHERE game_id IS NOT NULL "
+                "AND told = 0 AND player = ? AND (socket = ? OR socket NOT IN "
+                "(SELECT id FROM lobby_sockets)) ORDER BY created, id", (player, socket))]
+            self._db.executemany("UPDATE seeks SET told = 1 WHERE id = ?",
+                                 [(f[0],) for f in found])
         return found
 
     # -- clocks ------------------------------------------------------------------------------
@@ -935,23 +892,16 @@ class Store:
         ``version`` moves and its clock ran out by ``ran_out_by`` (one conditional
         UPDATE); False if not (a move came first, or it has ended already: an ending is
         stored once)."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                changed = self._db.execute(
-                    "UPDATE games SET finished = 1, updated = ?, winner = ?, points0 = ?, "
-                    "points1 = ?, ended_by = ? WHERE id = ? AND finished = 0 "
-                    "AND move_seconds IS NOT NULL "
-                    "AND (SELECT COUNT(*) FROM moves m WHERE m.game_id = games.id) = ? "
-                    "AND COALESCE((SELECT MAX(m.at) FROM moves m WHERE m.game_id = games.id), "
-                    "games.created) + move_seconds <= ?",
-                    (self.clock(), result.winner, *result.points, result.ended_by, game_id,
-                     version, ran_out_by)).rowcount
-                self._db.execute("COMMIT")
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
+        with self._write():
+            changed = self._db.execute(
+                "UPDATE games SET finished = 1, updated = ?, winner = ?, points0 = ?, "
+                "points1 = ?, ended_by = ? WHERE id = ? AND finished = 0 "
+                "AND move_seconds IS NOT NULL "
+                "AND (SELECT COUNT(*) FROM moves m WHERE m.game_id = games.id) = ? "
+                "AND COALESCE((SELECT MAX(m.at) FROM moves m WHERE m.game_id = games.id), "
+                "games.created) + move_seconds <= ?",
+                (self.clock(), result.winner, *result.points, result.ended_by, game_id,
+                 version, ran_out_by)).rowcount
         return bool(changed == 1)
 
     def game_since(self, game_id: str, first_ply: int
