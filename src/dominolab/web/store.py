@@ -721,10 +721,10 @@ class Store:
         be its player's), or by the player's latest lobby socket if ``row.socket`` is
         ``''``. Returns the seek as stored, or why not: ``"no-socket"`` (the player has no
         such lobby socket), ``"too-many"`` (the player has ``max_open`` open seeks)."""
-        with self._write():
+        with self._write() as tx:
             made = self._insert_seek(row, max_open)
-        if not isinstance(made, SeekRow):
-            tx.discard()
+            if not isinstance(made, SeekRow):
+                tx.discard()
         return made
 
     def _insert_seek(self, row: SeekRow, max_open: int) -> SeekRow | str:
@@ -774,7 +774,7 @@ class Store:
         seek marked with it, in one transaction, and both players' other open seeks are
         deleted. Returns the game, or why not: ``"gone"`` (no such seek), ``"taken"``
         (accepted already: two accepts at once make one game), ``"own"``."""
-        with self._write():
+        with self._write() as tx:
             found = self._db.execute(
                 f"SELECT {_SEEK_COLUMNS} FROM seeks s {_SEEK_JOINS} WHERE s.id = ?",
                 (seek_id,)).fetchone()
@@ -788,8 +788,8 @@ class Store:
                 made = "own"
             else:
                 made = self._accept(seek, player, build)
-        if not isinstance(made, GameRow):
-            tx.discard()
+            if not isinstance(made, GameRow):
+                tx.discard()
         return made
 
     def _accept(self, seek: SeekRow, player: str, build: Callable[[SeekRow], GameRow]
@@ -810,7 +810,7 @@ class Store:
         for the same game, options, rating and clock as ``seek`` (returns the new game);
         else keep the player's own such seek if there is one, or open ``seek`` (returns the
         seek); or why not, as :meth:`create_seek` says."""
-        with self._write():
+        with self._write() as tx:
             alike = ("s.game_id IS NULL AND s.game = ? AND s.options = ? AND s.rated = ? "
                      "AND s.move_seconds = ?")
             args = (seek.game, json.dumps(seek.options, sort_keys=True), int(seek.rated),
@@ -828,8 +828,8 @@ class Store:
                 made = _seek_row(mine)
             else:
                 made = self._insert_seek(seek, max_open)
-        if isinstance(made, str):
-            tx.discard()
+            if isinstance(made, str):
+                tx.discard()
         return made
 
     def lobby(self, limit: int = 100
