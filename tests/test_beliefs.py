@@ -21,15 +21,26 @@ from typing import Any
 import pytest
 
 from dominolab import native
-from dominolab.core import TILES, Draw, Hand, LuzakOptions, Match, Options, Play, Tile, View
+from dominolab.core import (
+    TILES,
+    Draw,
+    Hand,
+    LuzakOptions,
+    Match,
+    Options,
+    Play,
+    Tile,
+    View,
+    view_of,
+)
 from dominolab.core.equivalence import representatives
-from dominolab.core.worlds import Beliefs
+from dominolab.core.worlds import Beliefs, HiddenWorlds
 from dominolab.native import search as native_search
 from dominolab.players import make_player
 from dominolab.players.base import Budget
-from dominolab.players.beliefs import ChoiceModel
+from dominolab.players.beliefs import ChoiceModel, SearchingModel
 from dominolab.players.greedy import expected_score
-from dominolab.players.search import ExpertPlayer, WorldSampler
+from dominolab.players.search import ExpertPlayer, PimcPlayer, WorldSampler
 from worlds_support import late_position, replay, structure_of
 
 CASES: list[tuple[str, Options | None, int, int]] = [
@@ -221,11 +232,11 @@ def test_the_native_search_deals_from_the_beliefs() -> None:
 
 
 @pytest.mark.parametrize("pure", [False, True], ids=["native", "python"])
-def test_an_expert_with_a_choice_model_plays_widelec_and_luzak(pure: bool) -> None:
+def test_an_expert_with_a_opponent_model_plays_widelec_and_luzak(pure: bool) -> None:
     """On both paths the expert weighing its worlds by the choice model plays legal moves,
     repeatably, also after hidden draws."""
     class Modelled(ExpertPlayer):
-        choice_model = ChoiceModel(0.4, samples=200)
+        opponent_model = ChoiceModel(0.4, samples=200)
 
     for view in (_widelec_view(), _luzak_view()):
         with native.pure() if pure else nullcontext():
@@ -252,3 +263,126 @@ def _luzak_view() -> View:
     return match.view(match.to_move or 0)
 
 
+
+
+# -- the searching model -----------------------------------------------------------------------
+
+def _searching_reference(hand: Hand[Any], view: View, theirs: tuple[Tile, ...],
+                         model: SearchingModel) -> float | None:
+    """The searching model's log-likelihood of one world, the readable way: the hand
+    replayed by the engine from its true start (tests/worlds_support.py, with the seat's own
+    deal from the hand itself, not rebuilt from the view), and at each of the opponent's
+    normal plays with two or more classes of moves, a small PIMC of the opponent's view
+    then, seeded by the choice and the tiles it held, as a softmax with a floor."""
+    opp = 1 - view.seat
+    quartets = view.spec.scoring == "quartets"
+    total = [0.0]
+
+    def visit(world: Hand[Any], i: int) -> None:
+        seat, move = view.history[i]
+        if seat != opp or not isinstance(move, Play) or move.luzak:
+            return
+        moves = world.legal_moves()
+        reps = representatives(world.table, moves, quartets)
+        classes = list(dict.fromkeys(reps))
+        if len(classes) < 2:
+            return
+        pimc = PimcPlayer(random.Random(model.seed(i, world.hands[opp])))
+        values = {v.move: v.value
+                  for v in pimc.analyse(view_of(world, opp), Budget(worlds=model.pimc_worlds))}
+        worth = [math.exp(values[m] / model.tau) for m in classes]
+        share = worth[classes.index(reps[moves.index(move)])] / sum(worth)
+        total[0] += math.log(model.floor / len(classes) + (1 - model.floor) * share)
+
+    if replay(hand, view, theirs, {}, visit=visit) is None:
+        return None
+    return total[0]
+
+
+def _pimc_hand(game: str, seed: int, moves: int) -> tuple[Hand[Any], list[View]]:
+    """A hand of two pimc players (their first ``moves`` moves) and seat 0's views in it."""
+    match = Match(game, seed=seed)
+    bots = [make_player("pimc", 2 * seed), make_player("pimc", 2 * seed + 1)]
+    views = []
+    while match.to_move is not None and len(match.hand.moves) < moves:
+        view = match.view(match.to_move)
+        if view.seat == 0:
+            views.append(view)
+        match.apply(bots[view.seat].choose(view))
+    return match.hand, views
+
+
+@pytest.mark.parametrize("game", ["luzak", "luzak-line"])
+def test_searching_weights_equal_a_full_replay(game: str) -> None:
+    """RULES.md §1-§3: the model, shown seat 0's views of a hand one after another (its
+    worlds carried through the hand and re-weighed by the opponent's new choices only),
+    gives each hand it believes the weight of a full replay of that world, up to one
+    constant; and a world the moves rule out has none."""
+    hand, views = _pimc_hand(game, 5, 14)
+    model = SearchingModel(samples=12, keep=24, pimc_worlds=4)
+    rng = random.Random(7)
+    beliefs = None
+    for view in views:
+        beliefs = model.beliefs(view, rng)
+    view = views[-1]
+    assert beliefs is not None and len(beliefs.hands) > 1
+    differences = []
+    for theirs, weight in zip(beliefs.hands, beliefs.weights, strict=True):
+        reference = _searching_reference(hand, view, theirs, model)
+        assert reference is not None
+        differences.append(reference - math.log(weight))
+        assert model.log_likelihood(view, theirs) == pytest.approx(reference, abs=1e-9)
+    assert max(differences) - min(differences) < 1e-9
+    laid = {mv.tile for s, mv in view.history if s == 1 and isinstance(mv, Play)}
+    assert all(not set(h) & laid for h in beliefs.hands)
+    # a world where the opponent never held a tile it laid is none
+    bogus = (*view.unseen()[:view.opponent_tiles - 1], view.hand[0])
+    assert model.log_likelihood(view, bogus) is None
+
+
+def test_searching_model_reads_worlds_from_the_view_only() -> None:
+    """Late positions of random play: the model's likelihood of sampled worlds, rebuilt
+    from the view alone, equals the replay from the true start of the hand."""
+    for game, hand, view in _CASES:
+        if view.spec.has_boneyard:
+            continue
+        model = SearchingModel(samples=4, keep=4, pimc_worlds=2)
+        worlds = HiddenWorlds(view)
+        rng = random.Random(3)
+        for _ in range(6):
+            theirs = tuple(worlds.sample(rng)[0])
+            reference = _searching_reference(hand, view, theirs, model)
+            assert reference is not None, game
+            assert model.log_likelihood(view, theirs) == pytest.approx(reference, abs=1e-9)
+
+
+def test_searching_model_declines_widelec_and_before_any_choice() -> None:
+    model = SearchingModel()
+    assert model.beliefs(_widelec_view(), random.Random(1)) is None
+    fresh = Match("luzak", seed=2)
+    assert model.beliefs(fresh.view(fresh.to_move or 0), random.Random(1)) is None
+    with pytest.raises(ValueError, match="samples"):
+        SearchingModel(samples=0)
+    with pytest.raises(ValueError, match="pimc_worlds"):
+        SearchingModel(pimc_worlds=0)
+    with pytest.raises(ValueError, match="tau"):
+        SearchingModel(tau=0.0)
+    with pytest.raises(ValueError, match="floor"):
+        SearchingModel(floor=2.0)
+
+
+def test_an_expert_with_the_searching_model_plays_repeatably() -> None:
+    """Two experts with models of their own, shown the same views, choose the same legal
+    moves (the small searches are seeded by the worlds, the samples by the player)."""
+    _, views = _pimc_hand("luzak-line", 3, 12)
+
+    def expert() -> ExpertPlayer:
+        player = ExpertPlayer(random.Random(4))
+        player.opponent_model = SearchingModel(samples=8, keep=16, pimc_worlds=2)
+        return player
+
+    a, b = expert(), expert()
+    for view in views:
+        if len(view.legal_moves) > 1:
+            move = a.choose(view, Budget(worlds=200))
+            assert move == b.choose(view, Budget(worlds=200)) and move in view.legal_moves

@@ -84,13 +84,15 @@ def test_the_experiments_script_runs() -> None:
 
 def test_the_inference_script_runs() -> None:
     """The predictive measure of docs/strength.md's opponent models still runs (a tiny run:
-    the rules alone and one model, on a few positions)."""
+    the rules alone, one soft-greedy model and the searching model, on a few positions)."""
     out = subprocess.run(
         [sys.executable, str(ROOT / "docs" / "strength" / "inference.py"), "luzak-line",
-         "greedy", "6", "0.5,0.2"], capture_output=True, text=True, timeout=120, check=True)
+         "greedy", "6", "0.5,0.2", "searching:4,8"], capture_output=True, text=True,
+        timeout=120, check=True)
     lines = out.stdout.splitlines()
-    assert len(lines) == 2 and all(line.startswith("luzak-line\tgreedy\t") for line in lines)
+    assert len(lines) == 3 and all(line.startswith("luzak-line\tgreedy\t") for line in lines)
     assert "sharpness 0.5\tfloor 0.2\tBrier 0." in lines[1]
+    assert "searching:4,8\tBrier 0." in lines[2]
 
 
 def test_the_world_by_world_prototype_runs() -> None:
@@ -101,3 +103,14 @@ def test_the_world_by_world_prototype_runs() -> None:
         capture_output=True, text=True, timeout=120, check=True)
     lines = out.stdout.splitlines()
     assert [line.split("\t")[2] for line in lines] == ["rules alone", "model"]
+
+
+def test_the_searching_variant_runs() -> None:
+    """The expert with the searching opponent model runs as an experiment (a tiny run, in
+    this process: the script's sixth argument is the number of workers)."""
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "docs" / "strength" / "experiments.py"),
+         "expert-searching-n4-k8:50w", "pimc:8w", "luzak-line", "1", "7", "1"],
+        capture_output=True, text=True, timeout=120, check=True)
+    run = json.loads(out.stdout)
+    assert run["a"] == "expert-searching-n4-k8:50w" and run["matches"] == 2

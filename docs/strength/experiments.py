@@ -1,5 +1,6 @@
 """The expert variants of docs/strength.md's experiments, as duplicate runs against a
-baseline: ``python docs/strength/experiments.py VARIANT[:BUDGET] B GAME PAIRS SEED``,
+baseline: ``python docs/strength/experiments.py VARIANT[:BUDGET] B GAME PAIRS SEED [WORKERS]``
+(2 workers unless given),
 e.g. ``python docs/strength/experiments.py ismcts-expected-c0.4-w0.3:4000w pimc luzak 200 1000``.
 
 A variant is the expert (:class:`~dominolab.players.ExpertPlayer`) with its three search
@@ -9,7 +10,11 @@ sampler, ``pimc-inferred`` (point margin) and ``pimc-inferred-match`` (the exper
 W 0.3), or the expert weighing its worlds by a model of the opponent's choices,
 ``expert-choice-sS-nN[-fF][-immediate]`` (:class:`~dominolab.players.beliefs.ChoiceModel`
 of sharpness S over N sampled worlds with a floor F of uniform choice, scoring by the
-expected-answer greedy or the immediate margin), or ``expert-sees-hand``, the expert told
+expected-answer greedy or the immediate margin), or the expert weighing them world by world
+by a searching model of the opponent, ``expert-searching[-nN][-kK]``
+(:class:`~dominolab.players.beliefs.SearchingModel`, N fresh worlds a move and at most K
+kept; each player its own model, which carries its worlds through a hand), or
+``expert-sees-hand``, the expert told
 the opponent's hand (a measuring stick). It prints the arena's JSON summary. Each variant
 draws its randomness under its own name, so a variant equal to today's expert repeats its
 own figures, not ``expert``'s.
@@ -28,10 +33,11 @@ from dominolab.core.worlds import Beliefs
 from dominolab.lab.arena import run_arena_matches
 from dominolab.players import PLAYERS
 from dominolab.players.base import Budget
-from dominolab.players.beliefs import ChoiceModel
+from dominolab.players.beliefs import ChoiceModel, SearchingModel
 from dominolab.players.search import ExpertPlayer, PimcPlayer
 
 _ISMCTS = re.compile(r"ismcts-(immediate|expected)-c([0-9.]+)-w([0-9.]+)$")
+_SEARCHING = re.compile(r"expert-searching(?:-n([0-9]+))?(?:-k([0-9]+))?$")
 _CHOICE = re.compile(r"expert-choice-s([0-9.]+)-n([0-9]+)(?:-f([0-9.]+))?(-immediate)?$")
 
 
@@ -62,9 +68,20 @@ def _register(name: str) -> None:
                  "exploration": float(c), "margin_weight": float(w)}
     elif (found := _CHOICE.match(name)) is not None:
         base = ExpertPlayer
-        attrs = {"choice_model": ChoiceModel(float(found[1]), int(found[2]),
+        attrs = {"opponent_model": ChoiceModel(float(found[1]), int(found[2]),
                                              answer=found[4] is None,
                                              floor=float(found[3] or 0.0))}
+    elif (found := _SEARCHING.match(name)) is not None:
+        samples, keep = int(found[1] or 64), int(found[2] or 128)
+        variant = type(f"Variant_{len(PLAYERS)}", (ExpertPlayer,), {"name": name})
+
+        def searching(seed: int) -> ExpertPlayer:
+            player: ExpertPlayer = variant(random.Random(f"dominolab/player/{name}/{seed}"))
+            player.opponent_model = SearchingModel(samples, max(keep, samples))
+            return player
+
+        PLAYERS[name] = searching
+        return
     elif name == "expert-sees-hand":
         base, attrs = _HandSeer, {}
     elif name == "pimc-inferred":
@@ -79,13 +96,14 @@ def _register(name: str) -> None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 5:
+    if len(argv) not in (5, 6):
         print(__doc__, file=sys.stderr)
         return 2
-    a, b, game, pairs, seed = argv
+    a, b, game, pairs, seed = argv[:5]
+    workers = int(argv[5]) if len(argv) == 6 else 2
     for spec in (a, b):
         _register(spec.split(":")[0])
-    result = run_arena_matches(game, a, b, int(pairs), int(seed), workers=2)
+    result = run_arena_matches(game, a, b, int(pairs), int(seed), workers=workers)
     print(json.dumps(result.to_json(), indent=1))
     return 0
 

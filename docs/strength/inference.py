@@ -1,12 +1,17 @@
 """How well a model of the opponent finds its tiles, measured before any match is played:
-``python docs/strength/inference.py GAME OPPONENT POSITIONS S,F [S,F ...]``, e.g.
-``python docs/strength/inference.py luzak pimc 100 0.5,0 2,0.5``.
+``python docs/strength/inference.py GAME OPPONENT POSITIONS MODEL [MODEL ...]``, e.g.
+``python docs/strength/inference.py luzak pimc 100 0.5,0 2,0.5 searching``.
 
 ``OPPONENT`` (a player name) plays both seats of hand 1 of matches seeded 0, 1, ...; at
 seat 0's first turn from a move of the hand drawn at random from the 5th to the 12th, its view
 is handed to :class:`~dominolab.players.beliefs.ChoiceModel` (sharpness S, floor F, 1,000
 sampled worlds; ``0,0`` is the exact posterior of the rules alone, every world the
-opponent's luzaks, draws and passes allow equally likely). From the weighted hands, each
+opponent's luzaks, draws and passes allow equally likely), a MODEL written ``S,F``; or, for
+MODEL ``searching`` or ``searching:N,K``, to
+:class:`~dominolab.players.beliefs.SearchingModel` (N fresh worlds a call, at most K kept),
+which is shown each of seat 0's views of the hand up to that one, as in a match, so that it
+carries its worlds through the hand as it would there (where it declines, in Widelec or
+before the opponent has chosen, the rules alone stand in). From the weighted hands, each
 unseen tile's chance of being in the opponent's hand is scored against the truth:
 
 - Brier: the mean squared error of those chances over the unseen tiles (lower is better);
@@ -21,20 +26,24 @@ import math
 import random
 import sys
 
-from dominolab.core import Match, Tile
+from dominolab.core import Match, Tile, View
 from dominolab.players import make_player
-from dominolab.players.beliefs import ChoiceModel
+from dominolab.core.worlds import Beliefs
+from dominolab.players.beliefs import ChoiceModel, SearchingModel
 
 
 def score(game: str, opponent: str, positions: int,
-          models: list[tuple[float, float]]) -> dict[tuple[float, float], tuple[float, float]]:
-    """(mean Brier, mean log) per model over the positions of ``positions`` matches (a
-    hand that ends before its drawn turn gives none)."""
-    found: dict[tuple[float, float], list[tuple[float, float]]] = {m: [] for m in models}
+          models: list[str]) -> dict[str, tuple[float, float]]:
+    """(mean Brier, mean log) per model (``S,F``, ``searching`` or ``searching:N,K``) over
+    the positions of ``positions`` matches (a hand that ends before its drawn turn gives
+    none)."""
+    found: dict[str, list[tuple[float, float]]] = {m: [] for m in models}
     for seed in range(positions):
         match = Match(game, seed=seed)
         players = [make_player(opponent, 2 * seed), make_player(opponent, 2 * seed + 1)]
         stop = random.Random(seed).randrange(4, 12)
+        searching = {m: _searching(m) for m in models if m.startswith("searching")}
+        rngs = {m: random.Random(seed) for m in searching}
         laid = 0
         while not match.is_over and match.hand_number == 1:
             seat = match.to_move
@@ -44,20 +53,37 @@ def score(game: str, opponent: str, positions: int,
                 truth = set(match.hand.hands[1])
                 unseen = list(view.unseen())
                 if len(unseen) > view.opponent_tiles:
-                    for sharpness, floor in models:
-                        model = ChoiceModel(sharpness, samples=1000, floor=floor)
-                        found[(sharpness, floor)].append(
-                            _scored(model, view, unseen, truth, random.Random(seed)))
+                    for name in models:
+                        model: ChoiceModel | SearchingModel
+                        if name in searching:
+                            model, rng = searching[name], rngs[name]
+                        else:
+                            sharpness, floor = (float(x) for x in name.split(","))
+                            model = ChoiceModel(sharpness, samples=1000, floor=floor)
+                            rng = random.Random(seed)
+                        found[name].append(_scored(model, view, unseen, truth, rng))
                 break
+            if seat == 0:  # the searching models see every view of seat 0's, as in a match
+                for name, model in searching.items():
+                    model.beliefs(view, rngs[name])
             match.apply(players[seat].choose(view))
             laid += 1
     return {m: (sum(b for b, _ in v) / len(v), sum(g for _, g in v) / len(v))
             for m, v in found.items() if v}
 
 
-def _scored(model: ChoiceModel, view: object, unseen: list[Tile], truth: set[Tile],
-            rng: random.Random) -> tuple[float, float]:
-    beliefs = model.beliefs(view, rng)  # type: ignore[arg-type]
+def _searching(name: str) -> SearchingModel:
+    if name == "searching":
+        return SearchingModel()
+    samples, keep = (int(x) for x in name.split(":")[1].split(","))
+    return SearchingModel(samples, keep)
+
+
+def _scored(model: ChoiceModel | SearchingModel, view: View, unseen: list[Tile],
+            truth: set[Tile], rng: random.Random) -> tuple[float, float]:
+    found = model.beliefs(view, rng)
+    beliefs: Beliefs = found if found is not None else ChoiceModel(0.0, 1000).beliefs(view,
+                                                                                    rng)
     total = sum(beliefs.weights)
     chance = dict.fromkeys(unseen, 0.0)
     for hand, weight in zip(beliefs.hands, beliefs.weights, strict=True):
@@ -73,11 +99,11 @@ def main(argv: list[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     game, opponent, positions, *specs = argv
-    models = [(0.0, 0.0)] + [(float(s), float(f)) for s, f in (x.split(",") for x in specs)]
-    for (sharpness, floor), (brier, log) in score(game, opponent, int(positions),
-                                                  models).items():
-        print(f"{game}\t{opponent}\tsharpness {sharpness:g}\tfloor {floor:g}\t"
-              f"Brier {brier:.4f}\tlog {log:.4f}")
+    models = ["0,0", *specs]
+    for name, (brier, log) in score(game, opponent, int(positions), models).items():
+        label = name if name.startswith("searching") else "sharpness {:g}\tfloor {:g}".format(
+            *(float(x) for x in name.split(",")))
+        print(f"{game}\t{opponent}\t{label}\tBrier {brier:.4f}\tlog {log:.4f}")
     return 0
 
 

@@ -19,6 +19,12 @@ its choices less well).
 Equivalent moves (:mod:`dominolab.core.equivalence`) are one choice, as they are to the
 search. A Widelec tile laid at once after it was drawn is no choice. The end-of-hand bonus
 is left out of a move's margin (the model is of the opponent's habits, not exact play).
+
+:class:`SearchingModel` models a player that looks ahead instead: world by world, each of
+the opponent's choices is valued by a small PIMC *with the hand it held then*
+(docs/strength.md, "World by world"). It keeps its weighted worlds through a hand and
+re-weighs them only by the opponent's new choices. Both models satisfy
+:class:`OpponentModel`, the one interface the searches use.
 """
 
 from __future__ import annotations
@@ -26,13 +32,26 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
 
-from dominolab.core import TILES, Tile, View
+from dominolab.core import TILES, Deal, Hand, Tile, View, get_game
 from dominolab.core.equivalence import representatives
-from dominolab.core.moves import Draw, Play
+from dominolab.core.moves import Draw, Move, Play
+from dominolab.core.view import view_of
 from dominolab.core.worlds import Beliefs, HiddenWorlds
+from dominolab.players.base import Budget
 from dominolab.players.greedy import expected_score
+
+if TYPE_CHECKING:
+    from dominolab.players.search import MoveValue
+
+
+class OpponentModel(Protocol):
+    """A model of the opponent's choices, as the searches use one: the opponent's possible
+    hands for a view, weighted; None to search the rules' exact posterior instead."""
+
+    def beliefs(self, view: View, rng: random.Random) -> Beliefs | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,4 +213,198 @@ def _index(tile: Tile) -> int:
     return tile.index
 
 
-__all__ = ["ChoiceModel"]
+@dataclass(slots=True)
+class _Particle:
+    """One possible world of a hand: the opponent's dealt tiles, the world replayed up to
+    the history's ``done`` moves, and the log-likelihood of its choices so far."""
+
+    dealt: tuple[Tile, ...]
+    opponent: int
+    world: Hand[Any]
+    log: float = 0.0
+
+
+@dataclass(slots=True)
+class _Pool:
+    """The particles of one hand of one seat, and the history they were replayed through."""
+
+    history: tuple[tuple[int, Move], ...]
+    particles: dict[tuple[Tile, ...], _Particle] = field(default_factory=dict)
+
+
+class SearchingModel:
+    """The opponent as a player that looks ahead (a model fitted to a PIMC opponent):
+    at each of its choices, a small PIMC (``pimc_worlds`` deals of the tiles it could not
+    see, :class:`~dominolab.players.search.PimcPlayer`) values its legal moves *with the
+    hand it held then*, one per class of equivalent moves, and it is taken to choose with
+    probability ``floor / classes + (1 - floor) * softmax(values / tau)[its class]``. A
+    world's weight is the product over the opponent's choices (a normal play with two or
+    more classes to choose from; a luzak is no choice).
+
+    Everything comes from the view: the seat's own dealt tiles are its hand and the tiles
+    it laid; a world is the opponent's tiles now, its dealt tiles those plus the ones it
+    laid, replayed through the engine from the start of the hand (a world where a move of
+    the history is illegal is none). Each small PIMC is seeded by the choice and the hand
+    the opponent held then (:meth:`seed`), so a world's weight is a function of the world
+    alone and fixed-budget runs repeat.
+
+    Particles: the worlds are kept through a hand, each replayed up to the last move seen
+    with its log-likelihood; at the next call only the opponent's new choices are valued
+    and worlds its new moves rule out are dropped; ``samples`` fresh worlds from the exact
+    posterior (:class:`~dominolab.core.worlds.HiddenWorlds`, distinct from those kept) top
+    them up each call (as many draws as ``samples`` less the worlds kept, at least a quarter
+    of ``samples``), and when more than ``keep`` are held the least likely go. Distinct
+    worlds drawn uniformly from a uniform posterior, weighted by their likelihood, are a
+    self-normalised importance sample; dropping the least likely is an approximation.
+
+    Widelec is not modelled: the view does not say which tiles this seat drew, so the start
+    of the hand cannot be rebuilt from it; there :meth:`beliefs` returns None and the search
+    keeps the exact posterior. So it does before the opponent has made a choice."""
+
+    def __init__(self, samples: int = 64, keep: int = 128, pimc_worlds: int = 8,
+                 tau: float = 2.0, floor: float = 0.1) -> None:
+        if not 1 <= samples <= 4096 or not samples <= keep <= 8192:
+            raise ValueError(f"samples must be from 1 to 4096 and keep from samples to 8192, "
+                             f"not {samples!r} and {keep!r}")
+        if not 1 <= pimc_worlds <= 256:
+            raise ValueError(f"pimc_worlds must be from 1 to 256, not {pimc_worlds!r}")
+        if not tau > 0.0:
+            raise ValueError(f"tau must be above 0, not {tau!r}")
+        if not 0.0 <= floor <= 1.0:
+            raise ValueError(f"the floor must be from 0 to 1, not {floor!r}")
+        self.samples = samples
+        self.keep = keep
+        self.pimc_worlds = pimc_worlds
+        self.tau = tau
+        self.floor = floor
+        self._pools: dict[tuple[object, ...], _Pool] = {}
+
+    # the model, one choice at a time ---------------------------------------------------
+    @staticmethod
+    def seed(at: int, held: Iterable[Tile]) -> str:
+        """The small PIMC's seed for the opponent's choice at history index ``at`` holding
+        ``held`` then."""
+        return f"dominolab/searching-model/{at}/" + ",".join(
+            str(t.index) for t in sorted(held, key=_index))
+
+    def values(self, seen: View, at: int) -> list[MoveValue]:
+        """The small PIMC's values of the opponent's legal moves in its view ``seen``, the
+        choice at history index ``at``."""
+        from dominolab.players.search import PimcPlayer
+
+        pimc = PimcPlayer(random.Random(self.seed(at, seen.hand)))
+        return pimc.analyse(seen, Budget(worlds=self.pimc_worlds))
+
+    def choice_log(self, world: Hand[Any], at: int, move: Move) -> float:
+        """The log-probability that the opponent, to move in ``world`` (before history
+        index ``at``), makes ``move``; 0 when it is no choice."""
+        opponent = world.to_move
+        if not isinstance(move, Play) or move.luzak:
+            return 0.0
+        legal = world.legal_moves()
+        if len(legal) < 2:
+            return 0.0
+        quartets = get_game(world.GAME).scoring == "quartets"
+        reps = representatives(world.table, legal, quartets)
+        classes = list(dict.fromkeys(reps))
+        if len(classes) < 2:
+            return 0.0
+        value = {v.move: v.value for v in self.values(view_of(world, opponent), at)}
+        scores = [value[m] / self.tau for m in classes]
+        top = max(scores)
+        worth = [math.exp(x - top) for x in scores]
+        chosen = worth[classes.index(reps[legal.index(move)])]
+        return math.log(self.floor / len(classes)
+                        + (1.0 - self.floor) * chosen / sum(worth))
+
+    # worlds from the view ----------------------------------------------------------------
+    @staticmethod
+    def dealt_of(view: View) -> tuple[tuple[Tile, ...], tuple[Tile, ...]]:
+        """(this seat's dealt tiles, the tiles the opponent laid) in a Luzak game's view."""
+        mine = [*view.hand, *(mv.tile for s, mv in view.history
+                              if s == view.seat and isinstance(mv, Play))]
+        laid = tuple(mv.tile for s, mv in view.history
+                     if s != view.seat and isinstance(mv, Play))
+        return tuple(sorted(mine, key=_index)), laid
+
+    def start(self, view: View, dealt: Sequence[Tile]) -> Hand[Any]:
+        """The hand at its start in the world where the opponent was dealt ``dealt``."""
+        mine, _ = self.dealt_of(view)
+        theirs = tuple(sorted(dealt, key=_index))
+        taken = {*mine, *theirs}
+        rest = tuple(t for t in TILES if t not in taken)
+        hands = (mine, theirs) if view.seat == 0 else (theirs, mine)
+        return view.spec.hand_class(Deal(hands, rest), view.opener, view.options)
+
+    def advance(self, particle: _Particle, history: Sequence[tuple[int, Move]],
+                done: int) -> bool:
+        """Replay ``history[done:]`` in the particle's world, adding the opponent's choices'
+        log-probabilities; False if a move is illegal there."""
+        world = particle.world
+        for i in range(done, len(history)):
+            seat, move = history[i]
+            if world.to_move != seat or move not in world.legal_moves():
+                return False
+            if seat == particle.opponent:
+                particle.log += self.choice_log(world, i, move)
+            world.apply_unchecked(move)
+        return True
+
+    def log_likelihood(self, view: View, theirs: Iterable[Tile]) -> float | None:
+        """The log-likelihood of the opponent's choices in ``view``'s hand, in the world
+        where it holds ``theirs`` now, replayed from scratch (None if no such world)."""
+        theirs = tuple(theirs)
+        if len(set(theirs)) != view.opponent_tiles or not set(theirs) <= set(view.unseen()):
+            return None
+        _, laid = self.dealt_of(view)
+        dealt = tuple(sorted({*theirs, *laid}, key=_index))
+        particle = _Particle(dealt, 1 - view.seat, self.start(view, dealt))
+        if not self.advance(particle, view.history, 0):
+            return None
+        return particle.log
+
+    # beliefs ---------------------------------------------------------------------------
+    def beliefs(self, view: View, rng: random.Random) -> Beliefs | None:
+        """The opponent's possible hands now, weighted by its choices so far; None in
+        Widelec and before the opponent has made a choice (the exact posterior then)."""
+        if view.spec.has_boneyard or view.opponent_tiles == 0:
+            return None
+        opponent = 1 - view.seat
+        if not any(s == opponent and isinstance(mv, Play) and not mv.luzak
+                   for s, mv in view.history):
+            return None
+        mine, laid = self.dealt_of(view)
+        key = (view.game, view.options, view.seat, view.opener, view.hand_number,
+               view.totals, mine)
+        pool = self._pools.get(key)
+        history = view.history
+        if pool is None or history[:len(pool.history)] != pool.history:
+            pool = _Pool(())
+            if len(self._pools) >= 4:
+                self._pools.pop(next(iter(self._pools)))
+        self._pools[key] = pool
+        done = len(pool.history)
+        particles = {d: p for d, p in pool.particles.items()
+                     if self.advance(p, history, done)}
+        worlds = HiddenWorlds(view)
+        for _ in range(max(self.samples - len(particles), self.samples // 4)):
+            theirs, _ = worlds.sample(rng)
+            dealt = tuple(sorted([*theirs, *laid], key=_index))
+            if dealt in particles:
+                continue
+            particle = _Particle(dealt, 1 - view.seat, self.start(view, dealt))
+            if self.advance(particle, history, 0):
+                particles[dealt] = particle
+        if len(particles) > self.keep:
+            ranked = sorted(particles.items(),
+                            key=lambda kv: (-kv[1].log, [t.index for t in kv[0]]))
+            particles = dict(ranked[:self.keep])
+        pool.history = history
+        pool.particles = particles
+        top = max(p.log for p in particles.values())
+        gone = set(laid)
+        hands = tuple(tuple(t for t in d if t not in gone) for d in particles)
+        return Beliefs(hands, tuple(math.exp(p.log - top) for p in particles.values()))
+
+
+__all__ = ["ChoiceModel", "OpponentModel", "SearchingModel"]

@@ -40,7 +40,7 @@ from dominolab.core.equivalence import representatives
 from dominolab.core.worlds import Beliefs, HiddenWorlds, Limit, hand_from_view, opponent_limits
 from dominolab.native import search as native_search
 from dominolab.players.base import Budget, legal_moves_of
-from dominolab.players.beliefs import ChoiceModel
+from dominolab.players.beliefs import OpponentModel
 from dominolab.players.greedy import greedy_expected_move
 
 #: spread (logistic scale) of one hand's point margin, per game, from greedy self-play
@@ -236,7 +236,7 @@ class _MonteCarlo:
     #: the playout policy of the Python path (the native one goes with ``kind``)
     playout = staticmethod(greedy_playout)
     #: a model of the opponent's choices that weighs the worlds (None: the rules alone)
-    choice_model: ChoiceModel | None = None
+    opponent_model: OpponentModel | None = None
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
@@ -356,10 +356,11 @@ class _MonteCarlo:
 
 
     def _beliefs(self, view: View) -> Beliefs | None:
-        """The worlds weighted by :attr:`choice_model`, or None without one."""
-        if self.choice_model is None:
+        """The worlds weighted by :attr:`opponent_model`, or None without one (or where it
+        declines: the exact posterior then)."""
+        if self.opponent_model is None:
             return None
-        return self.choice_model.beliefs(view, self.rng)
+        return self.opponent_model.beliefs(view, self.rng)
 
 
 def _class_index(view: View, legal: Sequence[Move]) -> list[int]:
