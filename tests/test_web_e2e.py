@@ -42,6 +42,7 @@ from browser import (
     game_id_of,
     hand_tiles,
     invitation_of,
+    left_ms,
     make_move,
     make_server,
     new_game,
@@ -61,6 +62,14 @@ from dominolab.web.process import ServerProcess, request_json
 
 # -- the tests -------------------------------------------------------------------------------
 
+#: after my play: the table has more tiles, or the hand is over, or the next one began
+JS_PLAY_SHOWN = ("([before, hand]) => { const status = (" + JS_STATUS + ")(); "
+                 "const g = document.querySelector('[data-testid=\"game\"]'); "
+                 "return status === 'hand-over' || status === 'match-over' "
+                 "|| (g !== null && g.dataset.hand !== hand) || (" + JS_TABLE_COUNT
+                 + ")() > before; }")
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_full_hand_by_clicking(ui: Ui, game: str) -> None:
     page = ui.new_page(game)
@@ -74,9 +83,16 @@ def test_full_hand_by_clicking(ui: Ui, game: str) -> None:
             if status != "me":
                 break
             before = table_count(page)
+            hand = game_attr(page, "hand")
             kind = make_move(page, deadline)
             moves += 1
-            if page.evaluate(JS_STATUS) in ("hand-over", "match-over"):
+            if kind == "play":
+                # the play shows on the table, unless it ended the hand: then the hand's end
+                # (whose panel may come a moment after the new version) or the next hand
+                page.wait_for_function(JS_PLAY_SHOWN, arg=[before, hand],
+                                       timeout=left_ms(deadline))
+            if page.evaluate(JS_STATUS) in ("hand-over", "match-over") or \
+                    game_attr(page, "hand") != hand:
                 continue
             if kind == "play":
                 after = table_count(page)
