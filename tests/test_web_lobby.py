@@ -26,6 +26,7 @@ from dominolab.web.limits import Limits
 from dominolab.web.lobby import Lobby, seat_token
 from dominolab.web.service import CLOCK_GRACE, MOVE_SECONDS, GameService, token_hash
 from dominolab.web.store import GameRow, PlayerRef, PlayerRow, SeekRow, Store
+from players_support import register
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -59,13 +60,6 @@ def client(any_db: str, clock: Clock) -> Iterator[TestClient]:
     processes share it)."""
     with TestClient(make_app(any_db, clock)) as c:  # type: ignore[arg-type]
         yield c
-
-
-def register(client: TestClient, name: str) -> dict[str, Any]:
-    r = client.post("/api/players", json={"name": name})
-    assert r.status_code == 201, r.text
-    data: dict[str, Any] = r.json()
-    return data
 
 
 def as_player(player: dict[str, Any]) -> dict[str, str]:

@@ -16,6 +16,7 @@ from starlette.testclient import TestClient
 from dominolab.web.app import create_app
 from dominolab.web.limits import Limits
 from dominolab.web.names import NameRefused, check_name, skeleton
+from players_support import register
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -27,13 +28,6 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
                      seeds=lambda: seeds.getrandbits(53))
     with TestClient(app) as c:
         yield c
-
-
-def register(client: TestClient, name: str) -> dict[str, Any]:
-    r = client.post("/api/players", json={"name": name})
-    assert r.status_code == 201, r.text
-    data: dict[str, Any] = r.json()
-    return data
 
 
 def as_player(key: str) -> dict[str, str]:

@@ -23,6 +23,7 @@ from dominolab.web.ratings import PROVISIONAL_RD, START, Glicko, rate
 from dominolab.web.service import GameService, token_hash
 from dominolab.web.store import GameResult, GameRow, PlayerRef, Store
 from loops import run_async
+from players_support import register
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -78,13 +79,6 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
 def service_of(client: TestClient) -> GameService:
     service: GameService = client.app.state.service  # type: ignore[attr-defined]
     return service
-
-
-def register(client: TestClient, name: str) -> dict[str, Any]:
-    r = client.post("/api/players", json={"name": name})
-    assert r.status_code == 201, r.text
-    data: dict[str, Any] = r.json()
-    return data
 
 
 def auth(token: str) -> dict[str, str]:
