@@ -642,20 +642,3 @@ def test_a_database_from_before_the_lobby_gains_it_and_its_games_have_no_clock(
     assert loaded is not None and loaded[0].move_seconds is None
     assert store.out_of_time(START) == [] and store.lobby() == ([], [], [])
     store.close()
-
-
-def test_the_lobby_migration_is_portable_sql() -> None:
-    """It must run unchanged on PostgreSQL too: plain types, nothing SQLite's alone, no
-    semicolons inside comments (the statements are split on them)."""
-    from dominolab.web.store import MIGRATIONS
-
-    script = MIGRATIONS[5]
-    assert "CREATE TABLE seeks" in script
-    for word in ("WITHOUT ROWID", "AUTOINCREMENT", "INSERT OR", "PRAGMA", "STRICT"):
-        assert word not in script.upper(), word
-    for line in script.splitlines():
-        _, dash, comment = line.partition("--")
-        assert not dash or ";" not in comment, line
-    types = {w for w in script.replace(",", " ").split()
-             if w in ("TEXT", "INTEGER", "REAL", "BLOB", "NUMERIC", "BOOLEAN", "DATETIME")}
-    assert types == {"TEXT", "INTEGER", "REAL"}

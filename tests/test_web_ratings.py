@@ -409,23 +409,6 @@ def test_a_failing_database_costs_no_move_and_the_sweep_applies_the_ratings_late
     assert store.ratings_due() == []
 
 
-def test_the_ratings_migration_is_portable_sql() -> None:
-    """The schema's new version must run unchanged on PostgreSQL (being added): plain
-    types and placeholders, nothing SQLite's alone, and no semicolons inside comments (the
-    statements are split on them)."""
-    from dominolab.web.store import MIGRATIONS
-
-    script = MIGRATIONS[4]
-    for word in ("WITHOUT ROWID", "AUTOINCREMENT", "INSERT OR", "PRAGMA", "STRICT"):
-        assert word not in script.upper(), word
-    for line in script.splitlines():
-        _, dash, comment = line.partition("--")
-        assert not dash or ";" not in comment, line
-    types = {w for w in script.replace(",", " ").split()
-             if w in ("TEXT", "INTEGER", "REAL", "BLOB", "NUMERIC", "BOOLEAN", "DATETIME")}
-    assert types == {"TEXT", "INTEGER", "REAL"}
-
-
 def test_servers_sharing_postgresql_count_one_end_once(pg_url: str) -> None:
     """The same race on PostgreSQL, where several server processes really share one
     database: four appliers of one rated match at once, one of them counts it."""
