@@ -8,6 +8,7 @@ import json
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -15,9 +16,11 @@ from dominolab.cli.arena import ProgressBar, format_result
 from dominolab.cli.main import main
 from dominolab.core import Match, OptionError
 from dominolab.lab import (
+    Z95,
     ArenaInterrupted,
     ArenaResult,
     MatchRecord,
+    compare_arenas,
     complete_pairs,
     mean,
     mean_interval,
@@ -267,7 +270,7 @@ def test_progress_bar_redraws_in_place_on_a_terminal() -> None:
 JSON_KEYS = {"a", "b", "budgets", "game", "options", "seed", "pairs", "matches", "hands",
              "moves", "a_wins", "b_wins", "draws", "win_rate", "win_rate_ci95",
              "win_rate_wilson95", "margin_per_hand", "margin_ci95", "seconds_per_move",
-             "seconds", "interrupted"}
+             "seconds", "interrupted", "by_pair"}
 
 
 def test_cli_json() -> None:
@@ -322,3 +325,82 @@ def test_cli_bad_input_in_a_process() -> None:
     assert proc.returncode == 2
     assert "--matches must be at least 1" in proc.stderr and "Traceback" not in proc.stderr
     assert proc.stdout == ""
+
+
+# -- comparing two runs on the same deals -------------------------------------------------------
+
+def test_the_json_keeps_every_pair(greedy_vs_random: ArenaResult) -> None:
+    rows = greedy_vs_random.to_json()["by_pair"]
+    assert [r[0] for r in rows] == [0, 1, 2, 3]
+    for pair, score, margin, hands in rows:
+        recs = [r for r in greedy_vs_random.records if r.pair == pair]
+        assert score == sum(r.score for r in recs)
+        assert margin == sum(sum(r.hand_margins) for r in recs)
+        assert hands == sum(r.hands for r in recs)
+
+
+def _arena_record(a: str, pairs: list[list[object]], **changes: object) -> dict[str, object]:
+    return {"a": a, "b": "pimc", "game": "luzak", "options": {"target": 61}, "seed": 1000,
+            "by_pair": pairs, **changes}
+
+
+def test_a_comparison_is_paired_pair_by_pair() -> None:
+    # the second A wins half a match more in every pair: no spread, so a zero-width interval
+    first = _arena_record("x", [[0, 1.0, 4, 4], [1, 0.5, -2, 2], [2, 2.0, 10, 5]])
+    second = _arena_record("y", [[0, 1.5, 8, 4], [1, 1.0, 0, 2], [2, 2.0, 10, 5], [3, 2, 9, 3]])
+    c = compare_arenas(first, second)
+    assert (c.first, c.second, c.b, c.game, c.pairs) == ("x", "y", "pimc", "luzak", 3)
+    assert math.isclose(c.first_win_rate, 3.5 / 6) and math.isclose(c.second_win_rate, 4.5 / 6)
+    assert math.isclose(c.win_rate.value, 1 / 6)
+    # pairs 0 and 1 gained 0.25 of their matches, pair 2 nothing: the paired interval
+    d = [0.25, 0.25, 0.0]
+    se = math.sqrt(sum((x - sum(d) / 3) ** 2 for x in d) / (3 * 2))
+    assert c.win_rate.ci is not None
+    assert math.isclose(c.win_rate.ci[1] - c.win_rate.ci[0], 2 * Z95 * se)
+    assert math.isclose(c.first_margin, 12 / 11) and math.isclose(c.second_margin, 18 / 11)
+
+
+def test_the_deals_luck_cancels_out_of_a_comparison() -> None:
+    # deals that swing both runs alike: the paired interval is far narrower than the runs'
+    luck = [12, -9, 15, -14, 3, 8, -6, 11]
+    first = _arena_record("x", [[i, 1.0, v, 4] for i, v in enumerate(luck)])
+    second = _arena_record("y", [[i, 1.0, v + 2 + (i % 2), 4] for i, v in enumerate(luck)])
+    c = compare_arenas(first, second)
+    assert c.margin.ci is not None and c.margin.ci[0] > 0
+    assert math.isclose(c.margin.value, 2.5 / 4)
+
+
+@pytest.mark.parametrize("second, message", [
+    (_arena_record("y", [[0, 1, 2, 3], [1, 1, 2, 3]], b="greedy"), "differ in b"),
+    (_arena_record("y", [[0, 1, 2, 3], [1, 1, 2, 3]], seed=7), "differ in seed"),
+    (_arena_record("y", [[0, 1, 2, 3], [1, 1, 2, 3]], game="widelec"), "differ in game"),
+    (_arena_record("y", [[0, 1, 2, 3]]), "share 1 pair"),
+    (_arena_record("y", [[0, 1, 2]]), "malformed pair"),
+    (_arena_record("y", [[0, "1", 2, 3]]), "malformed pair"),
+    ({"a": "y"}, "not an arena record"),
+])
+def test_records_that_do_not_pair_are_refused(second: dict[str, object], message: str) -> None:
+    first = _arena_record("x", [[0, 1, 2, 3], [1, 1, 2, 3]])
+    with pytest.raises(OptionError, match=message):
+        compare_arenas(first, second)
+
+
+def test_cli_compare(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    for path, a in ((first, "greedy"), (second, "pimc:8w")):
+        assert main(["arena", a, "random", "--game", "luzak-line", "--matches", "3",
+                     "--workers", "1", "--seed", "5", "--json"]) == 0
+        path.write_text(capsys.readouterr().out)
+    assert main(["compare", str(first), str(second)]) == 0
+    out = capsys.readouterr().out
+    assert "3 pairs of deals played by both" in out and "second - first, paired" in out
+    assert main(["compare", str(first), str(second), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["pairs"] == 3 and len(data["margin_difference"]["ci95"]) == 2
+    garbage = tmp_path / "garbage.json"
+    garbage.write_bytes(b"\xff\xfe{")
+    for bad, message in ((garbage, "not UTF-8"), (tmp_path / "gone.json", "No such file")):
+        assert main(["compare", str(first), str(bad)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("dominolab compare:") and message in err
+        assert "Traceback" not in err

@@ -7,8 +7,9 @@ seat 0's first turn from a move of the hand drawn at random from the 5th to the 
 is handed to :class:`~dominolab.players.beliefs.ChoiceModel` (sharpness S, floor F, 1,000
 sampled worlds; ``0,0`` is the exact posterior of the rules alone, every world the
 opponent's luzaks, draws and passes allow equally likely), a MODEL written ``S,F``; or, for
-MODEL ``searching`` or ``searching:N,K``, to
-:class:`~dominolab.players.beliefs.SearchingModel` (N fresh worlds a call, at most K kept),
+MODEL ``searching`` or ``searching:N,K[,W,T,F]``, to
+:class:`~dominolab.players.beliefs.SearchingModel` (N fresh worlds a call, at most K kept,
+W deals in each small PIMC, softmax temperature T points, floor F),
 which is shown each of seat 0's views of the hand up to that one, as in a match, so that it
 carries its worlds through the hand as it would there (where it declines, in Widelec or
 before the opponent has chosen, the rules alone stand in). From the weighted hands, each
@@ -27,8 +28,8 @@ import random
 import sys
 
 from dominolab.core import Match, Tile, View
-from dominolab.players import make_player
 from dominolab.core.worlds import Beliefs
+from dominolab.players import make_player
 from dominolab.players.beliefs import ChoiceModel, SearchingModel
 
 
@@ -75,8 +76,9 @@ def score(game: str, opponent: str, positions: int,
 def _searching(name: str) -> SearchingModel:
     if name == "searching":
         return SearchingModel()
-    samples, keep = (int(x) for x in name.split(":")[1].split(","))
-    return SearchingModel(samples, keep)
+    given = name.split(":")[1].split(",")
+    samples, keep, worlds, tau, floor = given + ["64", "128", "8", "2", "0.1"][len(given):]
+    return SearchingModel(int(samples), int(keep), int(worlds), float(tau), float(floor))
 
 
 def _scored(model: ChoiceModel | SearchingModel, view: View, unseen: list[Tile],

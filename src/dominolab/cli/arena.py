@@ -18,7 +18,17 @@ from typing import TextIO
 
 from dominolab.cli.inputs import MAX_MATCHES, MAX_WORKERS, check_player_text
 from dominolab.core import OptionError, get_game
-from dominolab.lab import ArenaInterrupted, ArenaResult, Timing, run_arena_matches
+from dominolab.lab import (
+    ArenaInterrupted,
+    ArenaResult,
+    Comparison,
+    Estimate,
+    Timing,
+    compare_arenas,
+    fmt_estimate,
+    run_arena_matches,
+)
+from dominolab.lab.stats import rounded, rounded_interval
 
 EXIT_INTERRUPTED = 130
 
@@ -187,3 +197,48 @@ def run_arena(args: argparse.Namespace) -> int:
     else:
         print("no match finished", file=sys.stderr)
     return EXIT_INTERRUPTED if interrupted else 0
+
+
+def _record(path: str) -> object:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except UnicodeDecodeError:
+        raise OptionError(f"{path} is not an arena record: it is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise OptionError(f"{path} is not an arena record: not JSON ({exc.msg}, "
+                          f"line {exc.lineno})") from None
+
+
+def format_comparison(c: Comparison) -> str:
+    """The human-readable comparison of two arena runs."""
+    return "\n".join([
+        f"compare: against {c.b} in {c.game}, {c.pairs} pairs of deals played by both",
+        f"  first  A = {c.first}: wins {c.first_win_rate:.1%}, margin "
+        f"{c.first_margin:+.2f} a hand",
+        f"  second A = {c.second}: wins {c.second_win_rate:.1%}, margin "
+        f"{c.second_margin:+.2f} a hand",
+        f"  second - first, paired (95% CI): wins {fmt_estimate(c.win_rate, True, True)}, "
+        f"margin a hand {fmt_estimate(c.margin, signed=True)}",
+    ])
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    """The ``compare`` command: 0, or 2 (through the caller) for records that do not pair."""
+    first, second = _record(args.first), _record(args.second)
+    if not isinstance(first, dict) or not isinstance(second, dict):
+        raise OptionError("an arena record is a JSON object (made by dominolab arena --json)")
+    c = compare_arenas(first, second)
+    if args.json:
+        def est(e: Estimate) -> dict[str, object]:
+            return {"value": rounded(e.value), "ci95": rounded_interval(e.ci)}
+        print(json.dumps({"first": c.first, "second": c.second, "b": c.b, "game": c.game,
+                          "pairs": c.pairs, "first_win_rate": rounded(c.first_win_rate),
+                          "second_win_rate": rounded(c.second_win_rate),
+                          "win_rate_difference": est(c.win_rate),
+                          "first_margin": rounded(c.first_margin),
+                          "second_margin": rounded(c.second_margin),
+                          "margin_difference": est(c.margin)}))
+    else:
+        print(format_comparison(c))
+    return 0

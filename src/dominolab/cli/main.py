@@ -97,6 +97,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_game_options(p)
 
     p = sub.add_parser(
+        "compare", help="two arena runs against the same player on the same deals, "
+        "compared pair by pair",
+        description="Is the second run's player A stronger than the first's? Both records "
+        "(dominolab arena --json) must be against the same B, game, rules and first seed; "
+        "the pairs both played are compared one by one, so the deals' luck cancels out of "
+        "the difference, and its 95%% interval is narrower than the two runs' own.")
+    p.add_argument("first", metavar="FIRST.json", help="the first arena record")
+    p.add_argument("second", metavar="SECOND.json", help="the second arena record")
+    p.add_argument("--json", action="store_true", help="print the comparison as JSON")
+
+    p = sub.add_parser(
         "serve", help="the web app: play in the browser against the computer or a friend",
         description="Start the web app and print the address to open. Games are kept in "
         "an SQLite database (or PostgreSQL, which several server processes may share), so "
@@ -299,6 +310,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from dominolab.cli.arena import run_arena
 
         return run_arena(args)
+    if command == "compare":
+        from dominolab.cli.arena import run_compare
+
+        return run_compare(args)
     if command == "serve":
         from dominolab.cli.serve import run_serve
 

@@ -20,7 +20,7 @@ This module prints nothing; ``dominolab arena`` is its command.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +28,8 @@ from dominolab.core import Match, OptionError, Options, get_game
 from dominolab.lab.play import play_match, player_label, resolve_player
 from dominolab.lab.pool import ProgressCallback, check_workers, run_tasks
 from dominolab.lab.stats import (
+    Estimate,
+    PairedSums,
     Timing,
     by_pair,
     ratio_interval,
@@ -198,6 +200,9 @@ class ArenaResult:
             "seconds_per_move": {"a": _timing_json(s.a_timing), "b": _timing_json(s.b_timing)},
             "seconds": round(self.seconds, 3),
             "interrupted": self.interrupted,
+            "by_pair": [[recs[0].pair, sum(r.score for r in recs),
+                         sum(sum(r.hand_margins) for r in recs), sum(r.hands for r in recs)]
+                        for recs in by_pair(complete_pairs(self.records))],
         }
 
 
@@ -219,6 +224,71 @@ def _budget_text(budget: Budget | None) -> str | None:
 def _timing_json(t: Timing) -> dict[str, Any]:
     return {"median": rounded(t.median), "p95": rounded(t.p95), "max": rounded(t.max),
             "mean": rounded(t.mean), "moves": t.moves}
+
+
+# -- comparing two runs on the same deals ---------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """Two arenas' A players against the same B on the same deals, pair by pair
+    (:func:`compare_arenas`): ``win_rate``, ``margin``: the second A's figure minus the
+    first's (win rate: share of matches; margin: points per hand), each an
+    :class:`~dominolab.lab.stats.Estimate` whose interval is paired over the ``pairs``
+    both runs played (:class:`~dominolab.lab.stats.PairedSums`)."""
+
+    first: str
+    second: str
+    b: str
+    game: str
+    pairs: int
+    first_win_rate: float
+    second_win_rate: float
+    win_rate: Estimate
+    first_margin: float
+    second_margin: float
+    margin: Estimate
+
+
+def compare_arenas(first: Mapping[str, Any], second: Mapping[str, Any]) -> Comparison:
+    """Compare two arena records (:meth:`ArenaResult.to_json`) whose A players met the
+    same B in the same game, rules and deals (the same first seed): the pairs both played
+    are paired one by one, so the deals' luck, shared by the two runs, cancels out of the
+    difference as it does within a pair. Raises :class:`~dominolab.core.OptionError`,
+    naming the field, when the records are not of that kind or share no two pairs."""
+    for record, which in ((first, "first"), (second, "second")):
+        if not isinstance(record, Mapping) or not isinstance(record.get("by_pair"), list):
+            raise OptionError(f"the {which} record is not an arena record with its pairs "
+                              "(made by dominolab arena --json)")
+    for key in ("game", "options", "b", "seed"):
+        if first.get(key) != second.get(key):
+            raise OptionError(f"the two records differ in {key}: {first.get(key)!r} and "
+                              f"{second.get(key)!r}; compare runs against the same "
+                              "player on the same deals")
+
+    def rows(record: Mapping[str, Any], which: str) -> dict[int, tuple[float, float, float]]:
+        found: dict[int, tuple[float, float, float]] = {}
+        for row in record["by_pair"]:
+            if (not isinstance(row, list) or len(row) != 4
+                    or not all(isinstance(v, int | float) and not isinstance(v, bool)
+                               for v in row)):
+                raise OptionError(f"the {which} record has a malformed pair: {row!r}")
+            found[int(row[0])] = (float(row[1]), float(row[2]), float(row[3]))
+        return found
+
+    a, b = rows(first, "first"), rows(second, "second")
+    common = sorted(a.keys() & b.keys())
+    if len(common) < 2:
+        raise OptionError(f"the two records share {len(common)} pair(s); at least 2 are "
+                          "needed (the same --seed, and --matches of 2 or more)")
+    wins, margins = PairedSums.new(), PairedSums.new()
+    for pair in common:
+        (sa, ma, ha), (sb, mb, hb) = a[pair], b[pair]
+        wins.add(sa / 2, 1.0, sb / 2, 1.0)
+        margins.add(ma, ha, mb, hb)
+    return Comparison(str(first.get("a")), str(second.get("a")), str(first.get("b")),
+                      str(first.get("game")), len(common), wins.a.ratio, wins.b.ratio,
+                      wins.difference(), margins.a.ratio, margins.b.ratio,
+                      margins.difference())
 
 
 # -- playing ------------------------------------------------------------------------------------
@@ -329,6 +399,6 @@ def run_arena_matches(game: str, a_spec: str, b_spec: str, pairs: int, seed: int
     return finish(False)
 
 
-__all__ = ["ArenaInterrupted", "ArenaResult", "ArenaSummary", "MatchRecord",
-           "complete_pairs", "deal_text", "play_arena_match", "run_arena_matches",
+__all__ = ["ArenaInterrupted", "ArenaResult", "ArenaSummary", "Comparison", "MatchRecord",
+           "compare_arenas", "complete_pairs", "deal_text", "play_arena_match", "run_arena_matches",
            "summarise"]
