@@ -369,6 +369,36 @@ def test_searching_model_declines_widelec_and_before_any_choice() -> None:
         SearchingModel(tau=0.0)
     with pytest.raises(ValueError, match="floor"):
         SearchingModel(floor=2.0)
+    with pytest.raises(ValueError, match="work"):
+        SearchingModel(work=0)
+
+
+def test_the_searching_models_work_is_bounded() -> None:
+    """A call values at most ``work`` of the opponent's choices (and the world it started),
+    keeps the most likely worlds it had, and its weights are still a full replay's."""
+    hand, views = _pimc_hand("luzak", 5, 16)
+    free = SearchingModel(samples=12, keep=24, pimc_worlds=2)
+    bounded = SearchingModel(samples=12, keep=24, pimc_worlds=2, work=6)
+    rng_free, rng_bounded = random.Random(7), random.Random(7)
+    for view in views:
+        free.beliefs(view, rng_free)
+        beliefs = bounded.beliefs(view, rng_bounded)
+        if beliefs is None:
+            continue
+        choices = sum(1 for s, mv in view.history
+                      if s == 1 and isinstance(mv, Play) and not mv.luzak)
+        assert bounded.valued <= 6 + choices  # the last world started is finished
+        assert len(beliefs.hands) >= 1
+    assert free.valued > bounded.valued
+    view = views[-1]
+    beliefs = bounded.beliefs(view, random.Random(8))
+    assert beliefs is not None
+    differences = []
+    for theirs, weight in zip(beliefs.hands, beliefs.weights, strict=True):
+        reference = _searching_reference(hand, view, theirs, bounded)
+        assert reference is not None
+        differences.append(reference - math.log(weight))
+    assert max(differences) - min(differences) < 1e-9
 
 
 def test_an_expert_with_the_searching_model_plays_repeatably() -> None:

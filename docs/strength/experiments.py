@@ -11,9 +11,11 @@ W 0.3), or the expert weighing its worlds by a model of the opponent's choices,
 ``expert-choice-sS-nN[-fF][-immediate]`` (:class:`~dominolab.players.beliefs.ChoiceModel`
 of sharpness S over N sampled worlds with a floor F of uniform choice, scoring by the
 expected-answer greedy or the immediate margin), or the expert weighing them world by world
-by a searching model of the opponent, ``expert-searching[-nN][-kK]``
+by a searching model of the opponent, ``expert-searching[-nN][-kK][-wW][-tT][-fF][-bB]``
 (:class:`~dominolab.players.beliefs.SearchingModel`, N fresh worlds a move and at most K
-kept; each player its own model, which carries its worlds through a hand), or
+kept, W deals in each small PIMC, softmax temperature T, floor F, at most B of the
+opponent's choices valued a move; each player its own model, which carries its worlds
+through a hand), or
 ``expert-sees-hand``, the expert told
 the opponent's hand (a measuring stick). It prints the arena's JSON summary. Each variant
 draws its randomness under its own name, so a variant equal to today's expert repeats its
@@ -37,7 +39,8 @@ from dominolab.players.beliefs import ChoiceModel, SearchingModel
 from dominolab.players.search import ExpertPlayer, PimcPlayer
 
 _ISMCTS = re.compile(r"ismcts-(immediate|expected)-c([0-9.]+)-w([0-9.]+)$")
-_SEARCHING = re.compile(r"expert-searching(?:-n([0-9]+))?(?:-k([0-9]+))?$")
+_SEARCHING = re.compile(r"expert-searching(?:-n([0-9]+))?(?:-k([0-9]+))?(?:-w([0-9]+))?"
+                        r"(?:-t([0-9.]+))?(?:-f([0-9.]+))?(?:-b([0-9]+))?$")
 _CHOICE = re.compile(r"expert-choice-s([0-9.]+)-n([0-9]+)(?:-f([0-9.]+))?(-immediate)?$")
 
 
@@ -73,11 +76,14 @@ def _register(name: str) -> None:
                                              floor=float(found[3] or 0.0))}
     elif (found := _SEARCHING.match(name)) is not None:
         samples, keep = int(found[1] or 64), int(found[2] or 128)
+        worlds, tau, floor = int(found[3] or 8), float(found[4] or 2), float(found[5] or 0.1)
+        work = int(found[6]) if found[6] else None
         variant = type(f"Variant_{len(PLAYERS)}", (ExpertPlayer,), {"name": name})
 
         def searching(seed: int) -> ExpertPlayer:
             player: ExpertPlayer = variant(random.Random(f"dominolab/player/{name}/{seed}"))
-            player.opponent_model = SearchingModel(samples, max(keep, samples))
+            player.opponent_model = SearchingModel(samples, max(keep, samples), worlds, tau,
+                                                   floor, work)
             return player
 
         PLAYERS[name] = searching

@@ -257,15 +257,22 @@ class SearchingModel:
     worlds drawn uniformly from a uniform posterior, weighted by their likelihood, are a
     self-normalised importance sample; dropping the least likely is an approximation.
 
+    ``work`` bounds a call's time by the number of the opponent's choices it values (one
+    small PIMC each), not by the clock, so that fixed-budget runs still repeat: kept worlds
+    are advanced most likely first and fresh ones drawn until that many were valued (a
+    world started is finished, and one world is always there); None: no bound.
+
     Widelec is not modelled: the view does not say which tiles this seat drew, so the start
     of the hand cannot be rebuilt from it; there :meth:`beliefs` returns None and the search
     keeps the exact posterior. So it does before the opponent has made a choice."""
 
     def __init__(self, samples: int = 64, keep: int = 128, pimc_worlds: int = 8,
-                 tau: float = 2.0, floor: float = 0.1) -> None:
+                 tau: float = 2.0, floor: float = 0.1, work: int | None = None) -> None:
         if not 1 <= samples <= 4096 or not samples <= keep <= 8192:
             raise ValueError(f"samples must be from 1 to 4096 and keep from samples to 8192, "
                              f"not {samples!r} and {keep!r}")
+        if work is not None and not 1 <= work <= 1_000_000:
+            raise ValueError(f"work must be from 1 to 1,000,000 choices, not {work!r}")
         if not 1 <= pimc_worlds <= 256:
             raise ValueError(f"pimc_worlds must be from 1 to 256, not {pimc_worlds!r}")
         if not tau > 0.0:
@@ -277,6 +284,9 @@ class SearchingModel:
         self.pimc_worlds = pimc_worlds
         self.tau = tau
         self.floor = floor
+        self.work = work
+        #: the opponent's choices valued (small searches run) so far, for :attr:`work`
+        self.valued = 0
         self._pools: dict[tuple[object, ...], _Pool] = {}
 
     # the model, one choice at a time ---------------------------------------------------
@@ -309,6 +319,7 @@ class SearchingModel:
         classes = list(dict.fromkeys(reps))
         if len(classes) < 2:
             return 0.0
+        self.valued += 1
         value = {v.move: v.value for v in self.values(view_of(world, opponent), at)}
         scores = [value[m] / self.tau for m in classes]
         top = max(scores)
@@ -363,6 +374,9 @@ class SearchingModel:
             return None
         return particle.log
 
+    def _spent(self) -> bool:
+        return self.work is not None and self.valued >= self.work
+
     # beliefs ---------------------------------------------------------------------------
     def beliefs(self, view: View, rng: random.Random) -> Beliefs | None:
         """The opponent's possible hands now, weighted by its choices so far; None in
@@ -384,10 +398,17 @@ class SearchingModel:
                 self._pools.pop(next(iter(self._pools)))
         self._pools[key] = pool
         done = len(pool.history)
-        particles = {d: p for d, p in pool.particles.items()
-                     if self.advance(p, history, done)}
+        # the most likely first, so that a call out of work keeps the worlds that matter
+        kept = list(pool.particles.items())
+        if self.work is not None:
+            kept.sort(key=lambda kv: (-kv[1].log, [t.index for t in kv[0]]))
+        self.valued = 0
+        particles = {d: p for d, p in kept
+                     if not self._spent() and self.advance(p, history, done)}
         worlds = HiddenWorlds(view)
         for _ in range(max(self.samples - len(particles), self.samples // 4)):
+            if self._spent() and particles:
+                break
             theirs, _ = worlds.sample(rng)
             dealt = tuple(sorted([*theirs, *laid], key=_index))
             if dealt in particles:
