@@ -416,3 +416,18 @@ def test_an_expert_with_the_searching_model_plays_repeatably() -> None:
         if len(view.legal_moves) > 1:
             move = a.choose(view, Budget(worlds=200))
             assert move == b.choose(view, Budget(worlds=200)) and move in view.legal_moves
+
+
+def test_a_model_that_carries_nothing_depends_on_the_view_alone() -> None:
+    """``carry=False``: the beliefs at a view are the same whatever views came before, as
+    for a computer made anew for each move (the web app's)."""
+    _, views = _pimc_hand("luzak-line", 3, 14)
+
+    def beliefs(carry: bool, history: bool) -> Beliefs | None:
+        model = SearchingModel(samples=6, keep=6, pimc_worlds=2, work=30, carry=carry)
+        for view in views[:-1] if history else ():
+            model.beliefs(view, random.Random(1))
+        return model.beliefs(views[-1], random.Random(2))
+
+    assert beliefs(False, True) == beliefs(False, False)
+    assert beliefs(True, True) != beliefs(True, False)  # a carrying model remembers

@@ -11,11 +11,12 @@ W 0.3), or the expert weighing its worlds by a model of the opponent's choices,
 ``expert-choice-sS-nN[-fF][-immediate]`` (:class:`~dominolab.players.beliefs.ChoiceModel`
 of sharpness S over N sampled worlds with a floor F of uniform choice, scoring by the
 expected-answer greedy or the immediate margin), or the expert weighing them world by world
-by a searching model of the opponent, ``expert-searching[-nN][-kK][-wW][-tT][-fF][-bB]``
+by a searching model of the opponent, ``expert-searching[-nN][-kK][-wW][-tT][-fF][-bB][-fresh]``
 (:class:`~dominolab.players.beliefs.SearchingModel`, N fresh worlds a move and at most K
 kept, W deals in each small PIMC, softmax temperature T, floor F, at most B of the
 opponent's choices valued a move; each player its own model, which carries its worlds
-through a hand), or
+through a hand, or with ``-fresh`` starts afresh at every move, as the web app's computer,
+made anew for each move, would), or
 ``expert-sees-hand``, the expert told
 the opponent's hand (a measuring stick). It prints the arena's JSON summary. Each variant
 draws its randomness under its own name, so a variant equal to today's expert repeats its
@@ -40,7 +41,7 @@ from dominolab.players.search import ExpertPlayer, PimcPlayer
 
 _ISMCTS = re.compile(r"ismcts-(immediate|expected)-c([0-9.]+)-w([0-9.]+)$")
 _SEARCHING = re.compile(r"expert-searching(?:-n([0-9]+))?(?:-k([0-9]+))?(?:-w([0-9]+))?"
-                        r"(?:-t([0-9.]+))?(?:-f([0-9.]+))?(?:-b([0-9]+))?$")
+                        r"(?:-t([0-9.]+))?(?:-f([0-9.]+))?(?:-b([0-9]+))?(-fresh)?$")
 _CHOICE = re.compile(r"expert-choice-s([0-9.]+)-n([0-9]+)(?:-f([0-9.]+))?(-immediate)?$")
 
 
@@ -83,7 +84,7 @@ def _register(name: str) -> None:
         def searching(seed: int) -> ExpertPlayer:
             player: ExpertPlayer = variant(random.Random(f"dominolab/player/{name}/{seed}"))
             player.opponent_model = SearchingModel(samples, max(keep, samples), worlds, tau,
-                                                   floor, work)
+                                                   floor, work, carry=not found[7])
             return player
 
         PLAYERS[name] = searching

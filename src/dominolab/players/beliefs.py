@@ -261,13 +261,17 @@ class SearchingModel:
     small PIMC each), not by the clock, so that fixed-budget runs still repeat: kept worlds
     are advanced most likely first and fresh ones drawn until that many were valued (a
     world started is finished, and one world is always there); None: no bound.
+    ``carry=False`` keeps no worlds between calls: every call starts afresh, so the beliefs
+    are a function of the view (and the random stream) alone, as for a player made anew
+    for each move (the web app's computer).
 
     Widelec is not modelled: the view does not say which tiles this seat drew, so the start
     of the hand cannot be rebuilt from it; there :meth:`beliefs` returns None and the search
     keeps the exact posterior. So it does before the opponent has made a choice."""
 
     def __init__(self, samples: int = 64, keep: int = 128, pimc_worlds: int = 8,
-                 tau: float = 2.0, floor: float = 0.1, work: int | None = None) -> None:
+                 tau: float = 2.0, floor: float = 0.1, work: int | None = None,
+                 carry: bool = True) -> None:
         if not 1 <= samples <= 4096 or not samples <= keep <= 8192:
             raise ValueError(f"samples must be from 1 to 4096 and keep from samples to 8192, "
                              f"not {samples!r} and {keep!r}")
@@ -285,6 +289,7 @@ class SearchingModel:
         self.tau = tau
         self.floor = floor
         self.work = work
+        self.carry = carry
         #: the opponent's choices valued (small searches run) so far, for :attr:`work`
         self.valued = 0
         self._pools: dict[tuple[object, ...], _Pool] = {}
@@ -392,7 +397,7 @@ class SearchingModel:
                view.totals, mine)
         pool = self._pools.get(key)
         history = view.history
-        if pool is None or history[:len(pool.history)] != pool.history:
+        if pool is None or not self.carry or history[:len(pool.history)] != pool.history:
             pool = _Pool(())
             if len(self._pools) >= 4:
                 self._pools.pop(next(iter(self._pools)))
