@@ -17,10 +17,10 @@ kept, W deals in each small PIMC, softmax temperature T, floor F, at most B of t
 opponent's choices valued a move; each player its own model, which carries its worlds
 through a hand, or with ``-fresh`` starts afresh at every move, as the web app's computer,
 made anew for each move, would), or
-``expert-sees-hand``, the expert told
-the opponent's hand (a measuring stick). It prints the arena's JSON summary. Each variant
-draws its randomness under its own name, so a variant equal to today's expert repeats its
-own figures, not ``expert``'s.
+``expert-sees-hand``, the expert told the opponent's hand (a measuring stick). It prints
+the arena's JSON summary (on Ctrl-C, that of the pairs that finished). Each variant draws
+its randomness under its own name, so a variant equal to today's expert repeats its own
+figures, not ``expert``'s.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import Any
 
 from dominolab.core import Hand, Move, Tile, View
 from dominolab.core.worlds import Beliefs
-from dominolab.lab.arena import run_arena_matches
+from dominolab.lab.arena import ArenaInterrupted, run_arena_matches
 from dominolab.players import PLAYERS
 from dominolab.players.base import Budget
 from dominolab.players.beliefs import ChoiceModel, SearchingModel
@@ -110,7 +110,11 @@ def main(argv: list[str]) -> int:
     workers = int(argv[5]) if len(argv) == 6 else 2
     for spec in (a, b):
         _register(spec.split(":")[0])
-    result = run_arena_matches(game, a, b, int(pairs), int(seed), workers=workers)
+    try:
+        result = run_arena_matches(game, a, b, int(pairs), int(seed), workers=workers)
+    except ArenaInterrupted as stop:  # Ctrl-C: the pairs that finished, marked interrupted
+        print(json.dumps(stop.partial.to_json(), indent=1))
+        return 130
     print(json.dumps(result.to_json(), indent=1))
     return 0
 
