@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import time
 from collections import Counter
 from contextlib import nullcontext
 from typing import Any
@@ -228,20 +229,22 @@ def test_the_native_search_deals_from_the_beliefs() -> None:
                                 iterations=50, seconds=None, exploration=0.0, seed=9,
                                 beliefs=Beliefs((one,), (1.0,)))
     assert all(t.count == 50 for t in told)
-    assert expert.analyse(view)  # the default expert still searches the exact posterior
+    assert expert.analyse(view)  # in Widelec the expert's model declines: the exact posterior
 
 
 @pytest.mark.parametrize("pure", [False, True], ids=["native", "python"])
 def test_an_expert_with_a_opponent_model_plays_widelec_and_luzak(pure: bool) -> None:
     """On both paths the expert weighing its worlds by the choice model plays legal moves,
     repeatably, also after hidden draws."""
-    class Modelled(ExpertPlayer):
-        opponent_model = ChoiceModel(0.4, samples=200)
+    def modelled() -> ExpertPlayer:
+        player = ExpertPlayer(random.Random(3))
+        player.opponent_model = ChoiceModel(0.4, samples=200)
+        return player
 
     for view in (_widelec_view(), _luzak_view()):
         with native.pure() if pure else nullcontext():
-            a = Modelled(random.Random(3)).choose(view, Budget(worlds=200))
-            b = Modelled(random.Random(3)).choose(view, Budget(worlds=200))
+            a = modelled().choose(view, Budget(worlds=200))
+            b = modelled().choose(view, Budget(worlds=200))
         assert a == b and a in view.legal_moves
 
 
@@ -431,3 +434,63 @@ def test_a_model_that_carries_nothing_depends_on_the_view_alone() -> None:
 
     assert beliefs(False, True) == beliefs(False, False)
     assert beliefs(True, True) != beliefs(True, False)  # a carrying model remembers
+
+
+def test_the_expert_reads_its_opponent_and_expert_plain_does_not() -> None:
+    """The expert weighs its worlds by the searching model tuned in docs/strength.md
+    ("Paired on the same deals"); ``expert-plain`` keeps the rules' exact posterior."""
+    expert, plain = make_player("expert", 3), make_player("expert-plain", 3)
+    assert isinstance(expert, ExpertPlayer) and isinstance(plain, ExpertPlayer)
+    model = expert.opponent_model
+    assert isinstance(model, SearchingModel)
+    assert (model.samples, model.keep, model.pimc_worlds, model.tau, model.floor,
+            model.work, model.carry) == (64, 128, 8, 3.0, 0.1, 400, False)
+    assert plain.opponent_model is None
+
+
+@pytest.mark.parametrize("game", ["widelec", "luzak"])
+def test_where_the_model_declines_the_expert_is_the_plain_expert(game: str) -> None:
+    """The model declines in Widelec and before the opponent's first choice, and draws
+    nothing from the player's random stream then, so the expert and ``expert-plain`` (the
+    same stream) play the same moves there: the Widelec runs of the expert before it read
+    the opponent are the expert's own."""
+    def moves(name: str) -> list[str]:
+        match = Match(game, seed=6)
+        players = [make_player(name, 1), make_player("greedy", 2)]
+        played: list[str] = []
+        while match.to_move is not None and len(played) < 24:
+            view = match.view(match.to_move)
+            if game != "widelec" and view.seat == 0 and any(
+                    s == 1 and isinstance(mv, Play) and not mv.luzak for s, mv in view.history):
+                break  # the opponent has chosen: in Luzak the model reads from here on
+            move = players[view.seat].choose(view, Budget(worlds=300))
+            played.append(str(move))
+            match.apply(move)
+        return played
+
+    assert moves("expert") == moves("expert-plain")
+
+
+def test_the_searching_model_stops_at_its_deadline() -> None:
+    """The bound by the clock that a search under a time budget (or the level's ceiling)
+    gives the model, half the time left: past it, with fewer than a quarter of its samples
+    weighed, the model declines (the search keeps the rules' posterior rather than a world
+    or two), and forgets what it started; in time, it weighs its worlds as ever."""
+    _, views = _pimc_hand("luzak", 5, 16)
+    model = SearchingModel(samples=12, keep=24, pimc_worlds=2, carry=False)
+    assert model.beliefs(views[-1], random.Random(1), deadline=time.perf_counter()) is None
+    free = model.beliefs(views[-1], random.Random(1))
+    timed = model.beliefs(views[-1], random.Random(1), deadline=time.perf_counter() + 600)
+    assert free is not None and len(free.hands) >= 3 and timed == free
+
+
+def test_on_the_pure_path_the_expert_does_not_read() -> None:
+    """The reading is hundreds of small searches a move, affordable natively only: on the
+    pure-Python path the expert plays as ``expert-plain`` (the same stream, the same moves)."""
+    _, views = _pimc_hand("luzak", 5, 16)
+    view = views[-1]
+    assert any(s == 1 and isinstance(mv, Play) and not mv.luzak for s, mv in view.history)
+    expert, plain = make_player("expert", 2), make_player("expert-plain", 2)
+    assert isinstance(expert, ExpertPlayer) and isinstance(plain, ExpertPlayer)
+    with native.pure():
+        assert expert.analyse(view, Budget(worlds=30)) == plain.analyse(view, Budget(worlds=30))

@@ -56,7 +56,7 @@ class _HandSeer(ExpertPlayer):
         self._theirs = tuple(sorted(hand.hands[1 - view.seat], key=lambda t: t.index))
         return self.choose(view, budget)
 
-    def _beliefs(self, view: View) -> Beliefs | None:
+    def _beliefs(self, view: View, deadline: float | None) -> Beliefs | None:
         return Beliefs((self._theirs,), (1.0,))
 
 
@@ -98,8 +98,16 @@ def _register(name: str) -> None:
         attrs = {"inference": True, "match_aware": True, "margin_weight": 0.3}
     else:
         return
+    model = attrs.pop("opponent_model", None)
     cls = type(f"Variant_{len(PLAYERS)}", (base,), {**attrs, "name": name})
-    PLAYERS[name] = lambda seed: cls(random.Random(f"dominolab/player/{name}/{seed}"))
+
+    def player(seed: int) -> Any:
+        made = cls(random.Random(f"dominolab/player/{name}/{seed}"))
+        if isinstance(made, ExpertPlayer):  # its own model, or none (the rules' posterior)
+            made.opponent_model = model
+        return made
+
+    PLAYERS[name] = player
 
 
 def main(argv: list[str]) -> int:

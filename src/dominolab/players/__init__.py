@@ -2,8 +2,10 @@
 
 Names: ``random``, ``greedy`` (one ply minus the opponent's expected best answer),
 ``pimc`` (plain perfect-information Monte Carlo with greedy playouts, the baseline every
-search idea must beat), ``expert`` (the strongest honest player), ``omniscient`` (sees every
-tile; a measuring stick, never a person's opponent). The earlier forms of the baselines
+search idea must beat), ``expert`` (the strongest honest player: ISMCTS reading the
+opponent's choices), ``expert-plain`` (the expert on the rules' posterior alone, as it was
+before it read the opponent), ``omniscient`` (sees every tile; a measuring stick, never a
+person's opponent). The earlier forms of the baselines
 (issue 13): ``greedy-worst`` (the greedy that subtracts the opponent's best answer over all
 unseen tiles) and ``pimc-classic`` (40 worlds, playouts by the best immediate margin).
 Levels for people: ``easy``, ``medium``, ``hard`` (see :data:`LEVELS`). A spec
@@ -41,6 +43,9 @@ PLAYERS: Final[dict[str, Callable[[int], Player]]] = {
     "greedy-worst": lambda seed: WorstCaseGreedyPlayer(),
     "pimc-classic": lambda seed: ClassicPimcPlayer(_rng("pimc-classic", seed)),
     "expert": lambda seed: ExpertPlayer(_rng("expert", seed)),
+    # the same random stream: where the model declines the two play the same moves, and
+    # runs of the expert before the model (docs/strength.md) repeat exactly
+    "expert-plain": lambda seed: ExpertPlayer(_rng("expert", seed), reading=False),
     "omniscient": lambda seed: OmniscientPlayer(_rng("omniscient", seed)),
 }
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -49,9 +50,12 @@ if TYPE_CHECKING:
 
 class OpponentModel(Protocol):
     """A model of the opponent's choices, as the searches use one: the opponent's possible
-    hands for a view, weighted; None to search the rules' exact posterior instead."""
+    hands for a view, weighted; None to search the rules' exact posterior instead. A model
+    given a ``deadline`` (a :func:`time.perf_counter` reading) stops weighing worlds then and
+    answers with those it has: its time counts against the search's."""
 
-    def beliefs(self, view: View, rng: random.Random) -> Beliefs | None: ...
+    def beliefs(self, view: View, rng: random.Random,
+                deadline: float | None = None) -> Beliefs | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,9 +96,11 @@ class ChoiceModel:
         self.answer = answer
         self.floor = floor
 
-    def beliefs(self, view: View, rng: random.Random) -> Beliefs:
+    def beliefs(self, view: View, rng: random.Random,
+                deadline: float | None = None) -> Beliefs:
         """The opponent's possible hands for ``view``, weighted by how likely its choices so
-        far were in each (drawn from :class:`~dominolab.core.worlds.HiddenWorlds`)."""
+        far were in each (drawn from :class:`~dominolab.core.worlds.HiddenWorlds`; every
+        sample is weighed, ``deadline`` or not: the model is cheap)."""
         worlds = HiddenWorlds(view)
         choices = self.choices(view)
         by_hand: dict[tuple[Tile, ...], float] = {}
@@ -292,6 +298,7 @@ class SearchingModel:
         self.carry = carry
         #: the opponent's choices valued (small searches run) so far, for :attr:`work`
         self.valued = 0
+        self._deadline: float | None = None
         self._pools: dict[tuple[object, ...], _Pool] = {}
 
     # the model, one choice at a time ---------------------------------------------------
@@ -380,12 +387,20 @@ class SearchingModel:
         return particle.log
 
     def _spent(self) -> bool:
-        return self.work is not None and self.valued >= self.work
+        return ((self.work is not None and self.valued >= self.work)
+                or (self._deadline is not None and time.perf_counter() >= self._deadline))
 
     # beliefs ---------------------------------------------------------------------------
-    def beliefs(self, view: View, rng: random.Random) -> Beliefs | None:
+    def beliefs(self, view: View, rng: random.Random,
+                deadline: float | None = None) -> Beliefs | None:
         """The opponent's possible hands now, weighted by its choices so far; None in
-        Widelec and before the opponent has made a choice (the exact posterior then)."""
+        Widelec and before the opponent has made a choice (the exact posterior then). Past
+        ``deadline`` it stops as when out of :attr:`work` (a bound by the clock, so only for
+        searches under a time budget or its ceiling; fixed-budget runs repeat only when it
+        is not reached); if by then it has weighed fewer than a quarter of
+        :attr:`samples` worlds, or sees it will not, it declines: too few worlds to weigh
+        are worse than the rules' posterior, and the time is the search's."""
+        self._deadline = deadline
         if view.spec.has_boneyard or view.opponent_tiles == 0:
             return None
         opponent = 1 - view.seat
@@ -411,9 +426,17 @@ class SearchingModel:
         particles = {d: p for d, p in kept
                      if not self._spent() and self.advance(p, history, done)}
         worlds = HiddenWorlds(view)
+        least = max(1, self.samples // 4)
+        started, tried, cut = time.perf_counter(), 0, False
         for _ in range(max(self.samples - len(particles), self.samples // 4)):
+            if self._deadline is not None and tried:  # on the clock: will it reach least?
+                now = time.perf_counter()
+                if len(particles) + (self._deadline - now) * tried / (now - started) < least:
+                    cut = True
+                    break
             if self._spent() and particles:
                 break
+            tried += 1
             theirs, _ = worlds.sample(rng)
             dealt = tuple(sorted([*theirs, *laid], key=_index))
             if dealt in particles:
@@ -421,6 +444,10 @@ class SearchingModel:
             particle = _Particle(dealt, 1 - view.seat, self.start(view, dealt))
             if self.advance(particle, history, 0):
                 particles[dealt] = particle
+        if self._deadline is not None and len(particles) < least and (
+                cut or time.perf_counter() >= self._deadline):
+            self._pools.pop(key)  # cut short by the clock: the exact posterior instead
+            return None
         if len(particles) > self.keep:
             ranked = sorted(particles.items(),
                             key=lambda kv: (-kv[1].log, [t.index for t in kv[0]]))

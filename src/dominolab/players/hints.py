@@ -3,7 +3,9 @@ move, and a review of the moves that lost the most expected value.
 
 Everything here works from a seat's :class:`~dominolab.core.View` alone, never the hand
 state, so a hint can never leak a hidden tile. The values are the expert's
-(:class:`~dominolab.players.search.ExpertPlayer`): ``value``/``win_chance`` is the estimated
+(:class:`~dominolab.players.search.ExpertPlayer`, its search on the rules' exact posterior,
+without its model of the opponent's choices, so a hint comes at once):
+``value``/``win_chance`` is the estimated
 chance to win the match, ``margin`` the expected point margin (mine minus the opponent's)
 from the move to the end of the hand. With a worlds-only budget the results repeat exactly
 for a given seed.
@@ -140,7 +142,7 @@ def analyse(view: View, budget: Budget | None = None, seed: int = 0) -> list[Mov
     """
     if not view.my_turn or not view.legal_moves:
         raise ValueError(f"seat {view.seat} is not to move, so it has no moves to analyse")
-    expert = ExpertPlayer(random.Random(f"dominolab/hints/{seed}"))
+    expert = ExpertPlayer(random.Random(f"dominolab/hints/{seed}"), reading=False)
     return expert.analyse(view, budget or HINT_BUDGET)
 
 
@@ -243,7 +245,7 @@ def focused(view: View, move: Move, worlds: int, seed: int = 0,
     that one move (``worlds`` of them, or fewer if ``seconds`` runs out). A review uses it
     for a move the full search hardly looked at, so that its value is as sure as the best
     move's. Deterministic for a seed with no ``seconds``."""
-    expert = ExpertPlayer(random.Random(f"dominolab/hints/{seed}/focused"))
+    expert = ExpertPlayer(random.Random(f"dominolab/hints/{seed}/focused"), reading=False)
     values = expert.analyse(view, Budget(worlds=max(1, worlds), seconds=seconds), only=[move])
     return next(v for v in values if v.move == move)
 

@@ -40,7 +40,7 @@ from dominolab.core.equivalence import representatives
 from dominolab.core.worlds import Beliefs, HiddenWorlds, Limit, hand_from_view, opponent_limits
 from dominolab.native import search as native_search
 from dominolab.players.base import Budget, legal_moves_of
-from dominolab.players.beliefs import OpponentModel
+from dominolab.players.beliefs import OpponentModel, SearchingModel
 from dominolab.players.greedy import greedy_expected_move
 
 #: spread (logistic scale) of one hand's point margin, per game, from greedy self-play
@@ -285,7 +285,7 @@ class _MonteCarlo:
         # each class of equivalent moves is played out once, by its representative
         rep = _class_index(view, legal)
         searched = [i for i in range(len(legal)) if rep[i] == i]
-        sampler = (WorldSampler(view, self.rng, limits, self._beliefs(view))
+        sampler = (WorldSampler(view, self.rng, limits, self._beliefs(view, deadline))
                    if true_hand is None else None)
         done = 0
         while done < worlds:
@@ -332,7 +332,7 @@ class _MonteCarlo:
             limits = opponent_limits(view) if self.inference and true_hand is None else ()
             if true_hand is not None:
                 count = 1
-        beliefs = self._beliefs(view) if true_hand is None else None
+        beliefs = self._beliefs(view, deadline) if true_hand is None else None
         seconds = None if deadline is None else deadline - time.perf_counter()
         sums = native_search.search(
             view, kind=self.kind, value=value if matched else None,
@@ -355,12 +355,16 @@ class _MonteCarlo:
         return [results[i] for i in order]
 
 
-    def _beliefs(self, view: View) -> Beliefs | None:
+    def _beliefs(self, view: View, deadline: float | None) -> Beliefs | None:
         """The worlds weighted by :attr:`opponent_model`, or None without one (or where it
-        declines: the exact posterior then)."""
+        declines: the exact posterior then). Under a ``deadline`` the model has half the
+        time left, the search the rest."""
         if self.opponent_model is None:
             return None
-        return self.opponent_model.beliefs(view, self.rng)
+        if deadline is not None:
+            now = time.perf_counter()
+            deadline = now + max(deadline - now, 0.0) / 2
+        return self.opponent_model.beliefs(view, self.rng, deadline)
 
 
 def _class_index(view: View, legal: Sequence[Move]) -> list[int]:
@@ -419,7 +423,7 @@ class _Ismcts(_MonteCarlo):
         root = _Node(None, 1 - me)
         margins: dict[int, float] = {}
         chances: dict[int, float] = {}
-        sampler = (WorldSampler(view, self.rng, limits, self._beliefs(view))
+        sampler = (WorldSampler(view, self.rng, limits, self._beliefs(view, deadline))
                    if true_hand is None else None)
         c = self.exploration
         log = math.log
@@ -528,15 +532,39 @@ class ClassicPimcPlayer(_MonteCarlo):
     default = Budget(worlds=40, seconds=3.0)
 
 
+def reading_model() -> SearchingModel:
+    """The expert's model of the opponent, chosen by duplicate-match experiments
+    (docs/strength.md, "Paired on the same deals"): each world weighed by how likely a
+    searching opponent's choices so far were in it (8 deals a small PIMC, temperature 3
+    points, floor 0.1), at most 400 of those choices valued a move, started afresh at every
+    move so that its beliefs are a function of the view (the web app makes its computer
+    anew for each move)."""
+    return SearchingModel(tau=3.0, work=400, carry=False)
+
+
 class ExpertPlayer(_Ismcts):
     """The strongest honest player: information-set MCTS over worlds consistent with
-    everything the opponent's moves proved, valued by the chance to win the match.
-    Budget: ``worlds`` is the number of search iterations (one sampled world each)."""
+    everything the opponent's moves proved, each weighed by how likely the opponent's
+    choices were in it (:func:`reading_model`), valued by the chance to win the match.
+    Budget: ``worlds`` is the number of search iterations (one sampled world each).
+    ``reading=False``: the rules' exact posterior alone, as the expert was before the model
+    (``expert-plain``); where the model declines (Widelec, and before the opponent's first
+    choice) the two are the same player, move for move. On the pure-Python path the expert
+    does not read (the model's small searches would take many seconds a move there)."""
 
     name = "expert"
     default = Budget(worlds=40_000, seconds=3.0)
     inference = True
     match_aware = True
+
+    def __init__(self, rng: random.Random, reading: bool = True) -> None:
+        super().__init__(rng)
+        self.opponent_model = self._reading = reading_model() if reading else None
+
+    def _beliefs(self, view: View, deadline: float | None) -> Beliefs | None:
+        if self.opponent_model is self._reading and not native.enabled():
+            return None  # the reading is hundreds of small searches: the native path's alone
+        return super()._beliefs(view, deadline)
 
 
 class OmniscientPlayer(_Ismcts):
@@ -558,4 +586,5 @@ class OmniscientPlayer(_Ismcts):
 
 
 __all__ = ["ClassicPimcPlayer", "ExpertPlayer", "MatchValue", "MoveValue", "OmniscientPlayer",
-           "PimcPlayer", "expected_greedy_playout", "greedy_playout", "sample_world"]
+           "PimcPlayer", "expected_greedy_playout", "greedy_playout", "reading_model",
+           "sample_world"]

@@ -1,5 +1,6 @@
 """The expert's speed on one core: decisions and search iterations per second at a fixed
-budget, on fixed positions from greedy self-play."""
+budget, on fixed positions from greedy self-play (its search alone, without its model of
+the opponent's choices)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def bench_expert(spec: GameSpec, seconds: float,
     """The expert at a fixed budget of ``iterations`` (one sampled world and one playout
     each) on fixed positions, for about ``seconds``: decisions and iterations per second."""
     views = bench_positions(spec, 200)
-    player = ExpertPlayer(random.Random(1))
+    player = ExpertPlayer(random.Random(1), reading=False)  # the search alone
     budget = Budget(worlds=iterations)
     decisions = searched = 0
     start = time.perf_counter()
