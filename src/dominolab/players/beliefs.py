@@ -298,7 +298,6 @@ class SearchingModel:
         self.carry = carry
         #: the opponent's choices valued (small searches run) so far, for :attr:`work`
         self.valued = 0
-        self._deadline: float | None = None
         self._pools: dict[tuple[object, ...], _Pool] = {}
 
     # the model, one choice at a time ---------------------------------------------------
@@ -386,9 +385,9 @@ class SearchingModel:
             return None
         return particle.log
 
-    def _spent(self) -> bool:
+    def _spent(self, deadline: float | None) -> bool:
         return ((self.work is not None and self.valued >= self.work)
-                or (self._deadline is not None and time.perf_counter() >= self._deadline))
+                or (deadline is not None and time.perf_counter() >= deadline))
 
     # beliefs ---------------------------------------------------------------------------
     def beliefs(self, view: View, rng: random.Random,
@@ -400,7 +399,6 @@ class SearchingModel:
         is not reached); if by then it has weighed fewer than a quarter of
         :attr:`samples` worlds, or sees it will not, it declines: too few worlds to weigh
         are worse than the rules' posterior, and the time is the search's."""
-        self._deadline = deadline
         if view.spec.has_boneyard or view.opponent_tiles == 0:
             return None
         opponent = 1 - view.seat
@@ -424,17 +422,17 @@ class SearchingModel:
             kept.sort(key=lambda kv: (-kv[1].log, [t.index for t in kv[0]]))
         self.valued = 0
         particles = {d: p for d, p in kept
-                     if not self._spent() and self.advance(p, history, done)}
+                     if not self._spent(deadline) and self.advance(p, history, done)}
         worlds = HiddenWorlds(view)
         least = max(1, self.samples // 4)
         started, tried, cut = time.perf_counter(), 0, False
         for _ in range(max(self.samples - len(particles), self.samples // 4)):
-            if self._deadline is not None and tried:  # on the clock: will it reach least?
+            if deadline is not None and tried:  # on the clock: will it reach least?
                 now = time.perf_counter()
-                if len(particles) + (self._deadline - now) * tried / (now - started) < least:
+                if len(particles) + (deadline - now) * tried / (now - started) < least:
                     cut = True
                     break
-            if self._spent() and particles:
+            if self._spent(deadline) and particles:
                 break
             tried += 1
             theirs, _ = worlds.sample(rng)
@@ -444,8 +442,8 @@ class SearchingModel:
             particle = _Particle(dealt, 1 - view.seat, self.start(view, dealt))
             if self.advance(particle, history, 0):
                 particles[dealt] = particle
-        if self._deadline is not None and len(particles) < least and (
-                cut or time.perf_counter() >= self._deadline):
+        if deadline is not None and len(particles) < least and (
+                cut or time.perf_counter() >= deadline):
             self._pools.pop(key)  # cut short by the clock: the exact posterior instead
             return None
         if len(particles) > self.keep:
