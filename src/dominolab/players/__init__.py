@@ -57,6 +57,11 @@ LEVELS: Final[dict[str, tuple[str, Budget | None]]] = {
 }
 
 
+def _no_player(name: str) -> OptionError:
+    return OptionError(f"no player {shown(name)}; players: {', '.join(PLAYERS)} "
+                       f"(levels: {', '.join(LEVELS)})")
+
+
 def make_player(name: str, seed: int) -> Player:
     """The player called ``name`` (a player or a level), seeded with ``seed``."""
     key = name.strip().lower()
@@ -64,8 +69,7 @@ def make_player(name: str, seed: int) -> Player:
         key = LEVELS[key][0]
     factory = PLAYERS.get(key)
     if factory is None:
-        raise OptionError(f"no player {shown(name)}; the players are: {', '.join(PLAYERS)} "
-                          f"(levels: {', '.join(LEVELS)})")
+        raise _no_player(name)
     return factory(seed)
 
 
@@ -74,8 +78,7 @@ def parse_player_spec(text: str) -> tuple[str, Budget | None]:
     name, _, budget_text = text.strip().partition(":")
     key = name.strip().lower()
     if key not in PLAYERS and key not in LEVELS:
-        raise OptionError(f"no player {shown(name)}; the players are: {', '.join(PLAYERS)} "
-                          f"(levels: {', '.join(LEVELS)})")
+        raise _no_player(name)
     budget = Budget.parse(budget_text) if budget_text.strip() else None
     if key in LEVELS and budget is None:
         budget = LEVELS[key][1]

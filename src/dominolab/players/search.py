@@ -559,10 +559,10 @@ class ExpertPlayer(_Ismcts):
 
     def __init__(self, rng: random.Random, reading: bool = True) -> None:
         super().__init__(rng)
-        self.opponent_model = self._reading = reading_model() if reading else None
+        self.opponent_model = reading_model() if reading else None
 
     def _beliefs(self, view: View, deadline: float | None) -> Beliefs | None:
-        if self.opponent_model is self._reading and not native.enabled():
+        if isinstance(self.opponent_model, SearchingModel) and not native.enabled():
             return None  # the reading is hundreds of small searches: the native path's alone
         return super()._beliefs(view, deadline)
 
