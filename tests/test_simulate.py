@@ -201,8 +201,10 @@ def test_interrupted_run_keeps_whole_matches(tmp_path: Path, workers: int) -> No
     path = tmp_path / "cut.jsonl"
 
     def stop_after_three(done: int, total: int) -> None:
+        # matches finish out of order with two workers, and a match is written only once
+        # those before it are: stop when three are done and the file holds one at least
         assert total == 12
-        if done >= 3:
+        if done >= 3 and len(path.read_text(encoding="utf-8").splitlines()) > 1:
             raise KeyboardInterrupt
 
     with pytest.raises(SimInterrupted) as info:
