@@ -17,6 +17,9 @@ kept, W deals in each small PIMC, softmax temperature T, floor F, at most B of t
 opponent's choices valued a move; each player its own model, which carries its worlds
 through a hand, or with ``-fresh`` starts afresh at every move, as the web app's computer,
 made anew for each move, would), or
+``expert-reads-searching``, the expert as it was before it asked which kind of player its
+opponent is (the searching model alone, on the expert's own random stream, so that it
+repeats the records of that expert), or
 ``expert-sees-hand``, the expert told the opponent's hand (a measuring stick). It prints
 the arena's JSON summary (on Ctrl-C, that of the pairs that finished). Each variant draws
 its randomness under its own name, so a variant equal to today's expert repeats its own
@@ -88,6 +91,14 @@ def _register(name: str) -> None:
             return player
 
         PLAYERS[name] = searching
+        return
+    elif name == "expert-reads-searching":  # the expert before it asked which kind
+        def reads_searching(seed: int) -> ExpertPlayer:
+            player = ExpertPlayer(random.Random(f"dominolab/player/expert/{seed}"))
+            player.opponent_model = SearchingModel(tau=3.0, work=400, carry=False)
+            return player
+
+        PLAYERS[name] = reads_searching
         return
     elif name == "expert-sees-hand":
         base, attrs = _HandSeer, {}

@@ -11,8 +11,12 @@ MODEL ``searching`` or ``searching:N,K[,W,T,F]``, to
 :class:`~dominolab.players.beliefs.SearchingModel` (N fresh worlds a call, at most K kept,
 W deals in each small PIMC, softmax temperature T points, floor F),
 which is shown each of seat 0's views of the hand up to that one, as in a match, so that it
-carries its worlds through the hand as it would there (where it declines, in Widelec or
-before the opponent has chosen, the rules alone stand in). From the weighted hands, each
+carries its worlds through the hand as it would there; for MODEL ``greedy``, to
+:class:`~dominolab.players.beliefs.GreedyModel` (the opponent read as the expected-answer
+greedy); for MODEL ``reading``, to the expert's own model
+(:func:`~dominolab.players.search.reading_model`: is the opponent a greedy or a searching
+player?). Where a model declines (in Widelec, or before the opponent has chosen) the rules
+alone stand in. From the weighted hands, each
 unseen tile's chance of being in the opponent's hand is scored against the truth:
 
 - Brier: the mean squared error of those chances over the unseen tiles (lower is better);
@@ -26,11 +30,17 @@ from __future__ import annotations
 import math
 import random
 import sys
+from collections.abc import Callable
 
 from dominolab.core import Match, Tile, View
 from dominolab.core.worlds import Beliefs
 from dominolab.players import make_player
-from dominolab.players.beliefs import ChoiceModel, SearchingModel
+from dominolab.players.beliefs import ChoiceModel, GreedyModel, OpponentModel, SearchingModel
+from dominolab.players.search import reading_model
+
+#: the models that start afresh at every view (not shown the earlier ones)
+_FRESH: dict[str, Callable[[], OpponentModel]] = {"greedy": GreedyModel,
+                                                  "reading": reading_model}
 
 
 def score(game: str, opponent: str, positions: int,
@@ -55,9 +65,12 @@ def score(game: str, opponent: str, positions: int,
                 unseen = list(view.unseen())
                 if len(unseen) > view.opponent_tiles:
                     for name in models:
-                        model: ChoiceModel | SearchingModel
+                        model: OpponentModel
                         if name in searching:
                             model, rng = searching[name], rngs[name]
+                        elif name in _FRESH:
+                            model = _FRESH[name]()
+                            rng = random.Random(seed)
                         else:
                             sharpness, floor = (float(x) for x in name.split(","))
                             model = ChoiceModel(sharpness, samples=1000, floor=floor)
@@ -81,7 +94,7 @@ def _searching(name: str) -> SearchingModel:
     return SearchingModel(int(samples), int(keep), int(worlds), float(tau), float(floor))
 
 
-def _scored(model: ChoiceModel | SearchingModel, view: View, unseen: list[Tile],
+def _scored(model: OpponentModel, view: View, unseen: list[Tile],
             truth: set[Tile], rng: random.Random) -> tuple[float, float]:
     found = model.beliefs(view, rng)
     beliefs: Beliefs = found if found is not None else ChoiceModel(0.0, 1000).beliefs(view,
@@ -103,8 +116,9 @@ def main(argv: list[str]) -> int:
     game, opponent, positions, *specs = argv
     models = ["0,0", *specs]
     for name, (brier, log) in score(game, opponent, int(positions), models).items():
-        label = name if name.startswith("searching") else "sharpness {:g}\tfloor {:g}".format(
-            *(float(x) for x in name.split(",")))
+        label = name
+        if "," in name and not name.startswith("searching"):
+            label = "sharpness {:g}\tfloor {:g}".format(*(float(x) for x in name.split(",")))
         print(f"{game}\t{opponent}\t{label}\tBrier {brier:.4f}\tlog {log:.4f}")
     return 0
 

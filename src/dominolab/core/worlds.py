@@ -89,11 +89,15 @@ def open_values(table: TreeTable | LineTable) -> frozenset[int]:
 def proven_absent(view: View) -> frozenset[Tile]:
     """The unseen tiles the opponent's moves prove it does not hold now: those with a half
     in the values of a limit of :func:`opponent_limits` that allows no fitting tile."""
-    values: set[int] = set()
-    for limit in opponent_limits(view):
-        if limit.allowed == 0:
-            values.update(limit.values)
+    values = proven_values(view)
     return frozenset(t for t in view.unseen() if t.hi in values or t.lo in values)
+
+
+def proven_values(view: View) -> frozenset[int]:
+    """The values the opponent's moves prove it holds no tile of now (whatever this seat's
+    own tiles): those of the limits of :func:`opponent_limits` that allow no fitting tile."""
+    return frozenset(v for limit in opponent_limits(view) if limit.allowed == 0
+                     for v in limit.values)
 
 
 def fits_limits(tiles: Sequence[Tile], limits: Sequence[Limit]) -> bool:

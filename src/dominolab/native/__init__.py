@@ -17,7 +17,7 @@ import importlib
 import importlib.util
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from types import ModuleType
@@ -263,6 +263,21 @@ def greedy_choice(view: View) -> Move:
     history), so the unseen tiles are dealt to the opponent and the rest in any order.
     ValueError if the seat is not to move."""
     return _MOVES[_greedy_state(view).greedy_expected(mask_of(proven_absent(view)))]
+
+
+def greedy_choice_holding(view: View, held: Sequence[Tile], absent: Iterable[Tile]) -> Move:
+    """:func:`greedy_choice` in ``view`` had its seat held ``held`` instead of its own tiles
+    (a Luzak game; no check that the tiles fit the view's history): ``absent``, tiles the
+    opponent is proven not to hold (any of ``held`` among them are ignored)."""
+    if view.result is not None or view.to_move != view.seat:
+        raise ValueError(f"seat {view.seat} is not to move: there is nothing to choose")
+    seen = {*held, *(p.tile for p in view.table)}
+    unseen = [t for t in TILES if t not in seen]
+    k = view.opponent_tiles
+    hands = (held, unseen[:k]) if view.seat == 0 else (unseen[:k], held)
+    state = _new_state(view.spec, view.options, hands, unseen[k:], view.opener, view.table,
+                       view.seat, view.hand_points, None, passes_in_a_row(view.history))
+    return _MOVES[state.greedy_expected(mask_of(absent))]
 
 
 def greedy_worst_choice(view: View) -> Move:

@@ -3,11 +3,12 @@
 Names: ``random``, ``greedy`` (one ply minus the opponent's expected best answer),
 ``pimc`` (plain perfect-information Monte Carlo with greedy playouts, the baseline every
 search idea must beat), ``expert`` (the strongest honest player: ISMCTS reading the
-opponent's choices), ``expert-plain`` (the expert on the rules' posterior alone, as it was
-before it read the opponent), ``omniscient`` (sees every tile; a measuring stick, never a
-person's opponent). The earlier forms of the baselines
-(issue 13): ``greedy-worst`` (the greedy that subtracts the opponent's best answer over all
-unseen tiles) and ``pimc-classic`` (40 worlds, playouts by the best immediate margin).
+opponent's choices, as a greedy or a searching player's), ``expert-plain`` (the expert on
+the rules' posterior alone, as it was before it read the opponent), ``omniscient`` (sees
+every tile; a measuring stick, never a person's opponent). The earlier forms of the
+baselines (issue 13): ``greedy-worst`` (the greedy that subtracts the opponent's best
+answer over all unseen tiles) and ``pimc-classic`` (40 worlds, playouts by the best
+immediate margin).
 Levels for people: ``easy``, ``medium``, ``hard`` (see :data:`LEVELS`). A spec
 ``NAME:BUDGET`` sets the budget, e.g. ``expert:0.5s``, ``pimc:40w``.
 """

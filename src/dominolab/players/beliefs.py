@@ -23,8 +23,12 @@ is left out of a move's margin (the model is of the opponent's habits, not exact
 :class:`SearchingModel` models a player that looks ahead instead: world by world, each of
 the opponent's choices is valued by a small PIMC *with the hand it held then*
 (docs/strength.md, "World by world"). It keeps its weighted worlds through a hand and
-re-weighs them only by the opponent's new choices. Both models satisfy
-:class:`OpponentModel`, the one interface the searches use.
+re-weighs them only by the opponent's new choices. :class:`GreedyModel` models the
+opponent as the expected-answer greedy (the ``easy`` level) instead, and
+:class:`MixedModel` asks which kind of player the opponent is: it weighs the two models
+against each other by how well each explains the choices so far (Bayesian model
+averaging). Every model satisfies :class:`OpponentModel`, the one interface the searches
+use.
 """
 
 from __future__ import annotations
@@ -32,17 +36,18 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from dominolab.core import TILES, Deal, Hand, Tile, View, get_game
 from dominolab.core.equivalence import representatives
 from dominolab.core.moves import Draw, Move, Play
-from dominolab.core.view import view_of
-from dominolab.core.worlds import Beliefs, HiddenWorlds
+from dominolab.core.view import free_ports_of, view_of
+from dominolab.core.worlds import Beliefs, HiddenWorlds, proven_values
 from dominolab.players.base import Budget
-from dominolab.players.greedy import expected_score
+from dominolab.players.greedy import expected_score, greedy_move_holding
 
 if TYPE_CHECKING:
     from dominolab.players.search import MoveValue
@@ -52,10 +57,59 @@ class OpponentModel(Protocol):
     """A model of the opponent's choices, as the searches use one: the opponent's possible
     hands for a view, weighted; None to search the rules' exact posterior instead. A model
     given a ``deadline`` (a :func:`time.perf_counter` reading) stops weighing worlds then and
-    answers with those it has: its time counts against the search's."""
+    answers with those it has: its time counts against the search's. ``native_only``: the
+    model replays worlds and runs searches of its own, affordable on the native path alone
+    (on the pure-Python path the expert does without it)."""
+
+    native_only: bool
 
     def beliefs(self, view: View, rng: random.Random,
                 deadline: float | None = None) -> Beliefs | None: ...
+
+
+class WeighingModel(OpponentModel, Protocol):
+    """A model that weighs worlds drawn from the rules' exact posterior one by one, and
+    says how well it explains the opponent's choices (:class:`Weighed`), so that models of
+    different kinds of player can be weighed against each other (:class:`MixedModel`)."""
+
+    def weighed(self, view: View, rng: random.Random,
+                deadline: float | None = None) -> Weighed | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Weighed:
+    """Worlds drawn from the rules' exact posterior (:class:`~dominolab.core.worlds.
+    HiddenWorlds`), each with the log-likelihood of the opponent's choices in it under one
+    model: the opponent's hands now (tuples in tile order; a hand drawn twice may stand
+    twice) and their logs."""
+
+    hands: tuple[tuple[Tile, ...], ...]
+    logs: tuple[float, ...]
+
+    def evidence(self) -> float:
+        """The log of the mean likelihood over the worlds: an estimate of the probability
+        of the opponent's choices under the model (its marginal likelihood), the measure by
+        which models of different kinds of player are compared."""
+        top = max(self.logs)
+        return top + math.log(sum(math.exp(x - top) for x in self.logs) / len(self.logs))
+
+    def shares(self) -> dict[tuple[Tile, ...], float]:
+        """Each distinct hand's share of the likelihood (the shares sum to 1)."""
+        summed = self._summed()
+        total = sum(summed.values())
+        return {hand: w / total for hand, w in summed.items()}
+
+    def beliefs(self) -> Beliefs:
+        """The hands as beliefs, each weighing its likelihood (relative to the likeliest)."""
+        summed = self._summed()
+        return Beliefs(tuple(summed), tuple(summed.values()))
+
+    def _summed(self) -> dict[tuple[Tile, ...], float]:
+        top = max(self.logs)
+        out: dict[tuple[Tile, ...], float] = {}
+        for hand, log in zip(self.hands, self.logs, strict=True):
+            out[hand] = out.get(hand, 0.0) + math.exp(log - top)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +137,8 @@ class ChoiceModel:
     with the uniform choice), so that one move the model finds unlikely never rules a world
     out: a sharp model without a floor trusts its own picture of the opponent too much."""
 
+    native_only = False
+
     def __init__(self, sharpness: float, samples: int = 1000, answer: bool = True,
                  floor: float = 0.0) -> None:
         if not 0.0 <= sharpness <= 10.0:
@@ -106,11 +162,7 @@ class ChoiceModel:
         by_hand: dict[tuple[Tile, ...], float] = {}
         logs: list[tuple[tuple[Tile, ...], float]] = []
         for _ in range(self.samples):
-            if worlds.draws:
-                theirs, _, drawn = worlds.sample_draws(rng)
-            else:
-                theirs, _ = worlds.sample(rng)
-                drawn = {}
+            theirs, drawn = _sample(worlds, rng)
             logs.append((tuple(sorted(theirs, key=_index)),
                          self.log_weight(choices, theirs, drawn)))
         top = max(w for _, w in logs)
@@ -219,6 +271,36 @@ def _index(tile: Tile) -> int:
     return tile.index
 
 
+def _sample(worlds: HiddenWorlds, rng: random.Random) -> tuple[list[Tile], dict[int, Tile]]:
+    """One world of the exact posterior: (the opponent's tiles now, the tiles of its hidden
+    draws by history index, none in the Luzak games)."""
+    if worlds.draws:
+        theirs, _, drawn = worlds.sample_draws(rng)
+        return theirs, drawn
+    theirs, _ = worlds.sample(rng)
+    return theirs, {}
+
+
+def dealt_of(view: View) -> tuple[tuple[Tile, ...], tuple[Tile, ...]]:
+    """(this seat's dealt tiles, the tiles the opponent laid) in a Luzak game's view."""
+    mine = [*view.hand, *(mv.tile for s, mv in view.history
+                          if s == view.seat and isinstance(mv, Play))]
+    laid = tuple(mv.tile for s, mv in view.history
+                 if s != view.seat and isinstance(mv, Play))
+    return tuple(sorted(mine, key=_index)), laid
+
+
+def hand_at_start(view: View, dealt: Sequence[Tile]) -> Hand[Any]:
+    """A Luzak game's hand of ``view`` at its start, in the world where the opponent was
+    dealt ``dealt``."""
+    mine, _ = dealt_of(view)
+    theirs = tuple(sorted(dealt, key=_index))
+    taken = {*mine, *theirs}
+    rest = tuple(t for t in TILES if t not in taken)
+    hands = (mine, theirs) if view.seat == 0 else (theirs, mine)
+    return view.spec.hand_class(Deal(hands, rest), view.opener, view.options)
+
+
 @dataclass(slots=True)
 class _Particle:
     """One possible world of a hand: the opponent's dealt tiles, the world replayed up to
@@ -271,9 +353,14 @@ class SearchingModel:
     are a function of the view (and the random stream) alone, as for a player made anew
     for each move (the web app's computer).
 
-    Widelec is not modelled: the view does not say which tiles this seat drew, so the start
-    of the hand cannot be rebuilt from it; there :meth:`beliefs` returns None and the search
-    keeps the exact posterior. So it does before the opponent has made a choice."""
+    A carrying model reads the Luzak games only: the view does not say which tiles this
+    seat drew, so the start of a Widelec hand cannot be rebuilt from it (:meth:`beliefs` is
+    None there). A model that starts afresh reads Widelec too: it never replays a world from
+    the start, but weighs each choice in the opponent's view then, with the tiles the world
+    gives it then (:meth:`_fresh`; in the Luzak games the same worlds and weights). Both
+    decline before the opponent has made a choice."""
+
+    native_only = True
 
     def __init__(self, samples: int = 64, keep: int = 128, pimc_worlds: int = 8,
                  tau: float = 2.0, floor: float = 0.1, work: int | None = None,
@@ -319,19 +406,25 @@ class SearchingModel:
     def choice_log(self, world: Hand[Any], at: int, move: Move) -> float:
         """The log-probability that the opponent, to move in ``world`` (before history
         index ``at``), makes ``move``; 0 when it is no choice."""
-        opponent = world.to_move
         if not isinstance(move, Play) or move.luzak:
             return 0.0
-        legal = world.legal_moves()
+        return self._log_of(world.table, world.legal_moves(), at, move,
+                            get_game(world.GAME).scoring == "quartets",
+                            lambda: view_of(world, world.to_move))
+
+    def _log_of(self, table: Any, legal: Sequence[Move], at: int, move: Move,
+                quartets: bool, seen: Callable[[], View]) -> float:
+        """:meth:`choice_log` of ``move`` among ``legal`` on ``table`` (Widelec's with
+        ``quartets``), ``seen`` giving the opponent's view then (asked only when the move is
+        a choice)."""
         if len(legal) < 2:
             return 0.0
-        quartets = get_game(world.GAME).scoring == "quartets"
-        reps = representatives(world.table, legal, quartets)
+        reps = representatives(table, legal, quartets)
         classes = list(dict.fromkeys(reps))
         if len(classes) < 2:
             return 0.0
         self.valued += 1
-        value = {v.move: v.value for v in self.values(view_of(world, opponent), at)}
+        value = {v.move: v.value for v in self.values(seen(), at)}
         scores = [value[m] / self.tau for m in classes]
         top = max(scores)
         worth = [math.exp(x - top) for x in scores]
@@ -340,24 +433,6 @@ class SearchingModel:
                         + (1.0 - self.floor) * chosen / sum(worth))
 
     # worlds from the view ----------------------------------------------------------------
-    @staticmethod
-    def dealt_of(view: View) -> tuple[tuple[Tile, ...], tuple[Tile, ...]]:
-        """(this seat's dealt tiles, the tiles the opponent laid) in a Luzak game's view."""
-        mine = [*view.hand, *(mv.tile for s, mv in view.history
-                              if s == view.seat and isinstance(mv, Play))]
-        laid = tuple(mv.tile for s, mv in view.history
-                     if s != view.seat and isinstance(mv, Play))
-        return tuple(sorted(mine, key=_index)), laid
-
-    def start(self, view: View, dealt: Sequence[Tile]) -> Hand[Any]:
-        """The hand at its start in the world where the opponent was dealt ``dealt``."""
-        mine, _ = self.dealt_of(view)
-        theirs = tuple(sorted(dealt, key=_index))
-        taken = {*mine, *theirs}
-        rest = tuple(t for t in TILES if t not in taken)
-        hands = (mine, theirs) if view.seat == 0 else (theirs, mine)
-        return view.spec.hand_class(Deal(hands, rest), view.opener, view.options)
-
     def advance(self, particle: _Particle, history: Sequence[tuple[int, Move]],
                 done: int) -> bool:
         """Replay ``history[done:]`` in the particle's world, adding the opponent's choices'
@@ -378,9 +453,9 @@ class SearchingModel:
         theirs = tuple(theirs)
         if len(set(theirs)) != view.opponent_tiles or not set(theirs) <= set(view.unseen()):
             return None
-        _, laid = self.dealt_of(view)
+        _, laid = dealt_of(view)
         dealt = tuple(sorted({*theirs, *laid}, key=_index))
-        particle = _Particle(dealt, 1 - view.seat, self.start(view, dealt))
+        particle = _Particle(dealt, 1 - view.seat, hand_at_start(view, dealt))
         if not self.advance(particle, view.history, 0):
             return None
         return particle.log
@@ -392,20 +467,30 @@ class SearchingModel:
     # beliefs ---------------------------------------------------------------------------
     def beliefs(self, view: View, rng: random.Random,
                 deadline: float | None = None) -> Beliefs | None:
-        """The opponent's possible hands now, weighted by its choices so far; None in
-        Widelec and before the opponent has made a choice (the exact posterior then). Past
+        """:meth:`weighed`'s worlds as beliefs (None where it declines)."""
+        found = self.weighed(view, rng, deadline)
+        return None if found is None else found.beliefs()
+
+    def weighed(self, view: View, rng: random.Random,
+                deadline: float | None = None) -> Weighed | None:
+        """The opponent's possible hands now, weighted by its choices so far; None before
+        the opponent has made a choice (the exact posterior then), and in Widelec for a
+        carrying model. Past
         ``deadline`` it stops as when out of :attr:`work` (a bound by the clock, so only for
         searches under a time budget or its ceiling; fixed-budget runs repeat only when it
         is not reached); if by then it has weighed fewer than a quarter of
         :attr:`samples` worlds, or sees it will not, it declines: too few worlds to weigh
         are worse than the rules' posterior, and the time is the search's."""
-        if view.spec.has_boneyard or view.opponent_tiles == 0:
+        if view.opponent_tiles == 0:
             return None
+        if not self.carry:
+            return self._fresh(view, rng, deadline)
         opponent = 1 - view.seat
-        if not any(s == opponent and isinstance(mv, Play) and not mv.luzak
-                   for s, mv in view.history):
+        if view.spec.has_boneyard or not any(
+                s == opponent and isinstance(mv, Play) and not mv.luzak
+                for s, mv in view.history):
             return None
-        mine, laid = self.dealt_of(view)
+        mine, laid = dealt_of(view)
         key = (view.game, view.options, view.seat, view.opener, view.hand_number,
                view.totals, mine)
         pool = self._pools.get(key)
@@ -439,7 +524,7 @@ class SearchingModel:
             dealt = tuple(sorted([*theirs, *laid], key=_index))
             if dealt in particles:
                 continue
-            particle = _Particle(dealt, 1 - view.seat, self.start(view, dealt))
+            particle = _Particle(dealt, 1 - view.seat, hand_at_start(view, dealt))
             if self.advance(particle, history, 0):
                 particles[dealt] = particle
         if deadline is not None and len(particles) < least and (
@@ -452,10 +537,279 @@ class SearchingModel:
             particles = dict(ranked[:self.keep])
         pool.history = history
         pool.particles = particles
-        top = max(p.log for p in particles.values())
         gone = set(laid)
-        hands = tuple(tuple(t for t in d if t not in gone) for d in particles)
-        return Beliefs(hands, tuple(math.exp(p.log - top) for p in particles.values()))
+        return Weighed(tuple(tuple(t for t in d if t not in gone) for d in particles),
+                       tuple(p.log for p in particles.values()))
+
+    def _fresh(self, view: View, rng: random.Random,
+               deadline: float | None) -> Weighed | None:
+        """:meth:`weighed` afresh (``carry=False``), in every game: each world drawn from
+        the exact posterior (in Widelec with the tiles of the opponent's hidden draws) is
+        weighed choice by choice in the opponent's view then (:func:`choice_views`) with
+        the tiles the world gives it then, which is the opponent's view in the world
+        replayed (so, in the Luzak games, the same worlds and weights as the particles'
+        replay from the start of the hand). None before the opponent's first choice."""
+        steps = [_Step(then, view) for then in choice_views(view).values()]
+        if not steps:
+            return None
+        quartets = view.spec.scoring == "quartets"
+        worlds = HiddenWorlds(view)
+        least = max(1, self.samples // 4)
+        self.valued = 0
+        found: dict[object, tuple[tuple[Tile, ...], float]] = {}
+        started, tried, cut = time.perf_counter(), 0, False
+        for _ in range(self.samples):
+            if deadline is not None and tried:  # on the clock: will it reach least?
+                now = time.perf_counter()
+                if len(found) + (deadline - now) * tried / (now - started) < least:
+                    cut = True
+                    break
+            if self._spent(deadline) and found:
+                break
+            tried += 1
+            theirs, drawn = _sample(worlds, rng)
+            hand = tuple(sorted(theirs, key=_index))
+            key = (hand, tuple(sorted(drawn.items())))
+            if key in found:
+                continue
+            log = 0.0
+            for step in steps:
+                tiles, legal = step.holding(step.held(frozenset(theirs), drawn))
+                log += self._log_of(step.table, legal, step.at, step.move, quartets,
+                                    partial(replace, step.then, hand=tiles,
+                                            legal_moves=tuple(legal)))
+            found[key] = (hand, log)
+        if deadline is not None and len(found) < least and (
+                cut or time.perf_counter() >= deadline):
+            return None  # cut short by the clock: the exact posterior instead
+        return Weighed(tuple(h for h, _ in found.values()),
+                       tuple(log for _, log in found.values()))
 
 
-__all__ = ["ChoiceModel", "OpponentModel", "SearchingModel"]
+class GreedyModel:
+    """The opponent as the expected-answer greedy (:class:`~dominolab.players.greedy.
+    GreedyPlayer`: the ``easy`` level, and a player who takes the points in front of it
+    while minding the answer): at each of its choices it makes the greedy's move (its class
+    of equivalent moves), save that with probability ``floor`` it chooses uniformly among
+    its classes instead. ``samples`` worlds drawn from the rules' exact posterior (in
+    Widelec with the tiles of the opponent's hidden draws) are weighed by that likelihood
+    (:meth:`weighed`).
+
+    The greedy's move in a world is asked of the greedy itself, in the opponent's view at
+    that choice (:func:`choice_views`) with the tiles the world gives it then: nothing else
+    of that view depends on the hidden tiles. A choice is a normal play of the opponent's
+    with two or more classes of moves; a luzak, and a Widelec tile laid at once after it was
+    drawn, are none. None before the opponent has chosen."""
+
+    native_only = True
+
+    def __init__(self, samples: int = 256, floor: float = 0.1) -> None:
+        if not 1 <= samples <= 8192:
+            raise ValueError(f"samples must be from 1 to 8192, not {samples!r}")
+        if not 0.0 < floor <= 1.0:
+            raise ValueError(f"the floor must be above 0 and at most 1, not {floor!r}")
+        self.samples = samples
+        self.floor = floor
+
+    def beliefs(self, view: View, rng: random.Random,
+                deadline: float | None = None) -> Beliefs | None:
+        """:meth:`weighed`'s worlds as beliefs (None where it declines)."""
+        found = self.weighed(view, rng, deadline)
+        return None if found is None else found.beliefs()
+
+    def weighed(self, view: View, rng: random.Random,
+                deadline: float | None = None) -> Weighed | None:
+        """:attr:`samples` worlds from the exact posterior, each with the log-likelihood of
+        the opponent's choices in it; None before the opponent's first choice. Past
+        ``deadline`` it stops, and declines if it has weighed fewer than a quarter of its
+        samples."""
+        if view.opponent_tiles == 0:
+            return None
+        steps = [_GreedyStep(then, view) for then in choice_views(view).values()]
+        if not steps:
+            return None
+        worlds = HiddenWorlds(view)
+        hands: list[tuple[Tile, ...]] = []
+        logs: list[float] = []
+        for n in range(self.samples):
+            if n and deadline is not None and time.perf_counter() >= deadline:
+                break
+            theirs, drawn = _sample(worlds, rng)
+            now = frozenset(theirs)
+            hands.append(tuple(sorted(theirs, key=_index)))
+            logs.append(sum(step.log(now, drawn, self.floor) for step in steps))
+        if deadline is not None and len(hands) < max(1, self.samples // 4):
+            return None
+        return Weighed(tuple(hands), tuple(logs))
+
+    def log_likelihood(self, view: View, theirs: Iterable[Tile],
+                       drawn: Mapping[int, Tile]) -> float:
+        """The log-likelihood of the opponent's choices in the world where it holds
+        ``theirs`` now and drew ``drawn`` (a tile per hidden draw, by history index)."""
+        now = frozenset(theirs)
+        return sum(_GreedyStep(then, view).log(now, drawn, self.floor)
+                   for then in choice_views(view).values())
+
+
+def choice_views(view: View) -> dict[int, View]:
+    """The opponent's view before each of its normal plays that may be a choice (not a
+    luzak, not a Widelec tile laid at once after its draw), by history index, built from
+    the table and the history alone: its own tiles and legal moves left empty, for the
+    caller to fill in from a world (nothing else of the view depends on the hidden tiles).
+    Its ``totals`` are the match's before this hand plus the hand's points then."""
+    opponent = 1 - view.seat
+    history = view.history
+    spec = view.spec
+    score = spec.hand_class.score_placement
+    table = view.new_table_empty()
+    draws = sum(1 for _, mv in history if isinstance(mv, Draw))
+    mine = len(view.hand)  # this seat's tiles before each move, counted back from now
+    for seat, mv in history:
+        if seat == view.seat:
+            mine += isinstance(mv, Play) - isinstance(mv, Draw)
+    points = [0, 0]
+    out: dict[int, View] = {}
+    for i, (seat, move) in enumerate(history):
+        if seat == opponent and isinstance(move, Play) and not move.luzak and not (
+                i and history[i - 1][0] == opponent and isinstance(history[i - 1][1], Draw)):
+            banked = (view.totals[0] - view.hand_points[0], view.totals[1] - view.hand_points[1])
+            out[i] = View(
+                game=view.game, options=view.options, seat=opponent,
+                hand_number=view.hand_number, opener=view.opener, to_move=opponent, hand=(),
+                opponent_tiles=mine,
+                boneyard=None if view.boneyard is None else view.boneyard + draws,
+                table=tuple(table.placements), history=history[:i],
+                hand_points=(points[0], points[1]),
+                totals=(banked[0] + points[0], banked[1] + points[1]),
+                count=table.count if spec.has_count else None, legal_moves=(), result=None,
+                previous=view.previous, free_ports=free_ports_of(table))
+        if isinstance(move, Draw):
+            draws -= 1
+            mine += seat == view.seat
+        elif isinstance(move, Play):
+            mine -= seat == view.seat
+            gain = score(table, move, seat, view.options)
+            points[0] += gain[0]
+            points[1] += gain[1]
+    return out
+
+
+class _Step:
+    """One choice of the opponent's, for the models that weigh worlds one choice at a time:
+    its view then (:func:`choice_views`), the move it made, the table then, the tiles it
+    certainly held then (laid then or later, not drawn after it) and its hidden draws after
+    it, from which a world's tiles then follow (:meth:`held`)."""
+
+    def __init__(self, then: View, view: View) -> None:
+        self.at = at = len(then.history)
+        history = view.history
+        opponent = then.seat
+        self.then = then
+        self.move = history[at][1]
+        self.table = then.new_table()
+        # a tile laid at once after the opponent drew it was drawn, not held then
+        after_draw = {j for j in range(at + 1, len(history))
+                      if history[j][0] == opponent and isinstance(history[j][1], Play)
+                      and history[j - 1][0] == opponent and isinstance(history[j - 1][1], Draw)}
+        self.later = frozenset(mv.tile for j, (s, mv) in enumerate(history) if j >= at
+                               and s == opponent and isinstance(mv, Play)
+                               and j not in after_draw)
+        self.draws = tuple(j for j in range(at + 1, len(history))
+                           if history[j][0] == opponent and isinstance(history[j][1], Draw)
+                           and j + 1 not in after_draw)
+
+    def held(self, now: frozenset[Tile], drawn: Mapping[int, Tile]) -> frozenset[Tile]:
+        """The opponent's tiles then, had it held ``now`` and drawn ``drawn`` (a tile per
+        hidden draw, by history index)."""
+        return (now | self.later).difference(drawn[j] for j in self.draws)
+
+    def holding(self, held: Iterable[Tile]) -> tuple[tuple[Tile, ...], list[Play]]:
+        """(``held`` in tile order, the normal plays it has then: its legal moves, since the
+        move made was one)."""
+        tiles = tuple(sorted(held, key=_index))
+        return tiles, self.table.normal_plays(tiles)
+
+
+class _GreedyStep(_Step):
+    """A :class:`_Step` for :class:`GreedyModel`: every normal play's class of equivalent
+    moves then, the tiles the opponent is proven to lack then (by value, whatever it
+    holds), and the log-likelihoods already found for a hand held then."""
+
+    def __init__(self, then: View, view: View) -> None:
+        super().__init__(then, view)
+        quartets = then.spec.scoring == "quartets"
+        on_table = {p.tile for p in then.table}
+        plays = self.table.normal_plays(tuple(t for t in TILES if t not in on_table))
+        self.classes = dict(zip(plays, representatives(self.table, plays, quartets),
+                                strict=True))
+        values = proven_values(then)
+        self.absent = frozenset(t for t in TILES if t.hi in values or t.lo in values)
+        self.known: dict[frozenset[Tile], float] = {}
+
+    def log(self, now: frozenset[Tile], drawn: Mapping[int, Tile], floor: float) -> float:
+        """The log-probability of the move made, had the opponent held ``now`` and drawn
+        ``drawn``: ``floor / classes``, plus ``1 - floor`` if it is (in the class of) the
+        greedy's with the tiles held then."""
+        held = self.held(now, drawn)
+        found = self.known.get(held)
+        if found is not None:
+            return found
+        tiles, legal = self.holding(held)
+        classes = {self.classes[m] for m in legal}
+        log = 0.0
+        if len(classes) > 1:
+            wanted = greedy_move_holding(self.then, tiles, legal, self.absent)
+            same = self.classes[wanted] == self.classes[self.move]  # type: ignore[index]
+            log = math.log(floor / len(classes) + (1.0 - floor) * same)
+        self.known[held] = log
+        return log
+
+
+class MixedModel:
+    """Which kind of player is the opponent? Models of different kinds (``models``: each
+    with its prior share), each a :class:`WeighingModel`, weighed against each other by how
+    well each explains the opponent's choices so far (Bayesian model averaging): each
+    model's posterior share is its prior times its evidence (:meth:`Weighed.evidence`), and
+    the beliefs are each model's hands weighted by their share of its likelihood, times the
+    model's posterior share. A greedy opponent's choices soon make the greedy model all
+    but certain, a searching one's the searching model. Where any model declines, so does
+    the mixture (the rules' posterior then)."""
+
+    native_only = True
+
+    def __init__(self, models: Sequence[tuple[float, WeighingModel]]) -> None:
+        if not models or any(not prior > 0.0 for prior, _ in models):
+            raise ValueError("a mixture needs at least one model, each with a prior share "
+                             "above 0")
+        self.models = tuple(models)
+
+    def beliefs(self, view: View, rng: random.Random,
+                deadline: float | None = None) -> Beliefs | None:
+        found = self.weighed(view, rng, deadline)
+        if found is None:
+            return None
+        shares, parts = found
+        weights: dict[tuple[Tile, ...], float] = {}
+        for share, part in zip(shares, parts, strict=True):
+            for hand, w in part.shares().items():
+                weights[hand] = weights.get(hand, 0.0) + share * w
+        return Beliefs(tuple(weights), tuple(weights.values()))
+
+    def weighed(self, view: View, rng: random.Random, deadline: float | None = None
+                ) -> tuple[tuple[float, ...], tuple[Weighed, ...]] | None:
+        """(each model's posterior share, its weighed worlds), or None where one declines."""
+        parts: list[Weighed] = []
+        for _, model in self.models:
+            found = model.weighed(view, rng, deadline)
+            if found is None:
+                return None
+            parts.append(found)
+        evidence = [math.log(prior) + part.evidence()
+                    for (prior, _), part in zip(self.models, parts, strict=True)]
+        top = max(evidence)
+        odds = [math.exp(e - top) for e in evidence]
+        return tuple(x / sum(odds) for x in odds), tuple(parts)
+
+
+__all__ = ["ChoiceModel", "GreedyModel", "MixedModel", "OpponentModel", "SearchingModel",
+           "Weighed", "WeighingModel", "choice_views"]

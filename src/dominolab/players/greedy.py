@@ -122,10 +122,21 @@ class GreedyPlayer:
             return legal[0]
         if native.enabled():
             return native.greedy_choice(view)
-        absent = proven_absent(view)
-        candidates = [t for t in view.unseen() if t not in absent]
-        return expected_choice(legal, view.new_table(), view.seat, view.hand, candidates,
-                               view.opponent_tiles, view.options, view.game)
+        return greedy_move_holding(view, view.hand, legal, proven_absent(view))
+
+
+def greedy_move_holding(view: View, held: Sequence[Tile], legal: Sequence[Move],
+                        absent: Iterable[Tile]) -> Move:
+    """The expected-answer greedy's move in ``view`` had its seat held ``held`` (its legal
+    moves then ``legal``) instead of its own tiles: how a greedy opponent would have played
+    with other tiles (:class:`dominolab.players.beliefs.GreedyModel`). ``absent``: tiles the
+    seat's opponent is proven not to hold (any held or on the table are ignored)."""
+    if native.enabled():
+        return native.greedy_choice_holding(view, held, absent)
+    seen = {*held, *(p.tile for p in view.table), *absent}
+    candidates = [t for t in TILES if t not in seen]
+    return expected_choice(legal, view.new_table(), view.seat, held, candidates,
+                           view.opponent_tiles, view.options, view.game)
 
 
 def greedy_expected_move(hand: Hand[Any]) -> Move:
@@ -188,4 +199,4 @@ class WorstCaseGreedyPlayer:
 
 
 __all__ = ["GreedyPlayer", "WorstCaseGreedyPlayer", "expected_best", "expected_choice",
-           "expected_score", "greedy_expected_move"]
+           "expected_score", "greedy_expected_move", "greedy_move_holding"]

@@ -40,8 +40,7 @@ from typing import Final
 #: 40 worlds: that is plain ``pimc`` in the Luzak games, but plain ``pimc`` deals 64 worlds
 #: in Widelec, so Widelec's records name ``pimc:40w``. ``hard`` is the expert at 40,000
 #: iterations (its 3 s ceiling never decides a move on this machine: docs/strength.md),
-#: reading its opponent's choices; Widelec's records were run before it read them, but
-#: there the reading declines and the expert plays the same moves (tests/test_beliefs.py)
+#: reading which kind of player its opponent is and what its choices say of its tiles
 LEVEL_SPECS: Final[dict[str, dict[str, str]]] = {
     "luzak": {"easy": "greedy", "medium": "pimc", "hard": "expert:40000w"},
     "luzak-line": {"easy": "greedy", "medium": "pimc", "hard": "expert:40000w"},

@@ -40,7 +40,7 @@ from dominolab.core.equivalence import representatives
 from dominolab.core.worlds import Beliefs, HiddenWorlds, Limit, hand_from_view, opponent_limits
 from dominolab.native import search as native_search
 from dominolab.players.base import Budget, legal_moves_of
-from dominolab.players.beliefs import OpponentModel, SearchingModel
+from dominolab.players.beliefs import GreedyModel, MixedModel, OpponentModel, SearchingModel
 from dominolab.players.greedy import greedy_expected_move
 
 #: spread (logistic scale) of one hand's point margin, per game, from greedy self-play
@@ -532,25 +532,31 @@ class ClassicPimcPlayer(_MonteCarlo):
     default = Budget(worlds=40, seconds=3.0)
 
 
-def reading_model() -> SearchingModel:
+def reading_model() -> MixedModel:
     """The expert's model of the opponent, chosen by duplicate-match experiments
-    (docs/strength.md, "Paired on the same deals"): each world weighed by how likely a
-    searching opponent's choices so far were in it (8 deals a small PIMC, temperature 3
-    points, floor 0.1), at most 400 of those choices valued a move, started afresh at every
-    move so that its beliefs are a function of the view (the web app makes its computer
-    anew for each move)."""
-    return SearchingModel(tau=3.0, work=400, carry=False)
+    (docs/strength.md, "Paired on the same deals" and "Which kind of player"): is the
+    opponent a searching player or a greedy one, even odds at first, weighed by how well
+    each explains its choices so far (:class:`~dominolab.players.beliefs.MixedModel`).
+    Searching: each world weighed by how likely a searching opponent's choices were in it
+    (8 deals a small PIMC, temperature 3 points, floor 0.1), at most 400 of those choices
+    valued a move. Greedy: 256 worlds, each weighed by whether the expected-answer greedy
+    would have made each choice in it (floor 0.1). Both start afresh at every move, so the
+    beliefs are a function of the view (the web app makes its computer anew for each
+    move)."""
+    return MixedModel([(0.5, GreedyModel()),
+                       (0.5, SearchingModel(tau=3.0, work=400, carry=False))])
 
 
 class ExpertPlayer(_Ismcts):
     """The strongest honest player: information-set MCTS over worlds consistent with
     everything the opponent's moves proved, each weighed by how likely the opponent's
-    choices were in it (:func:`reading_model`), valued by the chance to win the match.
-    Budget: ``worlds`` is the number of search iterations (one sampled world each).
-    ``reading=False``: the rules' exact posterior alone, as the expert was before the model
-    (``expert-plain``); where the model declines (Widelec, and before the opponent's first
-    choice) the two are the same player, move for move. On the pure-Python path the expert
-    does not read (the model's small searches would take many seconds a move there)."""
+    choices were in it, read as a greedy or a searching player's (:func:`reading_model`),
+    valued by the chance to win the match. Budget: ``worlds`` is the number of search
+    iterations (one sampled world each). ``reading=False``: the rules' exact posterior
+    alone, as the expert was before the model (``expert-plain``); where the model declines
+    (before the opponent's first choice) the two are the same player, move for move. On the
+    pure-Python path the expert does not read (the model's small searches would take many
+    seconds a move there)."""
 
     name = "expert"
     default = Budget(worlds=40_000, seconds=3.0)
@@ -562,8 +568,9 @@ class ExpertPlayer(_Ismcts):
         self.opponent_model = reading_model() if reading else None
 
     def _beliefs(self, view: View, deadline: float | None) -> Beliefs | None:
-        if isinstance(self.opponent_model, SearchingModel) and not native.enabled():
-            return None  # the reading is hundreds of small searches: the native path's alone
+        if self.opponent_model is not None and self.opponent_model.native_only \
+                and not native.enabled():
+            return None  # the reading replays worlds and searches: the native path's alone
         return super()._beliefs(view, deadline)
 
 
