@@ -64,9 +64,9 @@ ANCHOR: Final = ("easy", 1500.0)
 #: the published fixed ratings: game -> level -> rating (the fit of :data:`LEVEL_RECORDS`,
 #: rounded; docs/strength.md)
 LEVEL_RATINGS: Final[dict[str, dict[str, int]]] = {
-    "luzak": {"easy": 1500, "medium": 1792, "hard": 1934},
-    "luzak-line": {"easy": 1500, "medium": 1729, "hard": 1809},
-    "widelec": {"easy": 1500, "medium": 1615, "hard": 1679},
+    "luzak": {"easy": 1500, "medium": 1808, "hard": 1949},
+    "luzak-line": {"easy": 1500, "medium": 1738, "hard": 1824},
+    "widelec": {"easy": 1500, "medium": 1625, "hard": 1709},
 }
 
 #: the rating deviation a level plays with as a person's opponent: its rating is known to
