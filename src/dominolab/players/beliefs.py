@@ -271,6 +271,16 @@ def _index(tile: Tile) -> int:
     return tile.index
 
 
+def _falls_short(deadline: float | None, have: int, tried: int, started: float,
+                 least: int) -> bool:
+    """On the clock (a ``deadline``), whether the worlds weighed so far, ``have`` of
+    ``tried`` since ``started``, will at that rate fall short of ``least`` by the deadline."""
+    if deadline is None or not tried:
+        return False
+    now = time.perf_counter()
+    return have + (deadline - now) * tried / (now - started) < least
+
+
 def _sample(worlds: HiddenWorlds, rng: random.Random) -> tuple[list[Tile], dict[int, Tile]]:
     """One world of the exact posterior: (the opponent's tiles now, the tiles of its hidden
     draws by history index, none in the Luzak games)."""
@@ -512,11 +522,9 @@ class SearchingModel:
         least = max(1, self.samples // 4)
         started, tried, cut = time.perf_counter(), 0, False
         for _ in range(max(self.samples - len(particles), self.samples // 4)):
-            if deadline is not None and tried:  # on the clock: will it reach least?
-                now = time.perf_counter()
-                if len(particles) + (deadline - now) * tried / (now - started) < least:
-                    cut = True
-                    break
+            if _falls_short(deadline, len(particles), tried, started, least):
+                cut = True
+                break
             if self._spent(deadline) and particles:
                 break
             tried += 1
@@ -559,11 +567,9 @@ class SearchingModel:
         found: dict[object, tuple[tuple[Tile, ...], float]] = {}
         started, tried, cut = time.perf_counter(), 0, False
         for _ in range(self.samples):
-            if deadline is not None and tried:  # on the clock: will it reach least?
-                now = time.perf_counter()
-                if len(found) + (deadline - now) * tried / (now - started) < least:
-                    cut = True
-                    break
+            if _falls_short(deadline, len(found), tried, started, least):
+                cut = True
+                break
             if self._spent(deadline) and found:
                 break
             tried += 1
