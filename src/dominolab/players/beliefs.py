@@ -330,7 +330,21 @@ class _Pool:
     particles: dict[tuple[Tile, ...], _Particle] = field(default_factory=dict)
 
 
-class SearchingModel:
+class _Weighing:
+    """The beliefs of a model that weighs worlds one by one (:class:`WeighingModel`)."""
+
+    def weighed(self, view: View, rng: random.Random,
+                deadline: float | None = None) -> Weighed | None:
+        raise NotImplementedError
+
+    def beliefs(self, view: View, rng: random.Random,
+                deadline: float | None = None) -> Beliefs | None:
+        """:meth:`weighed`'s worlds as beliefs (None where it declines)."""
+        found = self.weighed(view, rng, deadline)
+        return None if found is None else found.beliefs()
+
+
+class SearchingModel(_Weighing):
     """The opponent as a player that looks ahead (a model fitted to a PIMC opponent):
     at each of its choices, a small PIMC (``pimc_worlds`` deals of the tiles it could not
     see, :class:`~dominolab.players.search.PimcPlayer`) values its legal moves *with the
@@ -475,12 +489,6 @@ class SearchingModel:
                 or (deadline is not None and time.perf_counter() >= deadline))
 
     # beliefs ---------------------------------------------------------------------------
-    def beliefs(self, view: View, rng: random.Random,
-                deadline: float | None = None) -> Beliefs | None:
-        """:meth:`weighed`'s worlds as beliefs (None where it declines)."""
-        found = self.weighed(view, rng, deadline)
-        return None if found is None else found.beliefs()
-
     def weighed(self, view: View, rng: random.Random,
                 deadline: float | None = None) -> Weighed | None:
         """The opponent's possible hands now, weighted by its choices so far; None before
@@ -592,7 +600,7 @@ class SearchingModel:
                        tuple(log for _, log in found.values()))
 
 
-class GreedyModel:
+class GreedyModel(_Weighing):
     """The opponent as the expected-answer greedy (:class:`~dominolab.players.greedy.
     GreedyPlayer`: the ``easy`` level, and a player who takes the points in front of it
     while minding the answer): at each of its choices it makes the greedy's move (its class
@@ -616,12 +624,6 @@ class GreedyModel:
             raise ValueError(f"the floor must be above 0 and at most 1, not {floor!r}")
         self.samples = samples
         self.floor = floor
-
-    def beliefs(self, view: View, rng: random.Random,
-                deadline: float | None = None) -> Beliefs | None:
-        """:meth:`weighed`'s worlds as beliefs (None where it declines)."""
-        found = self.weighed(view, rng, deadline)
-        return None if found is None else found.beliefs()
 
     def weighed(self, view: View, rng: random.Random,
                 deadline: float | None = None) -> Weighed | None:
