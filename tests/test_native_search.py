@@ -6,6 +6,7 @@ and a ValueError, never a crash, for nonsense."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 from collections.abc import Callable, Iterator
@@ -347,6 +348,35 @@ def test_the_python_search_is_the_reference_in_the_true_world() -> None:
     assert compared > 100
 
 
+def test_a_greedy_opponent_is_followed_into_the_greedy_reply() -> None:
+    """The opponent read as a greedy player for certain (``greedy`` 1): at its nodes of the
+    tree it makes the expected-answer greedy's move, the playouts' own. So, in the true
+    world with one root move searched, the second iteration (the root move, then the
+    opponent's node expanded by the greedy's move, then the playout) plays the first's
+    playout again, move for move, and the mean value is that one playout's; read as
+    searching (``greedy`` 0) the opponent's node is expanded by any of its moves, and the
+    mean moves. The readable search and the native one agree on both paths."""
+    compared = moved = 0
+    for game, options in OPTION_SETS[::2]:
+        for match, view in _positions(game, options, range(1), every=3):
+            for move in view.legal_moves[:4] if len(view.legal_moves) > 1 else ():
+                found: dict[tuple[float, int, bool], float] = {}
+                for greedy, worlds, pure in [(1.0, 1, False), (1.0, 2, False), (1.0, 2, True),
+                                             (0.0, 2, False)]:
+                    with native.pure() if pure else contextlib.nullcontext():
+                        values = OmniscientPlayer(random.Random(1))._search(
+                            view, Budget(worlds=worlds), match.hand.copy(), only=[move],
+                            greedy=greedy)
+                    found[greedy, worlds, pure] = next(v.value for v in values
+                                                       if v.move == move)
+                assert found[1.0, 2, False] == pytest.approx(found[1.0, 1, False], abs=1e-12)
+                assert found[1.0, 2, True] == pytest.approx(found[1.0, 2, False], abs=1e-12)
+                moved += abs(found[0.0, 2, False] - found[1.0, 1, False]) > 1e-9
+                compared += 1
+    assert compared > 100
+    assert moved > compared // 5
+
+
 def test_win_at_once_is_worth_one() -> None:
     """Widelec, win at once: a move that reaches the target now wins the match, so its
     estimated chance is exactly 1, whatever follows."""
@@ -447,6 +477,10 @@ def test_bad_arguments_raise_value_error() -> None:
         {**args, "seed": -1},
         {**args, "seed": 1 << 64},
         {**args, "seed": 1.5},
+        {**args, "greedy": 1.5},  # the opponent's greedy share is a chance
+        {**args, "greedy": -0.1},
+        {**args, "greedy": float("nan")},
+        {**args, "greedy": "all"},
         {**args, "world": (0, [])},
         {**args, "world": (first_unseen, [0])},
     ]

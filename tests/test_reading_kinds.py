@@ -225,6 +225,10 @@ def test_the_mixture_is_its_parts_weighed_by_their_evidence() -> None:
         for hand, w in part.shares().items():
             expected[hand] = expected.get(hand, 0.0) + share * w
     assert dict(zip(beliefs.hands, beliefs.weights, strict=True)) == pytest.approx(expected)
+    assert model.beliefs_of(*found) == beliefs
+    # read as greedy this far, the opponent makes the greedy's move but for the floor
+    assert model.greedy_chance((share_g, share_s)) == pytest.approx(share_g * 0.9)
+    assert model.greedy_chance((0.0, 1.0)) == 0.0
 
 
 def test_weighed_worlds_evidence_and_shares() -> None:
@@ -324,3 +328,30 @@ def test_the_searching_model_reads_widelec_afresh() -> None:
         assert replay(hand, view, tuple(theirs), drawn, visit=visit) is not None
         logs.append(sum(choices))
     assert found.logs == pytest.approx(logs, abs=1e-9)
+
+
+def test_the_expert_follows_a_greedy_opponent_as_far_as_it_reads_it_so() -> None:
+    """An expert that :attr:`~dominolab.players.search.ExpertPlayer.exploits` its reading
+    hands its search the chance that the opponent makes the greedy's move at a choice: the
+    greedy model's posterior share times 1 less its floor, with the mixture's beliefs;
+    one that does not hands 0, with the same beliefs; where the mixture declines, the
+    rules' posterior and 0."""
+    _, view = _hand_of("luzak", "greedy", 1, 8)
+    small = MixedModel([(0.5, GreedyModel(samples=32)),
+                        (0.5, SearchingModel(samples=8, pimc_worlds=2, carry=False))])
+    found = small.weighed(view, random.Random(9))
+    assert found is not None
+    chance = small.greedy_chance(found[0])
+    assert chance > 0.5  # a greedy opponent's choices are read as a greedy player's
+    for exploits in (True, False):
+        expert = ExpertPlayer(random.Random(9))
+        expert.opponent_model, expert.exploits = small, exploits
+        beliefs, greedy = expert._reading(view, None)
+        assert beliefs == small.beliefs_of(*found)
+        assert greedy == (chance if exploits else 0.0)
+    fresh = Match("luzak", seed=2)
+    expert = ExpertPlayer(random.Random(9))
+    expert.opponent_model, expert.exploits = small, True
+    assert expert._reading(fresh.view(fresh.to_move or 0), None) == (None, 0.0)
+    with native.pure():  # the pure path does not read
+        assert expert._reading(view, None) == (None, 0.0)

@@ -59,8 +59,8 @@ class _HandSeer(ExpertPlayer):
         self._theirs = tuple(sorted(hand.hands[1 - view.seat], key=lambda t: t.index))
         return self.choose(view, budget)
 
-    def _beliefs(self, view: View, deadline: float | None) -> Beliefs | None:
-        return Beliefs((self._theirs,), (1.0,))
+    def _reading(self, view: View, deadline: float | None) -> tuple[Beliefs | None, float]:
+        return Beliefs((self._theirs,), (1.0,)), 0.0
 
 
 def _register(name: str) -> None:
@@ -99,6 +99,14 @@ def _register(name: str) -> None:
             return player
 
         PLAYERS[name] = reads_searching
+        return
+    elif name == "expert-exploits":  # the expert following a greedy opponent's moves
+        def exploits(seed: int) -> ExpertPlayer:
+            player = ExpertPlayer(random.Random(f"dominolab/player/expert/{seed}"))
+            player.exploits = True
+            return player
+
+        PLAYERS[name] = exploits
         return
     elif name == "expert-sees-hand":
         base, attrs = _HandSeer, {}

@@ -15,7 +15,10 @@ carries its worlds through the hand as it would there; for MODEL ``greedy``, to
 :class:`~dominolab.players.beliefs.GreedyModel` (the opponent read as the expected-answer
 greedy); for MODEL ``reading``, to the expert's own model
 (:func:`~dominolab.players.search.reading_model`: is the opponent a greedy or a searching
-player?). Where a model declines (in Widelec, or before the opponent has chosen) the rules
+player?); for MODEL ``searching-fresh:N,K,W,T,F``, to the searching model as the expert
+uses it, started afresh at every view (N worlds, at most K choices valued, W deals, T, F;
+``searching-fresh`` alone: the expert's own 64, 400, 8, 3, 0.1), which reads Widelec too.
+Where a model declines (in Widelec, or before the opponent has chosen) the rules
 alone stand in. From the weighted hands, each
 unseen tile's chance of being in the opponent's hand is scored against the truth:
 
@@ -53,7 +56,8 @@ def score(game: str, opponent: str, positions: int,
         match = Match(game, seed=seed)
         players = [make_player(opponent, 2 * seed), make_player(opponent, 2 * seed + 1)]
         stop = random.Random(seed).randrange(4, 12)
-        searching = {m: _searching(m) for m in models if m.startswith("searching")}
+        searching = {m: _searching(m) for m in models if m.startswith("searching")
+                     and not m.startswith("searching-fresh")}
         rngs = {m: random.Random(seed) for m in searching}
         laid = 0
         while not match.is_over and match.hand_number == 1:
@@ -70,6 +74,9 @@ def score(game: str, opponent: str, positions: int,
                             model, rng = searching[name], rngs[name]
                         elif name in _FRESH:
                             model = _FRESH[name]()
+                            rng = random.Random(seed)
+                        elif name.startswith("searching-fresh"):
+                            model = _searching_fresh(name)
                             rng = random.Random(seed)
                         else:
                             sharpness, floor = (float(x) for x in name.split(","))
@@ -92,6 +99,13 @@ def _searching(name: str) -> SearchingModel:
     given = name.split(":")[1].split(",")
     samples, keep, worlds, tau, floor = given + ["64", "128", "8", "2", "0.1"][len(given):]
     return SearchingModel(int(samples), int(keep), int(worlds), float(tau), float(floor))
+
+
+def _searching_fresh(name: str) -> SearchingModel:
+    given = name.split(":")[1].split(",") if ":" in name else []
+    samples, work, worlds, tau, floor = given + ["64", "400", "8", "3", "0.1"][len(given):]
+    return SearchingModel(int(samples), max(int(samples), 128), int(worlds), float(tau),
+                          float(floor), work=int(work), carry=False)
 
 
 def _scored(model: OpponentModel, view: View, unseen: list[Tile],

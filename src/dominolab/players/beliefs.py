@@ -794,9 +794,20 @@ class MixedModel:
     def beliefs(self, view: View, rng: random.Random,
                 deadline: float | None = None) -> Beliefs | None:
         found = self.weighed(view, rng, deadline)
-        if found is None:
-            return None
-        shares, parts = found
+        return None if found is None else self.beliefs_of(*found)
+
+    def greedy_chance(self, shares: Sequence[float]) -> float:
+        """The chance that the opponent makes the greedy's move at a choice, as far as the
+        models' posterior ``shares`` read it as a greedy player: each :class:`GreedyModel`'s
+        share times the chance it gives the greedy's move (1 less its floor)."""
+        return sum(share * (1.0 - model.floor)
+                   for share, (_, model) in zip(shares, self.models, strict=True)
+                   if isinstance(model, GreedyModel))
+
+    @staticmethod
+    def beliefs_of(shares: Sequence[float], parts: Sequence[Weighed]) -> Beliefs:
+        """The beliefs of :meth:`weighed`'s models' ``shares`` and weighed worlds: each hand
+        its share of its model's likelihood, times the model's share."""
         weights: dict[tuple[Tile, ...], float] = {}
         for share, part in zip(shares, parts, strict=True):
             for hand, w in part.shares().items():

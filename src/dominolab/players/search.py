@@ -237,6 +237,10 @@ class _MonteCarlo:
     playout = staticmethod(greedy_playout)
     #: a model of the opponent's choices that weighs the worlds (None: the rules alone)
     opponent_model: OpponentModel | None = None
+    #: the tree search only: where the model reads the opponent as a greedy player
+    #: (:meth:`MixedModel.greedy_chance`), the opponent makes the greedy's move at its
+    #: choices in the tree that often, instead of the move UCB picks for it
+    exploits = False
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
@@ -285,7 +289,7 @@ class _MonteCarlo:
         # each class of equivalent moves is played out once, by its representative
         rep = _class_index(view, legal)
         searched = [i for i in range(len(legal)) if rep[i] == i]
-        sampler = (WorldSampler(view, self.rng, limits, self._beliefs(view, deadline))
+        sampler = (WorldSampler(view, self.rng, limits, self._reading(view, deadline)[0])
                    if true_hand is None else None)
         done = 0
         while done < worlds:
@@ -318,7 +322,8 @@ class _MonteCarlo:
 
     def _search_native(self, view: View, budget: Budget | None,
                        true_hand: Hand[Any] | None, *,
-                       only: Sequence[Move] | None = None) -> list[MoveValue]:
+                       only: Sequence[Move] | None = None,
+                       greedy: float | None = None) -> list[MoveValue]:
         """:meth:`_search` on the native path: the same search and the same results."""
         legal_moves_of(view)  # ValueError if the seat is not to move
         count, deadline = self._plan(budget)
@@ -332,13 +337,14 @@ class _MonteCarlo:
             limits = opponent_limits(view) if self.inference and true_hand is None else ()
             if true_hand is not None:
                 count = 1
-        beliefs = self._beliefs(view, deadline) if true_hand is None else None
+        beliefs, read = self._reading(view, deadline) if true_hand is None else (None, 0.0)
         seconds = None if deadline is None else deadline - time.perf_counter()
         sums = native_search.search(
             view, kind=self.kind, value=value if matched else None,
             need=value.need if value.at_once and matched else None, iterations=count,
             seconds=seconds, exploration=self.exploration, seed=self.rng.getrandbits(64),
-            limits=limits, true_hand=true_hand, only=only, beliefs=beliefs)
+            limits=limits, true_hand=true_hand, only=only, beliefs=beliefs,
+            greedy=read if greedy is None else greedy)
         results = []
         for t in sums:
             mean = t.value / t.count if t.count else 0.0
@@ -355,16 +361,24 @@ class _MonteCarlo:
         return [results[i] for i in order]
 
 
-    def _beliefs(self, view: View, deadline: float | None) -> Beliefs | None:
-        """The worlds weighted by :attr:`opponent_model`, or None without one (or where it
-        declines: the exact posterior then). Under a ``deadline`` the model has half the
-        time left, the search the rest."""
-        if self.opponent_model is None:
-            return None
+    def _reading(self, view: View, deadline: float | None) -> tuple[Beliefs | None, float]:
+        """(the worlds weighted by :attr:`opponent_model`, or None without one or where it
+        declines: the exact posterior then; the chance that the opponent makes the greedy's
+        move at its choices in the tree, 0 unless the player :attr:`exploits` a model that
+        reads greedy players). Under a ``deadline`` the model has half the time left, the
+        search the rest."""
+        model = self.opponent_model
+        if model is None:
+            return None, 0.0
         if deadline is not None:
             now = time.perf_counter()
             deadline = now + max(deadline - now, 0.0) / 2
-        return self.opponent_model.beliefs(view, self.rng, deadline)
+        if self.exploits and isinstance(model, MixedModel):
+            found = model.weighed(view, self.rng, deadline)
+            if found is None:
+                return None, 0.0
+            return model.beliefs_of(*found), model.greedy_chance(found[0])
+        return model.beliefs(view, self.rng, deadline), 0.0
 
 
 def _class_index(view: View, legal: Sequence[Move]) -> list[int]:
@@ -394,7 +408,9 @@ class _Ismcts(_MonteCarlo):
     """Single-observer information-set MCTS (Cowling, Powley and Whitehouse, 2012): each
     iteration samples a world allowed by the view, walks the one shared tree by UCB over the
     moves legal in that world, adds a node, finishes the hand with a greedy playout and
-    backs up the match value."""
+    backs up the match value. An opponent read as a greedy player (:attr:`exploits`) makes,
+    at its nodes with a choice and with the chance read, the expected-answer greedy's move
+    (the playouts' policy) instead of the one UCB picks for it."""
 
     kind: native_search.Kind = "ismcts-expected"
     playout = staticmethod(expected_greedy_playout)
@@ -404,9 +420,12 @@ class _Ismcts(_MonteCarlo):
     margin_weight = 0.3
 
     def _search(self, view: View, budget: Budget | None, true_hand: Hand[Any] | None, *,
-                only: Sequence[Move] | None = None) -> list[MoveValue]:
+                only: Sequence[Move] | None = None,
+                greedy: float | None = None) -> list[MoveValue]:
+        """The search; ``greedy``: the chance that the opponent makes the greedy's move at
+        its choices in the tree (None: as :meth:`_reading` finds)."""
         if native.enabled():
-            return self._search_native(view, budget, true_hand, only=only)
+            return self._search_native(view, budget, true_hand, only=only, greedy=greedy)
         legal = list(legal_moves_of(view))
         iterations, deadline = self._plan(budget)
         quartets = view.spec.scoring == "quartets"
@@ -423,8 +442,10 @@ class _Ismcts(_MonteCarlo):
         root = _Node(None, 1 - me)
         margins: dict[int, float] = {}
         chances: dict[int, float] = {}
-        sampler = (WorldSampler(view, self.rng, limits, self._beliefs(view, deadline))
-                   if true_hand is None else None)
+        beliefs, read = self._reading(view, deadline) if true_hand is None else (None, 0.0)
+        if greedy is None:
+            greedy = read
+        sampler = WorldSampler(view, self.rng, limits, beliefs) if true_hand is None else None
         c = self.exploration
         log = math.log
         sqrt = math.sqrt
@@ -437,15 +458,32 @@ class _Ismcts(_MonteCarlo):
             first = 0
             reached = False
             while state.result is None:
-                moves = state.legal_moves()
+                legal_now = moves = state.legal_moves()
+                reps = moves
                 if len(moves) > 1:  # a class of equivalent moves is one move of the tree
-                    moves = list(dict.fromkeys(representatives(state.table, moves, quartets)))
+                    reps = representatives(state.table, moves, quartets)
+                    moves = list(dict.fromkeys(reps))
                 if allowed is not None and node is root:
                     moves = [m for m in moves if id(m) in allowed]
                 children = node.children
                 fresh = [m for m in moves if id(m) not in children]
-                if fresh:
-                    move = fresh[0] if len(fresh) == 1 else fresh[randrange(len(fresh))]
+                pick = None  # the opponent read as a greedy player makes the greedy's move
+                if greedy and state.to_move != me and len(moves) > 1 \
+                        and self.rng.random() < greedy:
+                    pick = reps[legal_now.index(greedy_expected_move(state))]
+                if pick is not None and id(pick) in children:
+                    move = pick
+                    child = children[id(pick)]
+                    fresh = []
+                    for m in moves:
+                        ch = children.get(id(m))
+                        if ch is not None:
+                            ch.seen += 1
+                elif pick is not None or fresh:
+                    if pick is None:
+                        move = fresh[0] if len(fresh) == 1 else fresh[randrange(len(fresh))]
+                    else:
+                        move, fresh = pick, [pick]
                     child = _Node(move, state.to_move)
                     children[id(move)] = child
                     for m in moves:
@@ -567,11 +605,11 @@ class ExpertPlayer(_Ismcts):
         super().__init__(rng)
         self.opponent_model = reading_model() if reading else None
 
-    def _beliefs(self, view: View, deadline: float | None) -> Beliefs | None:
+    def _reading(self, view: View, deadline: float | None) -> tuple[Beliefs | None, float]:
         if self.opponent_model is not None and self.opponent_model.native_only \
                 and not native.enabled():
-            return None  # the reading replays worlds and searches: the native path's alone
-        return super()._beliefs(view, deadline)
+            return None, 0.0  # the reading replays worlds and searches: native path only
+        return super()._reading(view, deadline)
 
 
 class OmniscientPlayer(_Ismcts):

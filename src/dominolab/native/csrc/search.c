@@ -626,6 +626,7 @@ typedef struct {
     long long iterations;
     double seconds;                 /* 0: no time limit */
     double exploration;
+    double greedy;                  /* ismcts: chance the opponent makes the greedy's move */
     int ismcts;
     int expected;                   /* kind 'pimc-expected': expected-answer greedy playouts */
     /* the totals, by root move in legal order */
@@ -920,8 +921,30 @@ static int run_ismcts(Search *s) {
             }
             int32_t child;
             int move;
-            if (nf) {
-                int pick = nf == 1 ? fresh[0] : fresh[rng_below(&s->rng, nf)];
+            /* the opponent read as a greedy player: at its node, with chance s->greedy, it
+             * makes the expected-answer greedy's move (its class's), expanded if new */
+            int pick = -1;
+            if (s->greedy > 0 && st.to_move == opp && nm > 1
+                && (double)(rng_next(&s->rng) >> 11) * 0x1.0p-53 < s->greedy) {
+                int8_t canon[MAX_PORTS];
+                canon_ports(&st, canon);
+                int g = canon_code(st_greedy_expected_choice(&st, 0), canon);
+                for (int i = 0; i < nm; i++)
+                    if (moves[i] == g)
+                        pick = i;
+            }
+            if (pick >= 0 && kids[pick] >= 0) {
+                child = kids[pick];
+                move = moves[pick];
+                nf = 0;
+                for (int i = 0; i < nm; i++)
+                    if (kids[i] >= 0)
+                        pool.at[kids[i]].seen++;
+            } else if (pick >= 0 || nf) {
+                if (pick < 0)
+                    pick = nf == 1 ? fresh[0] : fresh[rng_below(&s->rng, nf)];
+                else
+                    nf = 1;
                 move = moves[pick];
                 child = pool_add(&pool, move, st.to_move);
                 if (child < 0) {
@@ -992,7 +1015,8 @@ static int run_ismcts(Search *s) {
 }
 
 const char dl_search_doc[] =
-    "search(rules, position, limits, value, budget, kind, seed, world=None, only=None)\n--\n\n"
+    "search(rules, position, limits, value, budget, kind, seed, world=None, only=None, "
+    "greedy=0)\n--\n\n"
     "Search one position as dominolab.players.search does and return, for each root legal\n"
     "move in legal order, (code, count, value_sum, margin_sum, chance_sum): count is the\n"
     "worlds (pimc) or the visits (ismcts), margin_sum the summed point margin gained from\n"
@@ -1010,19 +1034,21 @@ const char dl_search_doc[] =
     "seed: 0..2**64-1.\n"
     "world: None (sample worlds) or (opponent mask, the rest in order).\n"
     "only: None (search every root move) or the codes of the root moves to search (the\n"
-    "others get zero totals). Equivalent root moves (dominolab.core.equivalence) are one\n"
+    "others get zero totals). greedy: 0..1 (0 unless given), ismcts: the chance that the\n"
+    "opponent, at each of its nodes with a choice, makes the expected-answer greedy's move\n"
+    "(a model of a greedy opponent) instead of the move UCB picks for it. Equivalent root moves (dominolab.core.equivalence) are one\n"
     "move: searched once, by their representative, and given the same totals.\n"
     "ValueError for nonsense; MemoryError if the tree cannot grow.";
 
 PyObject *dl_search(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *names[] = {"rules", "position", "limits", "value", "budget", "kind", "seed",
-                            "world", "only", NULL};
+                            "world", "only", "greedy", NULL};
     PyObject *rules, *position, *limits, *value, *budget, *kind, *seed, *world = Py_None;
-    PyObject *only = Py_None;
+    PyObject *only = Py_None, *greedy = NULL;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOO|OO:search", names, &rules,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOO|OOO:search", names, &rules,
                                      &position, &limits, &value, &budget, &kind, &seed,
-                                     &world, &only))
+                                     &world, &only, &greedy))
         return NULL;
     Search *s = calloc(1, sizeof(Search));
     if (s == NULL)
@@ -1061,7 +1087,8 @@ PyObject *dl_search(PyObject *self, PyObject *args, PyObject *kwargs) {
               || as_double(PySequence_Fast_GET_ITEM(b, 2), 0.0, 1e6, "exploration",
                            &s->exploration);
     Py_DECREF(b);
-    if (err)
+    if (err || (greedy != NULL
+                && as_double(greedy, 0.0, 1.0, "the opponent's greedy share", &s->greedy)))
         goto done;
     if (world != Py_None) {
         if (read_world(world, &s->pos, &s->world_opp, s->world_rest))
