@@ -26,6 +26,7 @@ from dominolab.players.ratings import (
     read_records,
     results_of,
 )
+from dominolab.players.ratings import main as ratings_main
 from dominolab.players.search import ExpertPlayer, PimcPlayer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -116,3 +117,18 @@ def test_the_records_named_are_committed() -> None:
             run = json.loads((RECORDS / name).read_text(encoding="utf-8"))
             assert run["game"] == game
     assert results_of("luzak", read_records(RECORDS, "luzak"))[0].matches > 0
+
+
+def test_the_fit_without_its_records_says_so(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """``python -m dominolab.players.ratings FOLDER`` with a record missing or broken names
+    the game and the record, and fits the games it can: no traceback."""
+    for name in LEVEL_RECORDS["widelec"]:
+        (tmp_path / name).write_text((RECORDS / name).read_text(encoding="utf-8"),
+                                     encoding="utf-8")
+    (tmp_path / LEVEL_RECORDS["luzak-line"][0]).write_text("not json", encoding="utf-8")
+    assert ratings_main([str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    assert out.startswith("widelec: easy 1500.0")
+    assert "luzak: cannot fit the levels from" in err and LEVEL_RECORDS["luzak"][0] in err
+    assert "luzak-line: cannot fit the levels from" in err

@@ -249,9 +249,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Print each game's fit from the records in the folder given (docs/strength)."""
     args = list(sys.argv[1:] if argv is None else argv)
     folder = Path(args[0] if args else "docs/strength")
+    status = 0
     for game in LEVEL_RECORDS:
-        fitted = fit_game(folder, game)
-        results = results_of(game, read_records(folder, game))
+        try:
+            results = results_of(game, read_records(folder, game))
+            fitted = fit(results)
+        except (OSError, ValueError) as err:  # a record missing or not an arena record
+            print(f"{game}: cannot fit the levels from {folder}: {err}", file=sys.stderr)
+            status = 2
+            continue
         print(f"{game}: " + ", ".join(f"{level} {fitted[level].rating:.1f} ± "
                                        f"{fitted[level].error:.1f}"
                                        for level in LEVEL_SPECS[game]))
@@ -260,7 +266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             predicted = expected(fitted[r.a].rating, fitted[r.b].rating)
             print(f"  {r.a} vs {r.b}: {r.matches} matches, scored {100 * seen:.1f}%, "
                   f"the fit expects {100 * predicted:.1f}%")
-    return 0
+    return status
 
 
 if __name__ == "__main__":
