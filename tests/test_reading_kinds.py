@@ -263,8 +263,9 @@ def test_the_models_decline_widelec_before_any_choice_and_bad_settings() -> None
 
 
 def test_the_expert_reads_which_kind_of_player_its_opponent_is() -> None:
-    """The expert's reading (docs/strength.md, "Which kind of player"): greedy and searching
-    at even odds, the searching model as tuned before; ``expert-plain`` reads nothing."""
+    """The expert's reading (docs/strength.md, "Which kind of player" and "Following a greedy
+    opponent"): greedy and searching at even odds, the searching model as tuned before, and
+    the search follows the opponent read as greedy; ``expert-plain`` reads nothing."""
     expert, plain = make_player("expert", 3), make_player("expert-plain", 3)
     assert isinstance(expert, ExpertPlayer) and isinstance(plain, ExpertPlayer)
     model = expert.opponent_model
@@ -277,6 +278,7 @@ def test_the_expert_reads_which_kind_of_player_its_opponent_is() -> None:
             searching.floor, searching.work, searching.carry) == (64, 128, 8, 3.0, 0.1, 400,
                                                                   False)
     assert plain.opponent_model is None
+    assert expert.exploits  # it follows an opponent read as greedy into the greedy's replies
 
 
 @pytest.mark.parametrize("game", ["luzak", "luzak-line"])

@@ -95,6 +95,15 @@ def test_the_inference_script_runs() -> None:
     assert "searching:4,8\tBrier 0." in lines[2]
 
 
+def test_the_agreement_script_runs() -> None:
+    """The measure of how much a PIMC player's choice says of its hand still runs (a tiny
+    run)."""
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "docs" / "strength" / "agreement.py"), "widelec", "1",
+         "4"], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.startswith("widelec\t4 deals\t") and "\talike " in out.stdout
+
+
 def test_the_world_by_world_prototype_runs() -> None:
     """The world-by-world opponent model's measure still runs (a tiny run)."""
     out = subprocess.run(

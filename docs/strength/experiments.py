@@ -19,7 +19,10 @@ through a hand, or with ``-fresh`` starts afresh at every move, as the web app's
 made anew for each move, would), or
 ``expert-reads-searching``, the expert as it was before it asked which kind of player its
 opponent is (the searching model alone, on the expert's own random stream, so that it
-repeats the records of that expert), or
+repeats the records of that expert), or ``expert-reads-kind``, the expert as it was before
+it followed an opponent read as greedy into the greedy's replies in its tree, and
+``expert-exploits``, the expert that does (today's ``expert``; both on the expert's own
+stream), or
 ``expert-sees-hand``, the expert told the opponent's hand (a measuring stick). It prints
 the arena's JSON summary (on Ctrl-C, that of the pairs that finished). Each variant draws
 its randomness under its own name, so a variant equal to today's expert repeats its own
@@ -100,13 +103,15 @@ def _register(name: str) -> None:
 
         PLAYERS[name] = reads_searching
         return
-    elif name == "expert-exploits":  # the expert following a greedy opponent's moves
-        def exploits(seed: int) -> ExpertPlayer:
+    elif name in ("expert-exploits", "expert-reads-kind"):  # following a greedy opponent
+        exploits = name == "expert-exploits"                  # into its replies, or not
+
+        def follows(seed: int) -> ExpertPlayer:
             player = ExpertPlayer(random.Random(f"dominolab/player/expert/{seed}"))
-            player.exploits = True
+            player.exploits = exploits
             return player
 
-        PLAYERS[name] = exploits
+        PLAYERS[name] = follows
         return
     elif name == "expert-sees-hand":
         base, attrs = _HandSeer, {}

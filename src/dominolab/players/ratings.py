@@ -64,13 +64,13 @@ ANCHOR: Final = ("easy", 1500.0)
 #: the published fixed ratings: game -> level -> rating (the fit of :data:`LEVEL_RECORDS`,
 #: rounded; docs/strength.md)
 LEVEL_RATINGS: Final[dict[str, dict[str, int]]] = {
-    "luzak": {"easy": 1500, "medium": 1808, "hard": 1949},
-    "luzak-line": {"easy": 1500, "medium": 1738, "hard": 1824},
-    "widelec": {"easy": 1500, "medium": 1625, "hard": 1709},
+    "luzak": {"easy": 1500, "medium": 1827, "hard": 1982},
+    "luzak-line": {"easy": 1500, "medium": 1744, "hard": 1844},
+    "widelec": {"easy": 1500, "medium": 1626, "hard": 1722},
 }
 
 #: the rating deviation a level plays with as a person's opponent: its rating is known to
-#: within about this (the fit's standard errors are 16-25 points), and it never changes
+#: within about this (the fit's standard errors are 16-30 points), and it never changes
 LEVEL_RD: Final = 30.0
 
 #: Elo's and Glicko's scale: 400 points are a factor of 10 in the odds

@@ -589,17 +589,20 @@ class ExpertPlayer(_Ismcts):
     """The strongest honest player: information-set MCTS over worlds consistent with
     everything the opponent's moves proved, each weighed by how likely the opponent's
     choices were in it, read as a greedy or a searching player's (:func:`reading_model`),
-    valued by the chance to win the match. Budget: ``worlds`` is the number of search
-    iterations (one sampled world each). ``reading=False``: the rules' exact posterior
-    alone, as the expert was before the model (``expert-plain``); where the model declines
-    (before the opponent's first choice) the two are the same player, move for move. On the
-    pure-Python path the expert does not read (the model's small searches would take many
-    seconds a move there)."""
+    valued by the chance to win the match; as far as the opponent is read as a greedy
+    player, its moves in the tree are the greedy's (:attr:`exploits`: a greedy opponent's
+    mistakes are there to be taken, not feared as a searching one's replies). Budget:
+    ``worlds`` is the number of search iterations (one sampled world each).
+    ``reading=False``: the rules' exact posterior alone, as the expert was before the model
+    (``expert-plain``); where the model declines (before the opponent's first choice) the
+    two are the same player, move for move. On the pure-Python path the expert does not
+    read (the model's small searches would take many seconds a move there)."""
 
     name = "expert"
     default = Budget(worlds=40_000, seconds=3.0)
     inference = True
     match_aware = True
+    exploits = True
 
     def __init__(self, rng: random.Random, reading: bool = True) -> None:
         super().__init__(rng)
