@@ -874,6 +874,32 @@ static int32_t child_of(const Pool *pool, int32_t node, int code) {
     return -1;
 }
 
+/* The greedy's replies already found, by node of the tree: at a node the table and the
+ * searching seat's tiles are fixed by the path, so the opponent's greedy move there depends
+ * only on the tiles it holds in the world (and which one is a drawn tile to lay). A world
+ * drawn from a model's beliefs gives the opponent one of a few hundred hands, so most
+ * visits find their answer here. Fixed size; a newer entry overwrites an older. */
+#define GREEDY_SLOTS (1 << 16)
+typedef struct {
+    uint64_t key;                   /* 0: empty */
+    int32_t move;
+} GreedySlot;
+
+static int greedy_reply(GreedySlot *memo, int32_t node, const State *st) {
+    uint64_t key = ((uint64_t)(uint32_t)node << 34)
+                   | ((uint64_t)(uint8_t)(st->pending + 1) << 28)
+                   | (uint64_t)st->hand[st->to_move];
+    uint64_t h = key * 0x9E3779B97F4A7C15ull;
+    GreedySlot *slot = &memo[h >> (64 - 16)];
+    if (slot->key != key) {
+        int8_t canon[MAX_PORTS];
+        canon_ports(st, canon);
+        slot->key = key;
+        slot->move = canon_code(st_greedy_expected_choice(st, 0), canon);
+    }
+    return slot->move;
+}
+
 /* ISMCTS (Cowling, Powley and Whitehouse, 2012), as players.search._Ismcts. Returns 0, or
  * -1 when the tree could not grow (the totals so far stay valid). */
 static int run_ismcts(Search *s) {
@@ -886,6 +912,14 @@ static int run_ismcts(Search *s) {
     int32_t root = pool_add(&pool, -1, opp);
     if (root < 0)
         return -1;
+    GreedySlot *memo = NULL;
+    if (s->greedy > 0) {
+        memo = calloc(GREEDY_SLOTS, sizeof *memo);
+        if (memo == NULL) {
+            free(pool.at);
+            return -1;
+        }
+    }
     int before = s->pos.base.points[me] - s->pos.base.points[opp];
     long long done = 0;
     while (done < s->iterations) {
@@ -926,9 +960,7 @@ static int run_ismcts(Search *s) {
             int pick = -1;
             if (s->greedy > 0 && st.to_move == opp && nm > 1
                 && (double)(rng_next(&s->rng) >> 11) * 0x1.0p-53 < s->greedy) {
-                int8_t canon[MAX_PORTS];
-                canon_ports(&st, canon);
-                int g = canon_code(st_greedy_expected_choice(&st, 0), canon);
+                int g = greedy_reply(memo, node, &st);
                 for (int i = 0; i < nm; i++)
                     if (moves[i] == g)
                         pick = i;
@@ -1011,6 +1043,7 @@ static int run_ismcts(Search *s) {
         }
     }
     free(pool.at);
+    free(memo);
     return status;
 }
 
