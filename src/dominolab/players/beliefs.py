@@ -75,6 +75,12 @@ class WeighingModel(OpponentModel, Protocol):
     def weighed(self, view: View, rng: random.Random,
                 deadline: float | None = None) -> Weighed | None: ...
 
+    @property
+    def greedy_moves(self) -> float:
+        """The chance that this kind of player makes the expected-answer greedy's move at a
+        choice (what a search may assume of it where it is read as this kind)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Weighed:
@@ -385,6 +391,8 @@ class SearchingModel(_Weighing):
     decline before the opponent has made a choice."""
 
     native_only = True
+    #: a searching player is assumed to make no move for being the greedy's
+    greedy_moves = 0.0
 
     def __init__(self, samples: int = 64, keep: int = 128, pimc_worlds: int = 8,
                  tau: float = 2.0, floor: float = 0.1, work: int | None = None,
@@ -625,6 +633,11 @@ class GreedyModel(_Weighing):
         self.samples = samples
         self.floor = floor
 
+    @property
+    def greedy_moves(self) -> float:
+        """The greedy's move at a choice, but for :attr:`floor`."""
+        return 1.0 - self.floor
+
     def weighed(self, view: View, rng: random.Random,
                 deadline: float | None = None) -> Weighed | None:
         """:attr:`samples` worlds from the exact posterior, each with the log-likelihood of
@@ -797,12 +810,11 @@ class MixedModel:
         return None if found is None else self.beliefs_of(*found)
 
     def greedy_chance(self, shares: Sequence[float]) -> float:
-        """The chance that the opponent makes the greedy's move at a choice, as far as the
-        models' posterior ``shares`` read it as a greedy player: each :class:`GreedyModel`'s
-        share times the chance it gives the greedy's move (1 less its floor)."""
-        return sum(share * (1.0 - model.floor)
-                   for share, (_, model) in zip(shares, self.models, strict=True)
-                   if isinstance(model, GreedyModel))
+        """The chance that the opponent makes the greedy's move at a choice, given the
+        models' posterior ``shares``: each model's share times the chance its kind of player
+        makes that move (:attr:`WeighingModel.greedy_moves`)."""
+        return sum(share * model.greedy_moves
+                   for share, (_, model) in zip(shares, self.models, strict=True))
 
     @staticmethod
     def beliefs_of(shares: Sequence[float], parts: Sequence[Weighed]) -> Beliefs:

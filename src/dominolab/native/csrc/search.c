@@ -1069,8 +1069,9 @@ const char dl_search_doc[] =
     "only: None (search every root move) or the codes of the root moves to search (the\n"
     "others get zero totals). greedy: 0..1 (0 unless given), ismcts: the chance that the\n"
     "opponent, at each of its nodes with a choice, makes the expected-answer greedy's move\n"
-    "(a model of a greedy opponent) instead of the move UCB picks for it. Equivalent root moves (dominolab.core.equivalence) are one\n"
-    "move: searched once, by their representative, and given the same totals.\n"
+    "(a model of a greedy opponent) instead of the move UCB picks for it.\n"
+    "Equivalent root moves (dominolab.core.equivalence) are one move: searched once, by\n"
+    "their representative, and given the same totals.\n"
     "ValueError for nonsense; MemoryError if the tree cannot grow.";
 
 PyObject *dl_search(PyObject *self, PyObject *args, PyObject *kwargs) {
