@@ -342,6 +342,17 @@ def test_bad_input_is_a_value_error() -> None:
     fresh = State(flags, per_hand, hand0, 0, b"", 0)
     with pytest.raises(ValueError):
         fresh.set_position(0, 0, 0, pending=3)                     # Luzak has no drawing
+    laid = native.state_of_hand(Match("luzak", seed=1).hand)
+    laid.apply(laid.legal()[0])
+    table_tile = laid.table[0]
+    size = bin(laid.hands[laid.to_move]).count("1")
+    for hand in (mask(TILES[:size - 1]), mask(TILES[:size + 1]),  # too few, too many
+                 mask([t for t in TILES if t.index != table_tile][:size - 1]) | 1 << table_tile,
+                 1 << 28 | mask(TILES[:size - 1])):                # on the table; no tile 28
+        with pytest.raises(ValueError):
+            laid.greedy_expected_holding(hand, 0)
+    with pytest.raises(ValueError):
+        state.greedy_expected_holding(mask(TILES[:12]), 0)        # the hand is over
     with pytest.raises(ValueError):
         native.engine().random_hands(flags, per_hand, 15, 1, 1)   # 30 tiles dealt
 

@@ -33,7 +33,7 @@ from dominolab.players.beliefs import (
     Weighed,
     choice_views,
 )
-from dominolab.players.greedy import GreedyPlayer, greedy_move_holding
+from dominolab.players.greedy import GreedyHolding, GreedyPlayer, greedy_move_holding
 from dominolab.players.search import ExpertPlayer
 from worlds_support import replay, structure_of
 
@@ -136,7 +136,8 @@ def _true_draws(hand: Hand[Any], view: View) -> dict[int, Tile]:
 def test_the_greedy_holding_other_tiles_is_the_greedy() -> None:
     """``greedy_move_holding`` with the seat's own tiles is the greedy player's choice, and
     with other tiles it is the greedy's choice in a view that holds them, natively and on
-    the pure-Python path alike."""
+    the pure-Python path alike, and so is ``GreedyHolding``'s, which builds the table once
+    for many hands."""
     for seed in range(6):
         _, view = _hand_of("luzak", "greedy", seed, 6)
         if len(view.legal_moves) < 2:
@@ -147,6 +148,7 @@ def test_the_greedy_holding_other_tiles_is_the_greedy() -> None:
         rng = random.Random(seed)
         table = view.new_table()
         free = [t for t in TILES if t not in {p.tile for p in view.table}]
+        many = GreedyHolding(view, absent)  # one table for every hand (the fast path's)
         for _ in range(8):  # other tiles in the same position
             held = tuple(sorted(rng.sample(free, len(view.hand)), key=lambda t: t.index))
             legal = table.normal_plays(held)
@@ -155,7 +157,7 @@ def test_the_greedy_holding_other_tiles_is_the_greedy() -> None:
             fast = greedy_move_holding(view, held, legal, absent)
             with native.pure():
                 slow = greedy_move_holding(view, held, legal, absent)
-            assert fast == slow and fast in legal
+            assert fast == slow == many.move(held, legal) and fast in legal
 
 
 def _truth_share(beliefs: Beliefs, truth: set[Tile]) -> float:

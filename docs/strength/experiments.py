@@ -22,7 +22,9 @@ opponent is (the searching model alone, on the expert's own random stream, so th
 repeats the records of that expert), or ``expert-reads-kind``, the expert as it was before
 it followed an opponent read as greedy into the greedy's replies in its tree, and
 ``expert-exploits``, the expert that does (today's ``expert``; both on the expert's own
-stream), or
+stream), or ``expert-greedy-nN-fF``, today's expert whose greedy model weighs N worlds with
+a floor F (:class:`~dominolab.players.beliefs.GreedyModel`; the expert's: 256, 0.1; on the
+expert's own stream), or
 ``expert-sees-hand``, the expert told the opponent's hand (a measuring stick). It prints
 the arena's JSON summary (on Ctrl-C, that of the pairs that finished). Each variant draws
 its randomness under its own name, so a variant equal to today's expert repeats its own
@@ -42,12 +44,13 @@ from dominolab.core.worlds import Beliefs
 from dominolab.lab.arena import ArenaInterrupted, run_arena_matches
 from dominolab.players import PLAYERS
 from dominolab.players.base import Budget
-from dominolab.players.beliefs import ChoiceModel, SearchingModel
+from dominolab.players.beliefs import ChoiceModel, GreedyModel, MixedModel, SearchingModel
 from dominolab.players.search import ExpertPlayer, PimcPlayer
 
 _ISMCTS = re.compile(r"ismcts-(immediate|expected)-c([0-9.]+)-w([0-9.]+)$")
 _SEARCHING = re.compile(r"expert-searching(?:-n([0-9]+))?(?:-k([0-9]+))?(?:-w([0-9]+))?"
                         r"(?:-t([0-9.]+))?(?:-f([0-9.]+))?(?:-b([0-9]+))?(-fresh)?$")
+_GREEDY = re.compile(r"expert-greedy-n([0-9]+)-f([0-9.]+)$")
 _CHOICE = re.compile(r"expert-choice-s([0-9.]+)-n([0-9]+)(?:-f([0-9.]+))?(-immediate)?$")
 
 
@@ -112,6 +115,18 @@ def _register(name: str) -> None:
             return player
 
         PLAYERS[name] = follows
+        return
+    elif (found := _GREEDY.match(name)) is not None:  # the expert, its greedy model changed
+        samples, floor = int(found[1]), float(found[2])
+
+        def reads_greedy(seed: int) -> ExpertPlayer:
+            player = ExpertPlayer(random.Random(f"dominolab/player/expert/{seed}"))
+            player.opponent_model = MixedModel([
+                (0.5, GreedyModel(samples, floor)),
+                (0.5, SearchingModel(tau=3.0, work=400, carry=False))])
+            return player
+
+        PLAYERS[name] = reads_greedy
         return
     elif name == "expert-sees-hand":
         base, attrs = _HandSeer, {}

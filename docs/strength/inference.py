@@ -13,7 +13,8 @@ W deals in each small PIMC, softmax temperature T points, floor F),
 which is shown each of seat 0's views of the hand up to that one, as in a match, so that it
 carries its worlds through the hand as it would there; for MODEL ``greedy``, to
 :class:`~dominolab.players.beliefs.GreedyModel` (the opponent read as the expected-answer
-greedy); for MODEL ``reading``, to the expert's own model
+greedy; ``greedy:S,F``: S worlds, floor F, where ``greedy`` is 256, 0.1); for MODEL
+``reading`` (``reading:S,F``: with that greedy model), to the expert's own model
 (:func:`~dominolab.players.search.reading_model`: is the opponent a greedy or a searching
 player?); for MODEL ``searching-fresh:N,K,W,T,F``, to the searching model as the expert
 uses it, started afresh at every view (N worlds, at most K choices valued, W deals, T, F;
@@ -38,7 +39,13 @@ from collections.abc import Callable
 from dominolab.core import Match, Tile, View
 from dominolab.core.worlds import Beliefs
 from dominolab.players import make_player
-from dominolab.players.beliefs import ChoiceModel, GreedyModel, OpponentModel, SearchingModel
+from dominolab.players.beliefs import (
+    ChoiceModel,
+    GreedyModel,
+    MixedModel,
+    OpponentModel,
+    SearchingModel,
+)
 from dominolab.players.search import reading_model
 
 #: the models that start afresh at every view (not shown the earlier ones)
@@ -75,6 +82,9 @@ def score(game: str, opponent: str, positions: int,
                         elif name in _FRESH:
                             model = _FRESH[name]()
                             rng = random.Random(seed)
+                        elif name.startswith(("greedy:", "reading:")):
+                            model = _greedy(name)
+                            rng = random.Random(seed)
                         elif name.startswith("searching-fresh"):
                             model = _searching_fresh(name)
                             rng = random.Random(seed)
@@ -99,6 +109,17 @@ def _searching(name: str) -> SearchingModel:
     given = name.split(":")[1].split(",")
     samples, keep, worlds, tau, floor = given + ["64", "128", "8", "2", "0.1"][len(given):]
     return SearchingModel(int(samples), int(keep), int(worlds), float(tau), float(floor))
+
+
+def _greedy(name: str) -> OpponentModel:
+    """``greedy:S,F`` (the greedy model, S worlds, floor F) or ``reading:S,F`` (the
+    expert's model with that greedy model)."""
+    kind, given = name.split(":")
+    samples, floor = given.split(",")
+    greedy = GreedyModel(int(samples), float(floor))
+    if kind == "greedy":
+        return greedy
+    return MixedModel([(0.5, greedy), (0.5, SearchingModel(tau=3.0, work=400, carry=False))])
 
 
 def _searching_fresh(name: str) -> SearchingModel:
@@ -131,7 +152,7 @@ def main(argv: list[str]) -> int:
     models = ["0,0", *specs]
     for name, (brier, log) in score(game, opponent, int(positions), models).items():
         label = name
-        if "," in name and not name.startswith("searching"):
+        if "," in name and ":" not in name:
             label = "sharpness {:g}\tfloor {:g}".format(*(float(x) for x in name.split(",")))
         print(f"{game}\t{opponent}\t{label}\tBrier {brier:.4f}\tlog {log:.4f}")
     return 0

@@ -267,17 +267,32 @@ def greedy_choice(view: View) -> Move:
 
 def greedy_choice_holding(view: View, held: Sequence[Tile], absent: Iterable[Tile]) -> Move:
     """:func:`greedy_choice` in ``view`` had its seat held ``held`` instead of its own tiles
-    (a Luzak game; no check that the tiles fit the view's history): ``absent``, tiles the
-    opponent is proven not to hold (any of ``held`` among them are ignored)."""
-    if view.result is not None or view.to_move != view.seat:
-        raise ValueError(f"seat {view.seat} is not to move: there is nothing to choose")
-    seen = {*held, *(p.tile for p in view.table)}
-    unseen = [t for t in TILES if t not in seen]
-    k = view.opponent_tiles
-    hands = (held, unseen[:k]) if view.seat == 0 else (unseen[:k], held)
-    state = _new_state(view.spec, view.options, hands, unseen[k:], view.opener, view.table,
-                       view.seat, view.hand_points, None, passes_in_a_row(view.history))
-    return _MOVES[state.greedy_expected(mask_of(absent))]
+    (no check that the tiles fit the view's history): ``absent``, tiles the opponent is
+    proven not to hold (any of ``held`` among them are ignored)."""
+    return GreedyHolding(view, len(held)).choice(mask_of(held), mask_of(absent))
+
+
+class GreedyHolding:
+    """:func:`greedy_choice_holding` in one ``view`` for many hands of ``size`` tiles its
+    seat might hold: the table is built once, and each hand asks the extension once
+    (``State.greedy_expected_holding``)."""
+
+    def __init__(self, view: View, size: int) -> None:
+        if view.result is not None or view.to_move != view.seat:
+            raise ValueError(f"seat {view.seat} is not to move: there is nothing to choose")
+        on_table = {p.tile for p in view.table}
+        free = [t for t in TILES if t not in on_table]
+        k = view.opponent_tiles
+        held, others = free[:size], free[size:]
+        hands = (held, others[:k]) if view.seat == 0 else (others[:k], held)
+        self._state = _new_state(view.spec, view.options, hands, others[k:], view.opener,
+                                 view.table, view.seat, view.hand_points, None,
+                                 passes_in_a_row(view.history))
+
+    def choice(self, held: int, absent: int) -> Move:
+        """The greedy's move had the seat held the tiles of mask ``held`` (``size`` of them,
+        none on the table), ``absent`` the mask of tiles the opponent is proven to lack."""
+        return _MOVES[self._state.greedy_expected_holding(held, absent)]
 
 
 def greedy_worst_choice(view: View) -> Move:

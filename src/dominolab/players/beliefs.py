@@ -41,13 +41,14 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
+from dominolab import native
 from dominolab.core import TILES, Deal, Hand, Tile, View, get_game
 from dominolab.core.equivalence import representatives
 from dominolab.core.moves import Draw, Move, Play
 from dominolab.core.view import free_ports_of, view_of
 from dominolab.core.worlds import Beliefs, HiddenWorlds, proven_values
 from dominolab.players.base import Budget
-from dominolab.players.greedy import expected_score, greedy_move_holding
+from dominolab.players.greedy import GreedyHolding, expected_score
 
 if TYPE_CHECKING:
     from dominolab.players.search import MoveValue
@@ -656,7 +657,7 @@ class GreedyModel(_Weighing):
             if n and deadline is not None and time.perf_counter() >= deadline:
                 break
             theirs, drawn = _sample(worlds, rng)
-            now = frozenset(theirs)
+            now = native.mask_of(theirs)
             hands.append(tuple(sorted(theirs, key=_index)))
             logs.append(sum(step.log(now, drawn, self.floor) for step in steps))
         if deadline is not None and len(hands) < max(1, self.samples // 4):
@@ -667,7 +668,7 @@ class GreedyModel(_Weighing):
                        drawn: Mapping[int, Tile]) -> float:
         """The log-likelihood of the opponent's choices in the world where it holds
         ``theirs`` now and drew ``drawn`` (a tile per hidden draw, by history index)."""
-        now = frozenset(theirs)
+        now = native.mask_of(theirs)
         return sum(_GreedyStep(then, view).log(now, drawn, self.floor)
                    for then in choice_views(view).values())
 
@@ -763,25 +764,37 @@ class _GreedyStep(_Step):
         plays = self.table.normal_plays(tuple(t for t in TILES if t not in on_table))
         self.classes = dict(zip(plays, representatives(self.table, plays, quartets),
                                 strict=True))
+        ids: dict[Move, int] = {}
+        #: by tile index, the classes of its plays then, as bits of the classes' numbers
+        self.class_bits = [0] * len(TILES)
+        for play, kind in self.classes.items():
+            self.class_bits[play.tile.index] |= 1 << ids.setdefault(kind, len(ids))
         values = proven_values(then)
-        self.absent = frozenset(t for t in TILES if t.hi in values or t.lo in values)
-        self.known: dict[frozenset[Tile], float] = {}
+        self.greedy = GreedyHolding(then, (t for t in TILES if t.hi in values
+                                           or t.lo in values))
+        self.later_mask = native.mask_of(self.later)
+        self.known: dict[int, float] = {}
 
-    def log(self, now: frozenset[Tile], drawn: Mapping[int, Tile], floor: float) -> float:
-        """The log-probability of the move made, had the opponent held ``now`` and drawn
-        ``drawn``: ``floor / classes``, plus ``1 - floor`` if it is (in the class of) the
-        greedy's with the tiles held then."""
-        held = self.held(now, drawn)
+    def log(self, now: int, drawn: Mapping[int, Tile], floor: float) -> float:
+        """The log-probability of the move made, had the opponent held the tiles of mask
+        ``now`` and drawn ``drawn``: ``floor / classes``, plus ``1 - floor`` if it is (in
+        the class of) the greedy's with the tiles held then."""
+        held = now | self.later_mask
+        for j in self.draws:
+            held &= ~(1 << drawn[j].index)
         found = self.known.get(held)
         if found is not None:
             return found
-        tiles, legal = self.holding(held)
-        classes = {self.classes[m] for m in legal}
+        tiles = tuple(t for t in TILES if held >> t.index & 1)
+        bits = 0
+        for tile in tiles:
+            bits |= self.class_bits[tile.index]
+        classes = bits.bit_count()
         log = 0.0
-        if len(classes) > 1:
-            wanted = greedy_move_holding(self.then, tiles, legal, self.absent)
+        if classes > 1:
+            wanted = self.greedy.move(tiles, self.table.normal_plays(tiles))
             same = self.classes[wanted] == self.classes[self.move]  # type: ignore[index]
-            log = math.log(floor / len(classes) + (1.0 - floor) * same)
+            log = math.log(floor / classes + (1.0 - floor) * same)
         self.known[held] = log
         return log
 

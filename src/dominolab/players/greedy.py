@@ -131,12 +131,31 @@ def greedy_move_holding(view: View, held: Sequence[Tile], legal: Sequence[Move],
     moves then ``legal``) instead of its own tiles: how a greedy opponent would have played
     with other tiles (:class:`dominolab.players.beliefs.GreedyModel`). ``absent``: tiles the
     seat's opponent is proven not to hold (any held or on the table are ignored)."""
-    if native.enabled():
-        return native.greedy_choice_holding(view, held, absent)
-    seen = {*held, *(p.tile for p in view.table), *absent}
-    candidates = [t for t in TILES if t not in seen]
-    return expected_choice(legal, view.new_table(), view.seat, held, candidates,
-                           view.opponent_tiles, view.options, view.game)
+    return GreedyHolding(view, absent).move(held, legal)
+
+
+class GreedyHolding:
+    """:func:`greedy_move_holding` in one ``view`` for many hands its seat might hold, each
+    of the same size (a model weighing hundreds of worlds at one of the opponent's choices):
+    on the fast path the table is built once."""
+
+    def __init__(self, view: View, absent: Iterable[Tile]) -> None:
+        self.view = view
+        self.absent = frozenset(absent)
+        self._absent_mask = native.mask_of(self.absent)
+        self._native: native.GreedyHolding | None = None
+
+    def move(self, held: Sequence[Tile], legal: Sequence[Move]) -> Move:
+        """The greedy's move had the seat held ``held`` (its legal moves then ``legal``)."""
+        view = self.view
+        if native.enabled():
+            if self._native is None:
+                self._native = native.GreedyHolding(view, len(held))
+            return self._native.choice(native.mask_of(held), self._absent_mask)
+        seen = {*held, *(p.tile for p in view.table), *self.absent}
+        candidates = [t for t in TILES if t not in seen]
+        return expected_choice(legal, view.new_table(), view.seat, held, candidates,
+                               view.opponent_tiles, view.options, view.game)
 
 
 def greedy_expected_move(hand: Hand[Any]) -> Move:

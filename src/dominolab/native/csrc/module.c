@@ -256,6 +256,42 @@ static PyObject *State_greedy_expected(StateObject *self, PyObject *arg) {
     return PyLong_FromLong(st_greedy_expected_choice(&self->s, (uint32_t)absent));
 }
 
+/* greedy_expected(absent) had the seat to move held `hand` (as many tiles as it holds now,
+ * none on the table) and the opponent the first of the other tiles, as many as it holds
+ * now (the greedy only counts them): the same choice a state built with those hands makes.
+ * The state is not changed. For many hands the same table is built once (players/beliefs
+ * GreedyModel weighs hundreds of worlds at each of the opponent's choices). */
+static PyObject *State_greedy_expected_holding(StateObject *self, PyObject *args) {
+    unsigned long hand, absent;
+    if (!PyArg_ParseTuple(args, "kk", &hand, &absent)) return NULL;
+    const State *s = &self->s;
+    if (s->end) {
+        PyErr_SetString(PyExc_ValueError, "the hand is over: there is nothing to choose");
+        return NULL;
+    }
+    int seat = s->to_move, opp = 1 - seat;
+    if (hand > ALL_TILES || (hand & s->table)
+        || __builtin_popcountl(hand) != __builtin_popcount(s->hand[seat])) {
+        PyErr_Format(PyExc_ValueError, "hand %lu must be %d tiles, none on the table", hand,
+                     __builtin_popcount(s->hand[seat]));
+        return NULL;
+    }
+    if (s->pending != -1) {
+        PyErr_SetString(PyExc_ValueError, "a drawn tile is pending: the seat holds it");
+        return NULL;
+    }
+    State c = *s;
+    c.hand[seat] = (uint32_t)hand;
+    uint32_t other = 0, free = ALL_TILES & ~((uint32_t)hand | s->table);
+    for (int k = __builtin_popcount(s->hand[opp]); k > 0 && free; k--) {
+        uint32_t low = free & -free;
+        other |= low;
+        free ^= low;
+    }
+    c.hand[opp] = other;
+    return PyLong_FromLong(st_greedy_expected_choice(&c, (uint32_t)absent));
+}
+
 static PyObject *State_greedy_playout(StateObject *self, PyObject *arg) {
     int32_t need[2];
     const int32_t *needp = NULL;
@@ -289,6 +325,10 @@ static PyMethodDef State_methods[] = {
      "greedy_expected(absent): the expected-answer greedy's choice for the seat to move "
      "(players.greedy.GreedyPlayer), absent the mask of tiles the opponent is proven not "
      "to hold. greedy() is the worst-case greedy (players.greedy.WorstCaseGreedyPlayer)."},
+    {"greedy_expected_holding", (PyCFunction)State_greedy_expected_holding, METH_VARARGS,
+     "greedy_expected_holding(hand, absent): greedy_expected(absent) had the seat to move "
+     "held the tile mask hand (as many tiles as it holds; the opponent, the lowest other "
+     "tiles, as many as it holds). The state is not changed."},
     {"greedy_playout", (PyCFunction)State_greedy_playout, METH_O,
      "greedy_playout(need): players.search.greedy_playout on this state; True if stopped by "
      "need (a (p0, p1) tuple, or None)."},
