@@ -84,15 +84,17 @@ def test_the_experiments_script_runs() -> None:
 
 def test_the_inference_script_runs() -> None:
     """The predictive measure of docs/strength.md's opponent models still runs (a tiny run:
-    the rules alone, one soft-greedy model and the searching model, on a few positions)."""
+    the rules alone, one soft-greedy model, the searching model and a greedy model, on a few
+    positions)."""
     out = subprocess.run(
         [sys.executable, str(ROOT / "docs" / "strength" / "inference.py"), "luzak-line",
-         "greedy", "6", "0.5,0.2", "searching:4,8"], capture_output=True, text=True,
-        timeout=120, check=True)
+         "greedy", "6", "0.5,0.2", "searching:4,8", "greedy:16,0.05"], capture_output=True,
+        text=True, timeout=120, check=True)
     lines = out.stdout.splitlines()
-    assert len(lines) == 3 and all(line.startswith("luzak-line\tgreedy\t") for line in lines)
+    assert len(lines) == 4 and all(line.startswith("luzak-line\tgreedy\t") for line in lines)
     assert "sharpness 0.5\tfloor 0.2\tBrier 0." in lines[1]
     assert "searching:4,8\tBrier 0." in lines[2]
+    assert "greedy:16,0.05\tBrier 0." in lines[3]
 
 
 def test_the_agreement_script_runs() -> None:
@@ -123,3 +125,13 @@ def test_the_searching_variant_runs() -> None:
         capture_output=True, text=True, timeout=120, check=True)
     run = json.loads(out.stdout)
     assert run["a"] == "expert-searching-n4-k8:50w" and run["matches"] == 2
+
+
+def test_the_greedy_model_variant_runs() -> None:
+    """The expert with another greedy model runs as an experiment (a tiny run)."""
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "docs" / "strength" / "experiments.py"),
+         "expert-greedy-n16-f0.05:50w", "greedy", "luzak-line", "1", "7", "1"],
+        capture_output=True, text=True, timeout=120, check=True)
+    run = json.loads(out.stdout)
+    assert run["a"] == "expert-greedy-n16-f0.05:50w" and run["matches"] == 2
