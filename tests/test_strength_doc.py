@@ -116,22 +116,15 @@ def test_the_world_by_world_prototype_runs() -> None:
     assert [line.split("\t")[2] for line in lines] == ["rules alone", "model"]
 
 
-def test_the_searching_variant_runs() -> None:
-    """The expert with the searching opponent model runs as an experiment (a tiny run, in
-    this process: the script's sixth argument is the number of workers)."""
+@pytest.mark.parametrize(("variant", "opponent"), [("expert-searching-n4-k8:50w", "pimc:8w"),
+                                                   ("expert-greedy-n16-f0.05:50w", "greedy")])
+def test_the_reading_variants_run(variant: str, opponent: str) -> None:
+    """The expert with the searching opponent model, or with another greedy model, runs as
+    an experiment (a tiny run, in this process: the script's sixth argument is the number
+    of workers)."""
     out = subprocess.run(
         [sys.executable, str(ROOT / "docs" / "strength" / "experiments.py"),
-         "expert-searching-n4-k8:50w", "pimc:8w", "luzak-line", "1", "7", "1"],
+         variant, opponent, "luzak-line", "1", "7", "1"],
         capture_output=True, text=True, timeout=120, check=True)
     run = json.loads(out.stdout)
-    assert run["a"] == "expert-searching-n4-k8:50w" and run["matches"] == 2
-
-
-def test_the_greedy_model_variant_runs() -> None:
-    """The expert with another greedy model runs as an experiment (a tiny run)."""
-    out = subprocess.run(
-        [sys.executable, str(ROOT / "docs" / "strength" / "experiments.py"),
-         "expert-greedy-n16-f0.05:50w", "greedy", "luzak-line", "1", "7", "1"],
-        capture_output=True, text=True, timeout=120, check=True)
-    run = json.loads(out.stdout)
-    assert run["a"] == "expert-greedy-n16-f0.05:50w" and run["matches"] == 2
+    assert run["a"] == variant and run["matches"] == 2
