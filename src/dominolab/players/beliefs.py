@@ -595,9 +595,10 @@ class SearchingModel(_Weighing):
             key = (hand, tuple(sorted(drawn.items())))
             if key in found:
                 continue
+            mask = native.mask_of(hand)
             log = 0.0
             for step in steps:
-                tiles, legal = step.holding(step.held(frozenset(theirs), drawn))
+                tiles, legal = step.holding(step.held(mask, drawn))
                 log += self._log_of(step.table, legal, step.at, step.move, quartets,
                                     partial(replace, step.then, hand=tiles,
                                             legal_moves=tuple(legal)))
@@ -733,22 +734,26 @@ class _Step:
         after_draw = {j for j in range(at + 1, len(history))
                       if history[j][0] == opponent and isinstance(history[j][1], Play)
                       and history[j - 1][0] == opponent and isinstance(history[j - 1][1], Draw)}
-        self.later = frozenset(mv.tile for j, (s, mv) in enumerate(history) if j >= at
-                               and s == opponent and isinstance(mv, Play)
-                               and j not in after_draw)
+        #: the tiles it laid then or later, not drawn after it: held then (a mask)
+        self.later = native.mask_of(mv.tile for j, (s, mv) in enumerate(history) if j >= at
+                                    and s == opponent and isinstance(mv, Play)
+                                    and j not in after_draw)
         self.draws = tuple(j for j in range(at + 1, len(history))
                            if history[j][0] == opponent and isinstance(history[j][1], Draw)
                            and j + 1 not in after_draw)
 
-    def held(self, now: frozenset[Tile], drawn: Mapping[int, Tile]) -> frozenset[Tile]:
-        """The opponent's tiles then, had it held ``now`` and drawn ``drawn`` (a tile per
-        hidden draw, by history index)."""
-        return (now | self.later).difference(drawn[j] for j in self.draws)
+    def held(self, now: int, drawn: Mapping[int, Tile]) -> int:
+        """The opponent's tiles then (a mask, bit ``t.index``), had it held the tiles of
+        mask ``now`` and drawn ``drawn`` (a tile per hidden draw, by history index)."""
+        held = now | self.later
+        for j in self.draws:
+            held &= ~(1 << drawn[j].index)
+        return held
 
-    def holding(self, held: Iterable[Tile]) -> tuple[tuple[Tile, ...], list[Play]]:
-        """(``held`` in tile order, the normal plays it has then: its legal moves, since the
-        move made was one)."""
-        tiles = tuple(sorted(held, key=_index))
+    def holding(self, held: int) -> tuple[tuple[Tile, ...], list[Play]]:
+        """(the tiles of mask ``held`` in tile order, the normal plays it has then: its
+        legal moves, since the move made was one)."""
+        tiles = tuple(t for t in TILES if held >> t.index & 1)
         return tiles, self.table.normal_plays(tiles)
 
 
@@ -772,27 +777,24 @@ class _GreedyStep(_Step):
         values = proven_values(then)
         self.greedy = GreedyHolding(then, (t for t in TILES if t.hi in values
                                            or t.lo in values))
-        self.later_mask = native.mask_of(self.later)
         self.known: dict[int, float] = {}
 
     def log(self, now: int, drawn: Mapping[int, Tile], floor: float) -> float:
         """The log-probability of the move made, had the opponent held the tiles of mask
         ``now`` and drawn ``drawn``: ``floor / classes``, plus ``1 - floor`` if it is (in
         the class of) the greedy's with the tiles held then."""
-        held = now | self.later_mask
-        for j in self.draws:
-            held &= ~(1 << drawn[j].index)
+        held = self.held(now, drawn)
         found = self.known.get(held)
         if found is not None:
             return found
-        tiles = tuple(t for t in TILES if held >> t.index & 1)
         bits = 0
-        for tile in tiles:
-            bits |= self.class_bits[tile.index]
+        for i, tile_bits in enumerate(self.class_bits):
+            if held >> i & 1:
+                bits |= tile_bits
         classes = bits.bit_count()
         log = 0.0
         if classes > 1:
-            wanted = self.greedy.move(tiles, self.table.normal_plays(tiles))
+            wanted = self.greedy.move(*self.holding(held))
             same = self.classes[wanted] == self.classes[self.move]  # type: ignore[index]
             log = math.log(floor / classes + (1.0 - floor) * same)
         self.known[held] = log
