@@ -440,8 +440,9 @@ def test_a_model_that_carries_nothing_depends_on_the_view_alone() -> None:
 def test_before_the_opponents_first_choice_the_expert_is_the_plain_expert(game: str) -> None:
     """The reading declines before the opponent has made a choice (a normal play that is
     not a Widelec tile laid at once after its draw), and draws nothing from the player's
-    random stream then: the expert and ``expert-plain`` (the same stream) see the same
-    moves alike there, and once the opponent has chosen, no longer."""
+    random stream then: the expert not following the greedy in its tree unread
+    (``follows_at_least`` 0) and ``expert-plain`` (the same stream) see the same moves alike
+    there, and once the opponent has chosen, no longer."""
     before = after = 0
     for seed in range(12):
         match = Match(game, seed=seed)
@@ -455,6 +456,7 @@ def test_before_the_opponents_first_choice_the_expert_is_the_plain_expert(game: 
                     for name in ("expert", "expert-plain"):
                         expert = make_player(name, seed)
                         assert isinstance(expert, ExpertPlayer)
+                        expert.follows_at_least = 0.0
                         analyses.append(expert.analyse(view, Budget(worlds=200)))
                     assert (analyses[0] == analyses[1]) is not chosen
                     before += not chosen

@@ -339,7 +339,8 @@ def test_the_expert_follows_a_greedy_opponent_as_far_as_it_reads_it_so() -> None
     hands its search the chance that the opponent makes the greedy's move at a choice: the
     greedy model's posterior share times 1 less its floor, with the mixture's beliefs;
     one that does not hands 0, with the same beliefs; where the mixture declines, the
-    rules' posterior and 0."""
+    rules' posterior and 0. With ``follows_at_least`` (the expert's 0.5), the chance is at
+    least that, where the mixture declines too; without ``exploits``, still 0."""
     _, view = _hand_of("luzak", "greedy", 1, 8)
     small = MixedModel([(0.5, GreedyModel(samples=32)),
                         (0.5, SearchingModel(samples=8, pimc_worlds=2, carry=False))])
@@ -347,15 +348,17 @@ def test_the_expert_follows_a_greedy_opponent_as_far_as_it_reads_it_so() -> None
     assert found is not None
     chance = small.greedy_chance(found[0])
     assert chance > 0.5  # a greedy opponent's choices are read as a greedy player's
-    for exploits in (True, False):
-        expert = ExpertPlayer(random.Random(9))
-        expert.opponent_model, expert.exploits = small, exploits
-        beliefs, greedy = expert._reading(view, None)
-        assert beliefs == small.beliefs_of(*found)
-        assert greedy == (chance if exploits else 0.0)
+    assert ExpertPlayer.follows_at_least == 0.5
     fresh = Match("luzak", seed=2)
-    expert = ExpertPlayer(random.Random(9))
-    expert.opponent_model, expert.exploits = small, True
-    assert expert._reading(fresh.view(fresh.to_move or 0), None) == (None, 0.0)
-    with native.pure():  # the pure path does not read
-        assert expert._reading(view, None) == (None, 0.0)
+    for least in (0.0, 0.5, 0.9):
+        for exploits in (True, False):
+            expert = ExpertPlayer(random.Random(9))
+            expert.opponent_model, expert.exploits = small, exploits
+            expert.follows_at_least = least
+            beliefs, greedy = expert._reading(view, None)
+            assert beliefs == small.beliefs_of(*found)
+            assert greedy == (max(chance, least) if exploits else 0.0)
+            assert expert._reading(fresh.view(fresh.to_move or 0), None) == (
+                None, least if exploits else 0.0)
+        with native.pure():  # the pure path does not read, nor follow
+            assert expert._reading(view, None) == (None, 0.0)

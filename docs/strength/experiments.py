@@ -21,10 +21,13 @@ made anew for each move, would), or
 opponent is (the searching model alone, on the expert's own random stream, so that it
 repeats the records of that expert), or ``expert-reads-kind``, the expert as it was before
 it followed an opponent read as greedy into the greedy's replies in its tree, and
-``expert-exploits``, the expert that does (today's ``expert``; both on the expert's own
-stream), or ``expert-greedy-nN-fF``, today's expert whose greedy model weighs N worlds with
-a floor F (:class:`~dominolab.players.beliefs.GreedyModel`; the expert's: 256, 0.1; on the
-expert's own stream), or
+``expert-exploits``, the expert that does (both on the expert's own stream, and neither
+following the greedy unread), or ``expert-greedy-nN-fF``, ``expert-exploits`` whose greedy
+model weighs N worlds with a floor F (:class:`~dominolab.players.beliefs.GreedyModel`; the
+expert's: 256, 0.1; on the expert's own stream), or ``expert-followsG``, today's expert
+whose opponent makes the greedy's move in the tree at least a share G of the time
+(:attr:`~dominolab.players.search.ExpertPlayer.follows_at_least`; the expert's: 0.5;
+``expert-follows0`` is ``expert-exploits``), or
 ``expert-sees-hand``, the expert told the opponent's hand (a measuring stick). It prints
 the arena's JSON summary (on Ctrl-C, that of the pairs that finished). Each variant draws
 its randomness under its own name, so a variant equal to today's expert repeats its own
@@ -51,6 +54,7 @@ _ISMCTS = re.compile(r"ismcts-(immediate|expected)-c([0-9.]+)-w([0-9.]+)$")
 _SEARCHING = re.compile(r"expert-searching(?:-n([0-9]+))?(?:-k([0-9]+))?(?:-w([0-9]+))?"
                         r"(?:-t([0-9.]+))?(?:-f([0-9.]+))?(?:-b([0-9]+))?(-fresh)?$")
 _GREEDY = re.compile(r"expert-greedy-n([0-9]+)-f([0-9.]+)$")
+_FOLLOWS = re.compile(r"expert-follows([0-9.]+)$")
 _CHOICE = re.compile(r"expert-choice-s([0-9.]+)-n([0-9]+)(?:-f([0-9.]+))?(-immediate)?$")
 
 
@@ -111,7 +115,7 @@ def _register(name: str) -> None:
 
         def follows(seed: int) -> ExpertPlayer:
             player = ExpertPlayer(random.Random(f"dominolab/player/expert/{seed}"))
-            player.exploits = exploits
+            player.exploits, player.follows_at_least = exploits, 0.0
             return player
 
         PLAYERS[name] = follows
@@ -124,9 +128,20 @@ def _register(name: str) -> None:
             player.opponent_model = MixedModel([
                 (0.5, GreedyModel(samples, floor)),
                 (0.5, SearchingModel(tau=3.0, work=400, carry=False))])
+            player.follows_at_least = 0.0  # as the expert was then
             return player
 
         PLAYERS[name] = reads_greedy
+        return
+    elif (found := _FOLLOWS.match(name)) is not None:  # the opponent greedy in the tree
+        least = float(found[1])                              # at least that often
+
+        def follows_at_least(seed: int) -> ExpertPlayer:
+            player = ExpertPlayer(random.Random(f"dominolab/player/expert/{seed}"))
+            player.follows_at_least = least
+            return player
+
+        PLAYERS[name] = follows_at_least
         return
     elif name == "expert-sees-hand":
         base, attrs = _HandSeer, {}

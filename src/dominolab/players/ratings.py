@@ -64,9 +64,9 @@ ANCHOR: Final = ("easy", 1500.0)
 #: the published fixed ratings: game -> level -> rating (the fit of :data:`LEVEL_RECORDS`,
 #: rounded; docs/strength.md)
 LEVEL_RATINGS: Final[dict[str, dict[str, int]]] = {
-    "luzak": {"easy": 1500, "medium": 1827, "hard": 1982},
-    "luzak-line": {"easy": 1500, "medium": 1744, "hard": 1844},
-    "widelec": {"easy": 1500, "medium": 1626, "hard": 1722},
+    "luzak": {"easy": 1500, "medium": 1838, "hard": 2023},
+    "luzak-line": {"easy": 1500, "medium": 1746, "hard": 1854},
+    "widelec": {"easy": 1500, "medium": 1629, "hard": 1726},
 }
 
 #: the rating deviation a level plays with as a person's opponent: its rating is known to

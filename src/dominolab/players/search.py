@@ -241,6 +241,10 @@ class _MonteCarlo:
     #: (:meth:`MixedModel.greedy_chance`), the opponent makes the greedy's move at its
     #: choices in the tree that often, instead of the move UCB picks for it
     exploits = False
+    #: with :attr:`exploits`, the least of that chance, whatever the reading says (before
+    #: the opponent's first choice too, where the reading declines): chosen by
+    #: duplicate-match experiments (docs/strength.md, "The opponent's own tiles in the tree")
+    follows_at_least = 0.0
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
@@ -365,8 +369,8 @@ class _MonteCarlo:
         """(the worlds weighted by :attr:`opponent_model`, or None without one or where it
         declines: the exact posterior then; the chance that the opponent makes the greedy's
         move at its choices in the tree, 0 unless the player :attr:`exploits` a model that
-        reads greedy players). Under a ``deadline`` the model has half the time left, the
-        search the rest."""
+        reads greedy players, and then at least :attr:`follows_at_least`). Under a
+        ``deadline`` the model has half the time left, the search the rest."""
         model = self.opponent_model
         if model is None:
             return None, 0.0
@@ -375,9 +379,10 @@ class _MonteCarlo:
             deadline = now + max(deadline - now, 0.0) / 2
         if self.exploits and isinstance(model, MixedModel):
             found = model.weighed(view, self.rng, deadline)
+            least = self.follows_at_least
             if found is None:
-                return None, 0.0
-            return model.beliefs_of(*found), model.greedy_chance(found[0])
+                return None, least
+            return model.beliefs_of(*found), max(least, model.greedy_chance(found[0]))
         return model.beliefs(view, self.rng, deadline), 0.0
 
 
@@ -591,18 +596,21 @@ class ExpertPlayer(_Ismcts):
     choices were in it, read as a greedy or a searching player's (:func:`reading_model`),
     valued by the chance to win the match; as far as the opponent is read as a greedy
     player, its moves in the tree are the greedy's (:attr:`exploits`: a greedy opponent's
-    mistakes are there to be taken, not feared as a searching one's replies). Budget:
-    ``worlds`` is the number of search iterations (one sampled world each).
-    ``reading=False``: the rules' exact posterior alone, as the expert was before the model
-    (``expert-plain``); where the model declines (before the opponent's first choice) the
-    two are the same player, move for move. On the pure-Python path the expert does not
-    read (the model's small searches would take many seconds a move there)."""
+    mistakes are there to be taken, not feared as a searching one's replies), and at least
+    half of them whatever the reading says (:attr:`follows_at_least`): a move made with
+    the tiles the opponent holds in that iteration's world, where UCB's is the same for
+    every world. Budget: ``worlds`` is the number of search iterations (one sampled world
+    each). ``reading=False``: the rules' exact posterior alone and UCB's moves for the
+    opponent, as the expert was before the model (``expert-plain``). On the pure-Python path
+    the expert neither reads nor follows (the model's small searches would take many seconds
+    a move there)."""
 
     name = "expert"
     default = Budget(worlds=40_000, seconds=3.0)
     inference = True
     match_aware = True
     exploits = True
+    follows_at_least = 0.5
 
     def __init__(self, rng: random.Random, reading: bool = True) -> None:
         super().__init__(rng)
