@@ -55,6 +55,9 @@ _SEARCHING = re.compile(r"expert-searching(?:-n([0-9]+))?(?:-k([0-9]+))?(?:-w([0
                         r"(?:-t([0-9.]+))?(?:-f([0-9.]+))?(?:-b([0-9]+))?(-fresh)?$")
 _GREEDY = re.compile(r"expert-greedy-n([0-9]+)-f([0-9.]+)$")
 _FOLLOWS = re.compile(r"expert-follows([0-9.]+)$")
+_KEYED = re.compile(r"expert-keyed([0-9.]+)$")
+_SET = re.compile(r"expert-set((?:-[cwkf][0-9.]+)+)$")
+_SET_KNOBS = {"c": "exploration", "w": "margin_weight", "k": "keyed", "f": "follows_at_least"}
 _CHOICE = re.compile(r"expert-choice-s([0-9.]+)-n([0-9]+)(?:-f([0-9.]+))?(-immediate)?$")
 
 
@@ -142,6 +145,27 @@ def _register(name: str) -> None:
             return player
 
         PLAYERS[name] = follows_at_least
+        return
+    elif (found := _KEYED.match(name)) is not None:  # means kept by the mover's tiles too
+        weight = float(found[1])
+
+        def keyed(seed: int) -> ExpertPlayer:
+            player = ExpertPlayer(random.Random(f"dominolab/player/expert/{seed}"))
+            player.keyed = weight
+            return player
+
+        PLAYERS[name] = keyed
+        return
+    elif (found := _SET.match(name)) is not None:  # today's expert, some knobs set
+        knobs = {_SET_KNOBS[part[0]]: float(part[1:]) for part in found[1].split("-")[1:]}
+
+        def knobs_set(seed: int) -> ExpertPlayer:
+            player = ExpertPlayer(random.Random(f"dominolab/player/expert/{seed}"))
+            for attr, value in knobs.items():
+                setattr(player, attr, value)
+            return player
+
+        PLAYERS[name] = knobs_set
         return
     elif name == "expert-sees-hand":
         base, attrs = _HandSeer, {}
