@@ -27,7 +27,9 @@ model weighs N worlds with a floor F (:class:`~dominolab.players.beliefs.GreedyM
 expert's: 256, 0.1; on the expert's own stream), or ``expert-followsG``, today's expert
 whose opponent makes the greedy's move in the tree at least a share G of the time
 (:attr:`~dominolab.players.search.ExpertPlayer.follows_at_least`; the expert's: 0.5;
-``expert-follows0`` is ``expert-exploits``), or
+``expert-follows0`` is ``expert-exploits``), or ``expert-set-cC-wW-fF``, today's expert
+with any of its exploration constant C, margin weight W and follows-at-least share F set
+(each part optional, on the expert's own stream), or
 ``expert-sees-hand``, the expert told the opponent's hand (a measuring stick). It prints
 the arena's JSON summary (on Ctrl-C, that of the pairs that finished). Each variant draws
 its randomness under its own name, so a variant equal to today's expert repeats its own
@@ -55,9 +57,8 @@ _SEARCHING = re.compile(r"expert-searching(?:-n([0-9]+))?(?:-k([0-9]+))?(?:-w([0
                         r"(?:-t([0-9.]+))?(?:-f([0-9.]+))?(?:-b([0-9]+))?(-fresh)?$")
 _GREEDY = re.compile(r"expert-greedy-n([0-9]+)-f([0-9.]+)$")
 _FOLLOWS = re.compile(r"expert-follows([0-9.]+)$")
-_KEYED = re.compile(r"expert-keyed([0-9.]+)$")
-_SET = re.compile(r"expert-set((?:-[cwkf][0-9.]+)+)$")
-_SET_KNOBS = {"c": "exploration", "w": "margin_weight", "k": "keyed", "f": "follows_at_least"}
+_SET = re.compile(r"expert-set((?:-[cwf][0-9.]+)+)$")
+_SET_KNOBS = {"c": "exploration", "w": "margin_weight", "f": "follows_at_least"}
 _CHOICE = re.compile(r"expert-choice-s([0-9.]+)-n([0-9]+)(?:-f([0-9.]+))?(-immediate)?$")
 
 
@@ -145,16 +146,6 @@ def _register(name: str) -> None:
             return player
 
         PLAYERS[name] = follows_at_least
-        return
-    elif (found := _KEYED.match(name)) is not None:  # means kept by the mover's tiles too
-        weight = float(found[1])
-
-        def keyed(seed: int) -> ExpertPlayer:
-            player = ExpertPlayer(random.Random(f"dominolab/player/expert/{seed}"))
-            player.keyed = weight
-            return player
-
-        PLAYERS[name] = keyed
         return
     elif (found := _SET.match(name)) is not None:  # today's expert, some knobs set
         knobs = {_SET_KNOBS[part[0]]: float(part[1:]) for part in found[1].split("-")[1:]}

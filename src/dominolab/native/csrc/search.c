@@ -627,8 +627,6 @@ typedef struct {
     double seconds;                 /* 0: no time limit */
     double exploration;
     double greedy;                  /* ismcts: chance the opponent makes the greedy's move */
-    double keyed;                   /* ismcts: weight of the shared mean against the mover's
-                                     * own-tiles mean at a node (0: shared statistics only) */
     int ismcts;
     int expected;                   /* kind 'pimc-expected': expected-answer greedy playouts */
     /* the totals, by root move in legal order */
@@ -902,39 +900,6 @@ static int greedy_reply(GreedySlot *memo, int32_t node, const State *st) {
     return slot->move;
 }
 
-/* The statistics of a move by the tiles its mover held when it chose it: at a node, the
- * shared statistics average over every world that reached it, as if the mover did not
- * look at its own tiles (the opponent's, or the searcher's own after a draw). Keyed by the
- * move's node and the mover's tiles (and drawn tile pending); a fixed-size table, two
- * slots per key, the less visited one given up to a new key. */
-#define KEYED_BITS 19
-typedef struct {
-    uint64_t key;                   /* 0: empty */
-    uint32_t visits;
-    float reward;
-} KeyedSlot;
-
-/* The key's part that the mover's tiles give (the node's goes above bit 34). */
-static uint64_t held_key(const State *st) {
-    return ((uint64_t)(uint8_t)(st->pending + 1) << 28) | (uint64_t)st->hand[st->to_move];
-}
-
-static KeyedSlot *keyed_find(KeyedSlot *table, uint64_t key, int add) {
-    uint64_t h = (key * 0x9E3779B97F4A7C15ull) >> (64 - KEYED_BITS);
-    KeyedSlot *a = &table[h & ~1ull], *b = a + 1;
-    if (a->key == key)
-        return a;
-    if (b->key == key)
-        return b;
-    if (!add)
-        return NULL;
-    KeyedSlot *slot = a->key == 0 ? a : b->key == 0 ? b : a->visits <= b->visits ? a : b;
-    slot->key = key;
-    slot->visits = 0;
-    slot->reward = 0.0f;
-    return slot;
-}
-
 /* ISMCTS (Cowling, Powley and Whitehouse, 2012), as players.search._Ismcts. Returns 0, or
  * -1 when the tree could not grow (the totals so far stay valid). */
 static int run_ismcts(Search *s) {
@@ -955,23 +920,12 @@ static int run_ismcts(Search *s) {
             return -1;
         }
     }
-    KeyedSlot *keyed = NULL;
-    double k = s->keyed;
-    if (k > 0) {
-        keyed = calloc((size_t)1 << KEYED_BITS, sizeof *keyed);
-        if (keyed == NULL) {
-            free(pool.at);
-            free(memo);
-            return -1;
-        }
-    }
     int before = s->pos.base.points[me] - s->pos.base.points[opp];
     long long done = 0;
     while (done < s->iterations) {
         State st;
         next_world(s, &st);
         int32_t path[MAX_DEPTH];
-        uint64_t held[MAX_DEPTH];       /* keyed: each step's key less its node */
         int depth = 0;
         int32_t node = root;
         int first = -1, reached = 0;
@@ -1037,17 +991,10 @@ static int run_ismcts(Search *s) {
             } else {
                 double best = -1.0;
                 child = -1;
-                uint64_t mine = keyed ? held_key(&st) : 0;
                 for (int i = 0; i < nm; i++) {
                     Node *ch = &pool.at[kids[i]];
-                    double mean = ch->reward / ch->visits;
-                    if (keyed) {
-                        const KeyedSlot *ks = keyed_find(
-                            keyed, mine + ((uint64_t)(uint32_t)kids[i] << 34), 0);
-                        if (ks != NULL)
-                            mean = (ks->reward + k * mean) / (ks->visits + k);
-                    }
-                    double score = mean + c * sqrt(log((double)ch->seen) / ch->visits);
+                    double score = ch->reward / ch->visits
+                                   + c * sqrt(log((double)ch->seen) / ch->visits);
                     if (score > best || child < 0) {
                         best = score;
                         child = kids[i];
@@ -1056,8 +1003,6 @@ static int run_ismcts(Search *s) {
                 }
                 move = pool.at[child].code;
             }
-            if (keyed)
-                held[depth] = held_key(&st);
             st_apply(&st, move, NULL);
             if (first < 0)
                 first = root_index(s, move);
@@ -1079,15 +1024,8 @@ static int run_ismcts(Search *s) {
         double reward = blended(&s->value, st.points, chance);
         for (int d = 0; d < depth; d++) {
             Node *n = &pool.at[path[d]];
-            double r = n->mover == me ? reward : 1.0 - reward;
             n->visits++;
-            n->reward += r;
-            if (keyed) {
-                KeyedSlot *ks = keyed_find(keyed, held[d] + ((uint64_t)(uint32_t)path[d] << 34),
-                                           1);
-                ks->visits++;
-                ks->reward += (float)r;
-            }
+            n->reward += n->mover == me ? reward : 1.0 - reward;
         }
         if (first >= 0) {
             s->margin[first] += (st.points[me] - st.points[opp]) - before;
@@ -1106,7 +1044,6 @@ static int run_ismcts(Search *s) {
     }
     free(pool.at);
     free(memo);
-    free(keyed);
     return status;
 }
 
@@ -1139,13 +1076,13 @@ const char dl_search_doc[] =
 
 PyObject *dl_search(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *names[] = {"rules", "position", "limits", "value", "budget", "kind", "seed",
-                            "world", "only", "greedy", "keyed", NULL};
+                            "world", "only", "greedy", NULL};
     PyObject *rules, *position, *limits, *value, *budget, *kind, *seed, *world = Py_None;
-    PyObject *only = Py_None, *greedy = NULL, *keyed = NULL;
+    PyObject *only = Py_None, *greedy = NULL;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOO|OOOO:search", names, &rules,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOO|OOO:search", names, &rules,
                                      &position, &limits, &value, &budget, &kind, &seed,
-                                     &world, &only, &greedy, &keyed))
+                                     &world, &only, &greedy))
         return NULL;
     Search *s = calloc(1, sizeof(Search));
     if (s == NULL)
@@ -1185,9 +1122,7 @@ PyObject *dl_search(PyObject *self, PyObject *args, PyObject *kwargs) {
                            &s->exploration);
     Py_DECREF(b);
     if (err || (greedy != NULL
-                && as_double(greedy, 0.0, 1.0, "the opponent's greedy share", &s->greedy))
-        || (keyed != NULL
-            && as_double(keyed, 0.0, 1e9, "the shared statistics' weight", &s->keyed)))
+                && as_double(greedy, 0.0, 1.0, "the opponent's greedy share", &s->greedy)))
         goto done;
     if (world != Py_None) {
         if (read_world(world, &s->pos, &s->world_opp, s->world_rest))
