@@ -28,7 +28,8 @@ def _interval(ci: tuple[float, float] | None, fmt: str) -> str:
 def report(result: HeadToHeadResult) -> str:
     """The result as a few lines of text."""
     s = result.summary
-    bot = {"ismcts": "OpenSpiel ISMCTSBot", "mcts": "OpenSpiel MCTSBot (resampled world)"}
+    bot = {"ismcts": "OpenSpiel ISMCTSBot", "mcts": "OpenSpiel MCTSBot (resampled world)",
+           "random": "OpenSpiel UniformRandomBot"}
     return "\n".join([
         f"{result.game}: expert vs {bot[result.opponent]}, {result.seconds_per_move:g} s a "
         f"move each, {s.hands} hands ({s.pairs} duplicate pairs), seed {result.seed}, "

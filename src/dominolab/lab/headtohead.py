@@ -1,4 +1,5 @@
-"""Our expert against OpenSpiel's ISMCTS and MCTS bots, on duplicate hands, equal time a move.
+"""Our expert against OpenSpiel's ISMCTS and MCTS bots (and its random bot, a floor), on
+duplicate hands, equal time a move.
 
 Played through our OpenSpiel games (:mod:`dominolab.integrations.openspiel`: one hand per
 episode, returns = point margin), the ``openspiel`` extra.
@@ -29,6 +30,10 @@ episode, returns = point margin), the ``openspiel`` extra.
     instead — one world consistent with what it knows (its own tiles, the table, what the
     opponent's moves proved), drawn afresh every move: determinized MCTS, fair play.
 
+  - ``random``: ``open_spiel.python.bots.uniform_random.UniformRandomBot``, a legal action
+    uniformly at random, no search: a floor for the other figures (how often the expert
+    wins a hand against play that does not think).
+
   The exploration constant is ``--uct-c`` (default 15: returns are point margins).
 * **Forced moves** (one legal action) are played by the runner without asking anyone and
   are not timed (the expert and ISMCTS return at once there; MCTS would search anyway).
@@ -43,7 +48,7 @@ p95) of each side and the bot's simulations a move. The statistics are
 
 This module needs OpenSpiel (it imports ``pyspiel`` at once), so :mod:`dominolab.lab` does
 not import it. It prints nothing: its command is the ``headtohead`` module of the command
-package (``--game GAME --opponent ismcts|mcts --hands N --seconds T``).
+package (``--game GAME --opponent ismcts|mcts|random --hands N --seconds T``).
 """
 
 from __future__ import annotations
@@ -58,6 +63,7 @@ from typing import Any, Final
 import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
+from open_spiel.python.bots import uniform_random
 
 from dominolab.core import get_game, view_of
 from dominolab.integrations.actions import codec
@@ -75,13 +81,20 @@ from dominolab.lab.stats import (
 )
 from dominolab.players import Budget, ExpertPlayer
 
-OPPONENTS: Final = ("ismcts", "mcts")
+OPPONENTS: Final = ("ismcts", "mcts", "random")
 #: UCT exploration constant of the bots: returns are point margins (a few tens)
 DEFAULT_UCT_C: Final = 15.0
 _CHANCE: Final = int(pyspiel.PlayerId.CHANCE)
 
 
 # -- OpenSpiel's bots, time-limited -------------------------------------------------------------
+
+class RandomBot(uniform_random.UniformRandomBot):  # type: ignore[misc]
+    """OpenSpiel's ``UniformRandomBot``: a legal action uniformly at random, no search (a
+    floor: how often the expert wins a hand against play that does not think at all)."""
+
+    simulations = 0
+
 
 class TimedISMCTSBot(ismcts.ISMCTSBot):  # type: ignore[misc]
     """``ISMCTSBot`` searching for ``seconds`` of wall-clock time a move (at least until the
@@ -198,9 +211,11 @@ def _seed32(*parts: object) -> int:
 
 
 def make_bot(opponent: str, game: Any, seconds: float, seed: int,
-             uct_c: float = DEFAULT_UCT_C) -> TimedISMCTSBot | TimedMCTSBot:
-    """OpenSpiel's ``ismcts`` or ``mcts`` bot with random rollouts, ``seconds`` a move,
-    every random choice (its worlds included) drawn from ``seed``."""
+             uct_c: float = DEFAULT_UCT_C,
+             seat: int = 1) -> TimedISMCTSBot | TimedMCTSBot | RandomBot:
+    """OpenSpiel's ``ismcts`` or ``mcts`` bot with random rollouts, ``seconds`` a move, or
+    its ``random`` bot (for ``seat``), every random choice (its worlds included) drawn from
+    ``seed``."""
     evaluator = mcts.RandomRolloutEvaluator(
         n_rollouts=1, random_state=np.random.RandomState(_seed32("rollouts", seed)))
     state_rng = np.random.RandomState(_seed32("bot", seed))
@@ -215,6 +230,8 @@ def make_bot(opponent: str, game: Any, seconds: float, seed: int,
         return bot
     if opponent == "mcts":
         return TimedMCTSBot(game, evaluator, uct_c, seconds, state_rng, resample)
+    if opponent == "random":
+        return RandomBot(seat, state_rng)
     raise ValueError(f"no opponent {opponent!r}; the opponents are: {', '.join(OPPONENTS)}")
 
 
@@ -281,7 +298,8 @@ def play_hand(game: str, opponent: str, seconds: float, deal_seed: int, our_seat
     deal_rng = random.Random(f"dominolab/headtohead/deal/{deal_seed}")
     order = boneyard_order(deal_seed)
     expert = ExpertPlayer(random.Random(f"dominolab/headtohead/expert/{deal_seed}/{our_seat}"))
-    bot = make_bot(opponent, os_game, seconds, _seed32(opponent, deal_seed, our_seat), uct_c)
+    bot = make_bot(opponent, os_game, seconds, _seed32(opponent, deal_seed, our_seat), uct_c,
+                   1 - our_seat)
     budget = Budget(seconds=seconds)
     clock = time.perf_counter
     ours: list[float] = []
