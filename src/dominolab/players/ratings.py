@@ -65,8 +65,8 @@ ANCHOR: Final = ("easy", 1500.0)
 #: rounded; docs/strength.md)
 LEVEL_RATINGS: Final[dict[str, dict[str, int]]] = {
     "luzak": {"easy": 1500, "medium": 1838, "hard": 2023},
-    "luzak-line": {"easy": 1500, "medium": 1746, "hard": 1854},
-    "widelec": {"easy": 1500, "medium": 1629, "hard": 1726},
+    "luzak-line": {"easy": 1500, "medium": 1749, "hard": 1859},
+    "widelec": {"easy": 1500, "medium": 1623, "hard": 1715},
 }
 
 #: the rating deviation a level plays with as a person's opponent: its rating is known to
