@@ -118,11 +118,13 @@ def test_the_world_by_world_prototype_runs() -> None:
 
 @pytest.mark.parametrize(("variant", "opponent"), [("expert-searching-n4-k8:50w", "pimc:8w"),
                                                    ("expert-greedy-n16-f0.05:50w", "greedy"),
-                                                   ("expert-follows0:50w", "greedy")])
+                                                   ("expert-follows0:50w", "greedy"),
+                                                   ("expert-set-c0.7-w0.5-f0:50w", "greedy")])
 def test_the_reading_variants_run(variant: str, opponent: str) -> None:
-    """The expert with the searching opponent model, with another greedy model, or following
-    the greedy in its tree another share of the time, runs as an experiment (a tiny run, in
-    this process: the script's sixth argument is the number of workers)."""
+    """The expert with the searching opponent model, with another greedy model, following
+    the greedy in its tree another share of the time, or with its knobs set, runs as an
+    experiment (a tiny run, in this process: the script's sixth argument is the number of
+    workers)."""
     out = subprocess.run(
         [sys.executable, str(ROOT / "docs" / "strength" / "experiments.py"),
          variant, opponent, "luzak-line", "1", "7", "1"],
