@@ -31,7 +31,10 @@ def test_tiny_run_is_sane(game: str, opponent: str) -> None:
     assert s.margin_ci95 is not None
     assert s.margin_ci95[0] <= s.margin_per_hand <= s.margin_ci95[1]
     assert s.our_timing.moves > 0 and s.their_timing.moves > 0
-    assert s.simulations_median >= (0 if opponent == "random" else 1)  # random: no search
+    if opponent == "random":  # no search
+        assert s.simulations_median == 0
+    else:
+        assert s.simulations_median >= 1
     # the clock is kept: a move takes about its 0.01 s (a slack for a busy machine)
     assert s.our_timing.median < 0.1 and s.their_timing.median < 0.1
     # records: ordered by pair then our seat; margins are ours, zero-sum with the points
@@ -134,6 +137,8 @@ def test_the_random_floor_plays_a_legal_action_for_its_own_seat() -> None:
     assert bot.simulations == 0
     record = h2h.play_hand("widelec", "random", 0.005, deal_seed=3, our_seat=1)
     assert record.simulations == (0,) * len(record.their_seconds)
+    with pytest.raises(ValueError, match="seat"):
+        h2h.make_bot("random", game, 0.01, seed=1)
 
 
 def test_workers_keep_the_order_and_the_json(capsys: pytest.CaptureFixture[str]) -> None:

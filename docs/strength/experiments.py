@@ -29,7 +29,8 @@ whose opponent makes the greedy's move in the tree at least a share G of the tim
 (:attr:`~dominolab.players.search.ExpertPlayer.follows_at_least`; the expert's: 0.5;
 ``expert-follows0`` is ``expert-exploits``), or ``expert-set-cC-wW-fF``, today's expert
 with any of its exploration constant C, margin weight W and follows-at-least share F set
-(each part optional, on the expert's own stream), or
+(each part optional, on the expert's own stream; ``expert-followsG`` is
+``expert-set-fG``), or
 ``expert-sees-hand``, the expert told the opponent's hand (a measuring stick). It prints
 the arena's JSON summary (on Ctrl-C, that of the pairs that finished). Each variant draws
 its randomness under its own name, so a variant equal to today's expert repeats its own
@@ -137,18 +138,10 @@ def _register(name: str) -> None:
 
         PLAYERS[name] = reads_greedy
         return
-    elif (found := _FOLLOWS.match(name)) is not None:  # the opponent greedy in the tree
-        least = float(found[1])                              # at least that often
-
-        def follows_at_least(seed: int) -> ExpertPlayer:
-            player = ExpertPlayer(random.Random(f"dominolab/player/expert/{seed}"))
-            player.follows_at_least = least
-            return player
-
-        PLAYERS[name] = follows_at_least
-        return
-    elif (found := _SET.match(name)) is not None:  # today's expert, some knobs set
-        knobs = {_SET_KNOBS[part[0]]: float(part[1:]) for part in found[1].split("-")[1:]}
+    elif (found := _FOLLOWS.match(name) or _SET.match(name)) is not None:
+        # today's expert with some knobs set (expert-followsG: the follows-at-least share)
+        parts = found[1].split("-")[1:] if found.re is _SET else [f"f{found[1]}"]
+        knobs = {_SET_KNOBS[part[0]]: float(part[1:]) for part in parts}
 
         def knobs_set(seed: int) -> ExpertPlayer:
             player = ExpertPlayer(random.Random(f"dominolab/player/expert/{seed}"))

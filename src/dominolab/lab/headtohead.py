@@ -212,10 +212,10 @@ def _seed32(*parts: object) -> int:
 
 def make_bot(opponent: str, game: Any, seconds: float, seed: int,
              uct_c: float = DEFAULT_UCT_C,
-             seat: int = 1) -> TimedISMCTSBot | TimedMCTSBot | RandomBot:
+             seat: int | None = None) -> TimedISMCTSBot | TimedMCTSBot | RandomBot:
     """OpenSpiel's ``ismcts`` or ``mcts`` bot with random rollouts, ``seconds`` a move, or
-    its ``random`` bot (for ``seat``), every random choice (its worlds included) drawn from
-    ``seed``."""
+    its ``random`` bot (which must be told its ``seat``), every random choice (its worlds
+    included) drawn from ``seed``."""
     evaluator = mcts.RandomRolloutEvaluator(
         n_rollouts=1, random_state=np.random.RandomState(_seed32("rollouts", seed)))
     state_rng = np.random.RandomState(_seed32("bot", seed))
@@ -231,6 +231,8 @@ def make_bot(opponent: str, game: Any, seconds: float, seed: int,
     if opponent == "mcts":
         return TimedMCTSBot(game, evaluator, uct_c, seconds, state_rng, resample)
     if opponent == "random":
+        if seat is None:
+            raise ValueError("the random bot must be told its seat (0 or 1)")
         return RandomBot(seat, state_rng)
     raise ValueError(f"no opponent {opponent!r}; the opponents are: {', '.join(OPPONENTS)}")
 
