@@ -27,9 +27,8 @@ model weighs N worlds with a floor F (:class:`~dominolab.players.beliefs.GreedyM
 expert's: 256, 0.1; on the expert's own stream), or ``expert-followsG``, today's expert
 whose opponent makes the greedy's move in the tree at least a share G of the time
 (:attr:`~dominolab.players.search.ExpertPlayer.follows_at_least`; the expert's: 0.5;
-``expert-follows0`` is ``expert-exploits``), or ``expert-set-cC-wW-fF-dD``, today's expert
-with any of its exploration constant C, margin weight W, follows-at-least share F and the
-tree's depth D in choices (:attr:`~dominolab.players.search.ExpertPlayer.tree_choices`) set
+``expert-follows0`` is ``expert-exploits``), or ``expert-set-cC-wW-fF``, today's expert
+with any of its exploration constant C, margin weight W and follows-at-least share F set
 (each part optional, on the expert's own stream; ``expert-followsG`` is
 ``expert-set-fG``), or
 ``expert-sees-hand``, the expert told the opponent's hand (a measuring stick). It prints
@@ -59,9 +58,8 @@ _SEARCHING = re.compile(r"expert-searching(?:-n([0-9]+))?(?:-k([0-9]+))?(?:-w([0
                         r"(?:-t([0-9.]+))?(?:-f([0-9.]+))?(?:-b([0-9]+))?(-fresh)?$")
 _GREEDY = re.compile(r"expert-greedy-n([0-9]+)-f([0-9.]+)$")
 _FOLLOWS = re.compile(r"expert-follows([0-9.]+)$")
-_SET = re.compile(r"expert-set((?:-[cwfd][0-9.]+)+)$")
-_SET_KNOBS = {"c": "exploration", "w": "margin_weight", "f": "follows_at_least",
-              "d": "tree_choices"}
+_SET = re.compile(r"expert-set((?:-[cwf][0-9.]+)+)$")
+_SET_KNOBS = {"c": "exploration", "w": "margin_weight", "f": "follows_at_least"}
 _CHOICE = re.compile(r"expert-choice-s([0-9.]+)-n([0-9]+)(?:-f([0-9.]+))?(-immediate)?$")
 
 
@@ -143,8 +141,7 @@ def _register(name: str) -> None:
     elif (found := _FOLLOWS.match(name) or _SET.match(name)) is not None:
         # today's expert with some knobs set (expert-followsG: the follows-at-least share)
         parts = found[1].split("-")[1:] if found.re is _SET else [f"f{found[1]}"]
-        knobs = {_SET_KNOBS[part[0]]: (int if part[0] == "d" else float)(part[1:])
-                 for part in parts}
+        knobs = {_SET_KNOBS[part[0]]: float(part[1:]) for part in parts}
 
         def knobs_set(seed: int) -> ExpertPlayer:
             player = ExpertPlayer(random.Random(f"dominolab/player/expert/{seed}"))

@@ -138,8 +138,7 @@ def search(view: View, *, kind: Kind, value: MatchValueLike | None,
            exploration: float, seed: int, limits: Sequence[Limit] = (),
            true_hand: Hand[Any] | None = None,
            only: Sequence[Move] | None = None,
-           beliefs: Beliefs | None = None, greedy: float = 0.0,
-           choices: int = 0) -> list[Totals]:
+           beliefs: Beliefs | None = None, greedy: float = 0.0) -> list[Totals]:
     """Search ``view``'s position natively; the sums of each legal move, in the view's
     legal order.
 
@@ -155,10 +154,8 @@ def search(view: View, *, kind: Kind, value: MatchValueLike | None,
     weighted hands instead (a model of the opponent, :mod:`dominolab.players.beliefs`;
     ``limits`` are then unused); ``greedy`` (ismcts): the chance that the opponent, at each
     of its choices in the tree, makes the expected-answer greedy's move rather than the one
-    UCB picks for it (how far it is read as a greedy player); ``choices`` (ismcts): the tree
-    grows through at most this many choices (nodes with more than one move) on an
-    iteration's path, and the playout starts there (0: no limit). ValueError for a position
-    the view cannot have.
+    UCB picks for it (how far it is read as a greedy player). ValueError for a position the
+    view cannot have.
     """
     rules, position = position_of(view)
     value_args = None if value is None else (
@@ -174,7 +171,7 @@ def search(view: View, *, kind: Kind, value: MatchValueLike | None,
         distribution = (distribution_of(view, limits) if beliefs is None
                         else distribution_of_beliefs(view, beliefs))
     sums = run(rules, position, distribution, value_args, budget, kind, seed, world,
-               wanted, greedy, choices)
+               wanted, greedy)
     by_code = {code: (count, total, margin, chance)
                for code, count, total, margin, chance in sums}
     legal = view.legal_moves

@@ -245,10 +245,6 @@ class _MonteCarlo:
     #: the opponent's first choice too, where the reading declines): chosen by
     #: duplicate-match experiments (docs/strength.md, "The opponent's own tiles in the tree")
     follows_at_least = 0.0
-    #: the native tree search only: the tree grows through at most this many choices on an
-    #: iteration's path, the playout starting there (0: no limit;
-    #: :func:`dominolab.native.search.search`'s ``choices``)
-    tree_choices = 0
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
@@ -352,8 +348,7 @@ class _MonteCarlo:
             need=value.need if value.at_once and matched else None, iterations=count,
             seconds=seconds, exploration=self.exploration, seed=self.rng.getrandbits(64),
             limits=limits, true_hand=true_hand, only=only, beliefs=beliefs,
-            greedy=read if greedy is None else greedy,
-            choices=self.tree_choices if ismcts else 0)
+            greedy=read if greedy is None else greedy)
         results = []
         for t in sums:
             mean = t.value / t.count if t.count else 0.0

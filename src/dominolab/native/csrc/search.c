@@ -627,8 +627,6 @@ typedef struct {
     double seconds;                 /* 0: no time limit */
     double exploration;
     double greedy;                  /* ismcts: chance the opponent makes the greedy's move */
-    long long choices;              /* ismcts: the tree grows through at most this many
-                                     * choices (nodes of more than one move); 0: no limit */
     int ismcts;
     int expected;                   /* kind 'pimc-expected': expected-answer greedy playouts */
     /* the totals, by root move in legal order */
@@ -931,7 +929,6 @@ static int run_ismcts(Search *s) {
         int depth = 0;
         int32_t node = root;
         int first = -1, reached = 0;
-        long long chosen = 0;
         while (st.end == END_NONE && depth < MAX_DEPTH) {
             int moves[MV_MAX];
             int32_t kids[MV_MAX];
@@ -951,8 +948,6 @@ static int run_ismcts(Search *s) {
                 if (nm == 0)
                     break;
             }
-            if (nm > 1 && s->choices > 0 && chosen++ >= s->choices)
-                break;                  /* the tree's depth reached: a playout from here */
             for (int i = 0; i < nm; i++) {
                 kids[i] = child_of(&pool, node, moves[i]);
                 if (kids[i] < 0)
@@ -1054,7 +1049,7 @@ static int run_ismcts(Search *s) {
 
 const char dl_search_doc[] =
     "search(rules, position, limits, value, budget, kind, seed, world=None, only=None, "
-    "greedy=0, choices=0)\n--\n\n"
+    "greedy=0)\n--\n\n"
     "Search one position as dominolab.players.search does and return, for each root legal\n"
     "move in legal order, (code, count, value_sum, margin_sum, chance_sum): count is the\n"
     "worlds (pimc) or the visits (ismcts), margin_sum the summed point margin gained from\n"
@@ -1075,21 +1070,19 @@ const char dl_search_doc[] =
     "others get zero totals). greedy: 0..1 (0 unless given), ismcts: the chance that the\n"
     "opponent, at each of its nodes with a choice, makes the expected-answer greedy's move\n"
     "(a model of a greedy opponent) instead of the move UCB picks for it.\n"
-    "choices: ismcts, the tree grows through at most this many choices (nodes with more\n"
-    "than one move) on an iteration's path, the playout starting there (0: no limit).\n"
     "Equivalent root moves (dominolab.core.equivalence) are one move: searched once, by\n"
     "their representative, and given the same totals.\n"
     "ValueError for nonsense; MemoryError if the tree cannot grow.";
 
 PyObject *dl_search(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *names[] = {"rules", "position", "limits", "value", "budget", "kind", "seed",
-                            "world", "only", "greedy", "choices", NULL};
+                            "world", "only", "greedy", NULL};
     PyObject *rules, *position, *limits, *value, *budget, *kind, *seed, *world = Py_None;
-    PyObject *only = Py_None, *greedy = NULL, *choices = NULL;
+    PyObject *only = Py_None, *greedy = NULL;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOO|OOOO:search", names, &rules,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOO|OOO:search", names, &rules,
                                      &position, &limits, &value, &budget, &kind, &seed,
-                                     &world, &only, &greedy, &choices))
+                                     &world, &only, &greedy))
         return NULL;
     Search *s = calloc(1, sizeof(Search));
     if (s == NULL)
@@ -1129,9 +1122,7 @@ PyObject *dl_search(PyObject *self, PyObject *args, PyObject *kwargs) {
                            &s->exploration);
     Py_DECREF(b);
     if (err || (greedy != NULL
-                && as_double(greedy, 0.0, 1.0, "the opponent's greedy share", &s->greedy))
-        || (choices != NULL
-            && as_int(choices, 0, MAX_DEPTH, "the tree's choices", &s->choices)))
+                && as_double(greedy, 0.0, 1.0, "the opponent's greedy share", &s->greedy)))
         goto done;
     if (world != Py_None) {
         if (read_world(world, &s->pos, &s->world_opp, s->world_rest))
