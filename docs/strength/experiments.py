@@ -31,6 +31,10 @@ whose opponent makes the greedy's move in the tree at least a share G of the tim
 with any of its exploration constant C, margin weight W and follows-at-least share F set
 (each part optional, on the expert's own stream; ``expert-followsG`` is
 ``expert-set-fG``), or
+``expert-kindP``, today's expert told the odds of its opponent's kind before the hand
+starts: the greedy kind's prior P instead of 0.5 in its reading (``reading_model``), and
+in its tree the greedy's move at least as often as that prior makes it (``expert-kind0.5``
+is today's expert; a measuring stick for carrying the odds from hand to hand), or
 ``expert-sees-hand``, the expert told the opponent's hand (a measuring stick). It prints
 the arena's JSON summary (on Ctrl-C, that of the pairs that finished). Each variant draws
 its randomness under its own name, so a variant equal to today's expert repeats its own
@@ -60,6 +64,7 @@ _GREEDY = re.compile(r"expert-greedy-n([0-9]+)-f([0-9.]+)$")
 _FOLLOWS = re.compile(r"expert-follows([0-9.]+)$")
 _SET = re.compile(r"expert-set((?:-[cwf][0-9.]+)+)$")
 _SET_KNOBS = {"c": "exploration", "w": "margin_weight", "f": "follows_at_least"}
+_KIND = re.compile(r"expert-kind([0-9.]+)$")
 _CHOICE = re.compile(r"expert-choice-s([0-9.]+)-n([0-9]+)(?:-f([0-9.]+))?(-immediate)?$")
 
 
@@ -150,6 +155,22 @@ def _register(name: str) -> None:
             return player
 
         PLAYERS[name] = knobs_set
+        return
+    elif (found := _KIND.match(name)) is not None:  # told the odds of the opponent's kind
+        greedy = float(found[1])
+        if not 0.0 < greedy < 1.0:
+            raise ValueError(f"{name}: the greedy kind's prior must be between 0 and 1")
+
+        def told_kind(seed: int) -> ExpertPlayer:
+            player = ExpertPlayer(random.Random(f"dominolab/player/expert/{seed}"))
+            player.opponent_model = MixedModel([
+                (greedy, GreedyModel()),
+                (1.0 - greedy, SearchingModel(tau=3.0, work=400, carry=False))])
+            share = player.opponent_model.greedy_chance((greedy, 1.0 - greedy))
+            player.follows_at_least = max(player.follows_at_least, share)
+            return player
+
+        PLAYERS[name] = told_kind
         return
     elif name == "expert-sees-hand":
         base, attrs = _HandSeer, {}
