@@ -106,6 +106,15 @@ def test_the_agreement_script_runs() -> None:
     assert out.stdout.startswith("widelec\t4 deals\t") and "\talike " in out.stdout
 
 
+def test_the_calibration_script_runs() -> None:
+    """The check of the match's chance against who won still runs (a tiny run)."""
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "docs" / "strength" / "calibration.py"), "widelec", "20"],
+        capture_output=True, text=True, timeout=120, check=True)
+    last = out.stdout.splitlines()[-1]
+    assert last.startswith("widelec\tlog-loss 0.") and last.endswith(" of 20 matches")
+
+
 def test_the_world_by_world_prototype_runs() -> None:
     """The world-by-world opponent model's measure still runs (a tiny run)."""
     out = subprocess.run(
@@ -119,12 +128,13 @@ def test_the_world_by_world_prototype_runs() -> None:
 @pytest.mark.parametrize(("variant", "opponent"), [("expert-searching-n4-k8:50w", "pimc:8w"),
                                                    ("expert-greedy-n16-f0.05:50w", "greedy"),
                                                    ("expert-follows0:50w", "greedy"),
-                                                   ("expert-set-c0.7-w0.5-f0:50w", "greedy")])
+                                                   ("expert-set-c0.7-w0.5-f0:50w", "greedy"),
+                                                   ("expert-kind0.99:50w", "greedy")])
 def test_the_reading_variants_run(variant: str, opponent: str) -> None:
     """The expert with the searching opponent model, with another greedy model, following
-    the greedy in its tree another share of the time, or with its knobs set, runs as an
-    experiment (a tiny run, in this process: the script's sixth argument is the number of
-    workers)."""
+    the greedy in its tree another share of the time, with its knobs set, or told the odds
+    of its opponent's kind, runs as an experiment (a tiny run, in this process: the
+    script's sixth argument is the number of workers)."""
     out = subprocess.run(
         [sys.executable, str(ROOT / "docs" / "strength" / "experiments.py"),
          variant, opponent, "luzak-line", "1", "7", "1"],
