@@ -158,9 +158,7 @@ def test_expert_takes_a_sure_big_score() -> None:
 def test_s2_match_value_in_the_last_hand_counts_only_winning() -> None:
     """RULES.md §2 (match to the target, even number of hands): in hand 2 with a player
     past the target, the match ends with this hand, so any lead is worth 1 and any deficit
-    0, whatever the margin; in hand 1 one more hand follows, so a lead is worth less than 1,
-    and a small one more than even only if this seat opens that hand (RULES.md §1: openers
-    alternate)."""
+    0, whatever the margin; in hand 1 one more hand follows, so a lead is worth less than 1."""
     import dataclasses
 
     match = Match("luzak", seed=4)
@@ -179,30 +177,5 @@ def test_s2_match_value_in_the_last_hand_counts_only_winning() -> None:
     lose[me], lose[1 - me] = 3, 6  # 61 vs 62
     assert value(win_small, False) == value(win_big, False) == 1.0
     assert value(lose, False) == 0.0
-    opens_next = MatchValue(dataclasses.replace(last, hand_number=1, opener=1 - me))
-    assert 0.5 < opens_next(win_small, False) < opens_next(win_big, False) < 1.0
-    answers_next = MatchValue(dataclasses.replace(last, hand_number=1, opener=me))
-    assert answers_next(win_small, False) < 0.5 < answers_next(win_big, False) < 1.0
-
-
-def test_the_match_chance_counts_the_next_openers_edge() -> None:
-    """RULES.md §1 (openers alternate, hand by hand) and §2 (an even number of hands): after
-    an odd-numbered hand the next hand's opener is expected to gain what opening is worth in
-    Luzak (its mean margin), which the chance counts; after an even-numbered one the hands
-    left come in pairs, each seat opening one, and it counts none. Widelec's opener gains
-    nothing to speak of."""
-    import dataclasses
-
-    match = Match("luzak", seed=4)
-    view = match.view(match.hand.to_move)
-    me = view.seat
-    tied = dataclasses.replace(view, hand_number=3, totals=(20, 20), hand_points=(0, 0))
-    mine = MatchValue(dataclasses.replace(tied, opener=1 - me))  # I open hand 4
-    theirs = MatchValue(dataclasses.replace(tied, opener=me))
-    assert mine.lead == -theirs.lead > 0
-    assert mine((0, 0), False) > 0.5 > theirs((0, 0), False)
-    assert mine((0, 0), False) + theirs((0, 0), False) == pytest.approx(1.0)
-    paired = MatchValue(dataclasses.replace(tied, hand_number=2))
-    assert paired.lead == 0.0 and paired((0, 0), False) == 0.5
-    widelec = Match("widelec", seed=4)
-    assert MatchValue(widelec.view(widelec.hand.to_move)).lead == 0.0
+    first = MatchValue(dataclasses.replace(last, hand_number=1))
+    assert 0.5 < first(win_small, False) < first(win_big, False) < 1.0

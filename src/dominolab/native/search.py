@@ -50,8 +50,6 @@ class MatchValueLike(Protocol):
     @property
     def one_more(self) -> bool: ...
     @property
-    def lead(self) -> float: ...
-    @property
     def margin_weight(self) -> float: ...
 
 
@@ -162,7 +160,7 @@ def search(view: View, *, kind: Kind, value: MatchValueLike | None,
     rules, position = position_of(view)
     value_args = None if value is None else (
         value.banked[0], value.banked[1], value.target, value.scale, value.per_hand,
-        int(value.at_once), int(value.one_more), need, value.margin_weight, value.lead)
+        int(value.at_once), int(value.one_more), need, value.margin_weight)
     budget = (iterations, None if seconds is None else max(seconds, _LEAST_SECONDS),
               exploration)
     world = None if true_hand is None else world_of(view, true_hand)

@@ -47,9 +47,6 @@ from dominolab.players.greedy import greedy_expected_move
 _HAND_SCALE = {"luzak": 6.6, "luzak-line": 5.9, "widelec": 8.2}
 #: points a player scores in a hand, on average (greedy self-play)
 _HAND_POINTS = {"luzak": 12.5, "luzak-line": 10.5, "widelec": 11.1}
-#: what opening a hand is worth, as the opener's mean margin in it, per game (greedy
-#: self-play, docs/strength.md "The next hand's opener")
-_OPENER_EDGE = {"luzak": 5.6, "luzak-line": 5.5, "widelec": 0.0}
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +71,7 @@ class MatchValue:
     """The value of a hand's outcome for the seat to move: its chance to win the match,
     blended, when ``margin_weight`` is above 0, with the hand's point margin (mine minus the
     opponent's, as a logistic of the game's spread of a hand's margin):
-    ``(1 - w) * chance + w * logistic(margin / spread)``. The chance counts the edge of the
-    next hand's opener (:attr:`lead`)."""
+    ``(1 - w) * chance + w * logistic(margin / spread)``."""
 
     def __init__(self, view: View, margin_weight: float = 0.0) -> None:
         if not 0.0 <= margin_weight <= 1.0:
@@ -92,12 +88,6 @@ class MatchValue:
         even = bool(getattr(view.options, "even_hands", False))
         #: one more hand follows even when the target is reached
         self.one_more = even and view.hand_number % 2 == 1
-        #: the points the next hand's opening is worth to this seat (less, when the
-        #: opponent opens it): after an odd-numbered hand the next opener gains its edge;
-        #: after an even-numbered one the hands still to play come in pairs, each seat
-        #: opening one of a pair, and the edges cancel (openers alternate, RULES.md 1)
-        edge = _OPENER_EDGE[view.game] if view.hand_number % 2 == 1 else 0.0
-        self.lead = edge if view.opener != me else -edge
         # points each seat (by seat number) still needs in this hand to reach the target
         need = [0, 0]
         need[me] = self.target - self.banked[0]
@@ -129,9 +119,9 @@ class MatchValue:
         if top >= self.target:
             if not self.one_more:
                 return 1.0 if diff > 0 else 0.0 if diff < 0 else 0.5
-            return _logistic((diff + self.lead) / self.scale)
+            return _logistic(diff / self.scale)
         hands_left = 1.0 + (self.target - top) / self.per_hand
-        return _logistic((diff + self.lead) / (self.scale * math.sqrt(hands_left)))
+        return _logistic(diff / (self.scale * math.sqrt(hands_left)))
 
 
 def _logistic(x: float) -> float:

@@ -281,7 +281,6 @@ typedef struct {
     int has_need;
     int32_t need[2];                /* by seat: points still needed in this hand (win at once) */
     double margin_weight;           /* share of the hand's margin in the value (0: none) */
-    double lead;                    /* the next hand's opening, worth to me (MatchValue.lead) */
 } Value;
 
 static double logistic(double x) {
@@ -302,10 +301,10 @@ static double match_value_of(const Value *v, const int32_t *points, int reached)
     if (top >= v->target) {
         if (!v->one_more)
             return diff > 0 ? 1.0 : diff < 0 ? 0.0 : 0.5;
-        return logistic((diff + v->lead) / v->scale);
+        return logistic(diff / v->scale);
     }
     double hands_left = 1.0 + (v->target - top) / v->per_hand;
-    return logistic((diff + v->lead) / (v->scale * sqrt(hands_left)));
+    return logistic(diff / (v->scale * sqrt(hands_left)));
 }
 
 /* The value of a hand's outcome: its chance to win the match (match_value_of), blended with
@@ -318,13 +317,13 @@ static double blended(const Value *v, const int32_t *points, double match) {
 }
 
 /* value: None (the margin), or (banked_mine, banked_theirs, target, scale, per_hand,
- * at_once, one_more, need, margin weight, lead) with need None or (seat 0's, seat 1's). */
+ * at_once, one_more, need, margin weight) with need None or (seat 0's, seat 1's). */
 static int read_value(PyObject *o, int seat, Value *v) {
     memset(v, 0, sizeof *v);
     v->seat = seat;
     if (o == Py_None)
         return 0;
-    PyObject *seq = as_seq(o, 10, "value");
+    PyObject *seq = as_seq(o, 9, "value");
     if (seq == NULL)
         return -1;
     PyObject **it = PySequence_Fast_ITEMS(seq);
@@ -352,16 +351,14 @@ static int read_value(PyObject *o, int seat, Value *v) {
             v->need[1] = (int32_t)n1;
         }
     }
-    double weight = 0.0, lead = 0.0;
+    double weight = 0.0;
     if (!err)
-        err = as_double(it[8], 0.0, 1.0, "the margin weight", &weight)
-              || as_double(it[9], -MAX_POINTS, MAX_POINTS, "the lead", &lead);
+        err = as_double(it[8], 0.0, 1.0, "the margin weight", &weight);
     Py_DECREF(seq);
     if (err)
         return -1;
     v->on = 1;
     v->margin_weight = weight;
-    v->lead = lead;
     v->banked[0] = (double)mine;
     v->banked[1] = (double)theirs;
     v->target = (double)target;
@@ -1063,8 +1060,7 @@ const char dl_search_doc[] =
     "unseen mask, opponent's tile count, boneyard size). limits: the world distribution\n"
     "(group masks, [(weight, counts per group)]), no choices for uniform worlds.\n"
     "value: None (the point margin) or (banked mine, banked theirs, target, scale,\n"
-    "per_hand, at_once, one_more, need pair or None, margin weight 0..1, lead: the next\n"
-    "hand's opening worth to the seat). budget: (iterations, seconds or None,\n"
+    "per_hand, at_once, one_more, need pair or None, margin weight 0..1). budget: (iterations, seconds or None,\n"
     "exploration). kind: 'pimc', 'pimc-expected' (PIMC whose playouts use the\n"
     "expected-answer greedy of each seat), 'ismcts' (which needs a value) or\n"
     "'ismcts-expected' (ISMCTS with the expected-answer greedy's playouts).\n"
