@@ -4,10 +4,11 @@ MATCHES [SEED]``: MATCHES matches of ``greedy`` against ``greedy`` (the native f
 through ``Match``; at the end of every hand the match goes on from, seat 0's chance to win
 the match as the expert's search values that end (:meth:`~dominolab.players.search.
 MatchValue.chance` of the hand's points, seen from its start) is set against whether seat 0
-won. It prints one line for each
-tenth of the chances (the matches' mean chance there, the share won, how many), then the
-log-loss of the chances against that of the base rate (docs/strength.md, "Told the
-opponent's kind").
+won. It prints, for each tenth of the chances and then for the hands after which seat 0 or
+its opponent opens the next hand (odd-numbered hands) or the hands left come in pairs
+(even-numbered ones), with a chance from 0.3 to 0.7, the mean chance, the share won and how
+many; then the mean margin of a hand's opener in it, and the log-loss of the chances
+against that of the base rate (docs/strength.md, "The next hand's opener").
 """
 
 from __future__ import annotations
@@ -20,41 +21,69 @@ from dominolab.core.match import Match
 from dominolab.lab.play import greedy_match_facts
 from dominolab.players.search import MatchValue
 
+#: after which hands the next hand's opener may count: an odd-numbered hand, seat 0 opening
+#: the next or its opponent; after an even-numbered one the hands left come in pairs
+GROUPS = ("seat 0 opens next", "seat 1 opens next", "paired")
 
-def chances(game: str, matches: int, seed: int) -> list[tuple[float, bool]]:
+
+def chances(game: str, matches: int, seed: int) -> list[tuple[float, bool, str]]:
     """(seat 0's chance after a hand the match goes on from, as the search values that
-    hand's end, seat 0 won the match)."""
+    hand's end, seat 0 won the match, the hand's group in :data:`GROUPS`)."""
     spec = get_game(game)
     options: Options = spec.options_class()
-    found: list[tuple[float, bool]] = []
+    found: list[tuple[float, bool, str]] = []
     for match_seed in range(seed, seed + matches):
         facts = greedy_match_facts(spec, options, match_seed)
         match = Match(spec, options, seed=match_seed)
         won = facts.result.winner == 0
-        for hand in facts.hands[:-1]:
-            value = MatchValue(match.view(0))
-            found.append((value.chance(hand.result.points, False), won))
+        for number, hand in enumerate(facts.hands[:-1], start=1):
+            view = match.view(0)
+            group = GROUPS[2] if number % 2 == 0 else GROUPS[1 - view.opener]
+            found.append((MatchValue(view).chance(hand.result.points, False), won, group))
             for _, move, _, _ in hand.steps:
                 match.apply_unchecked(move)
     return found
+
+
+def _line(game: str, what: str, part: list[tuple[float, bool, str]]) -> str:
+    mean = sum(p for p, _, _ in part) / len(part)
+    won = sum(w for _, w, _ in part) / len(part)
+    return f"{game}\t{what}\tchance {mean:.3f}\twon {won:.3f}\t{len(part)} hands"
+
+
+def opener_margin(game: str, matches: int, seed: int) -> float:
+    """The mean margin of a hand's opener in it (the opener's points less the other's), over
+    the hands of MATCHES matches of ``greedy`` against ``greedy`` but the last of each."""
+    spec = get_game(game)
+    options: Options = spec.options_class()
+    total, hands = 0, 0
+    for match_seed in range(seed, seed + matches):
+        for hand in greedy_match_facts(spec, options, match_seed).hands[:-1]:
+            points = hand.result.points
+            total += points[hand.opener] - points[1 - hand.opener]
+            hands += 1
+    return total / hands
 
 
 def main(argv: list[str]) -> None:
     if len(argv) not in (2, 3):
         sys.exit(__doc__)
     game, matches = argv[0], int(argv[1])
-    found = chances(game, matches, int(argv[2]) if len(argv) == 3 else 1)
+    seed = int(argv[2]) if len(argv) == 3 else 1
+    found = chances(game, matches, seed)
     for tenth in range(10):
-        part = [(p, w) for p, w in found if min(int(p * 10), 9) == tenth]
+        part = [f for f in found if min(int(f[0] * 10), 9) == tenth]
         if part:
-            mean = sum(p for p, _ in part) / len(part)
-            won = sum(w for _, w in part) / len(part)
-            print(f"{game}\t{tenth / 10:.1f}-{(tenth + 1) / 10:.1f}\tchance {mean:.3f}\t"
-                  f"won {won:.3f}\t{len(part)} hands")
+            print(_line(game, f"{tenth / 10:.1f}-{(tenth + 1) / 10:.1f}", part))
+    for group in GROUPS:  # where the hands left are closest, the chance from 0.3 to 0.7
+        part = [f for f in found if f[2] == group and 0.3 <= f[0] <= 0.7]
+        if part:
+            print(_line(game, f"{group}, 0.3-0.7", part))
+    print(f"{game}\topener's margin a hand {opener_margin(game, matches, seed):+.2f}")
     eps = 1e-9
-    loss = -sum(math.log(max(p, eps) if w else max(1.0 - p, eps)) for p, w in found)
-    rate = sum(w for _, w in found) / len(found)
-    base = -sum(math.log(rate if w else 1.0 - rate) for _, w in found)
+    loss = -sum(math.log(max(p, eps) if w else max(1.0 - p, eps)) for p, w, _ in found)
+    rate = sum(w for _, w, _ in found) / len(found)
+    base = -sum(math.log(rate if w else 1.0 - rate) for _, w, _ in found)
     print(f"{game}\tlog-loss {loss / len(found):.3f}\tbase rate {base / len(found):.3f}\t"
           f"{len(found)} hands of {matches} matches")
 
