@@ -4,11 +4,12 @@ MATCHES [SEED]``: MATCHES matches of ``greedy`` against ``greedy`` (the native f
 through ``Match``; at the end of every hand the match goes on from, seat 0's chance to win
 the match as the expert's search values that end (:meth:`~dominolab.players.search.
 MatchValue.chance` of the hand's points, seen from its start) is set against whether seat 0
-won. It prints, for each tenth of the chances and then for the hands after which seat 0 or
-its opponent opens the next hand (odd-numbered hands) or the hands left come in pairs
-(even-numbered ones), with a chance from 0.3 to 0.7, the mean chance, the share won and how
-many; then the mean margin of a hand's opener in it, and the log-loss of the chances
-against that of the base rate (docs/strength.md, "The next hand's opener").
+won (a drawn match counts half). It prints, for each tenth of the chances and then for the
+hands after which seat 0 or its opponent opens the next hand (odd-numbered hands) or the
+hands left come in pairs (even-numbered ones), with a chance from 0.3 to 0.7, the mean
+chance, the share won and how many; then the mean margin of a hand's opener in it, and
+the log-loss of the chances against that of the base rate (docs/strength.md, "The next
+hand's opener in the match's chance").
 """
 
 from __future__ import annotations
@@ -26,16 +27,18 @@ from dominolab.players.search import MatchValue
 GROUPS = ("seat 0 opens next", "seat 1 opens next", "paired")
 
 
-def chances(game: str, matches: int, seed: int) -> list[tuple[float, bool, str]]:
+def chances(game: str, matches: int, seed: int) -> list[tuple[float, float, str]]:
     """(seat 0's chance after a hand the match goes on from, as the search values that
-    hand's end, seat 0 won the match, the hand's group in :data:`GROUPS`)."""
+    hand's end, seat 0's score in the match: 1 won, 0.5 drawn, 0 lost, the hand's group in
+    :data:`GROUPS`)."""
     spec = get_game(game)
     options: Options = spec.options_class()
-    found: list[tuple[float, bool, str]] = []
+    found: list[tuple[float, float, str]] = []
     for match_seed in range(seed, seed + matches):
         facts = greedy_match_facts(spec, options, match_seed)
         match = Match(spec, options, seed=match_seed)
-        won = facts.result.winner == 0
+        winner = facts.result.winner
+        won = 0.5 if winner is None else 1.0 if winner == 0 else 0.0
         for number, hand in enumerate(facts.hands[:-1], start=1):
             view = match.view(0)
             group = GROUPS[2] if number % 2 == 0 else GROUPS[1 - view.opener]
@@ -45,7 +48,7 @@ def chances(game: str, matches: int, seed: int) -> list[tuple[float, bool, str]]
     return found
 
 
-def _line(game: str, what: str, part: list[tuple[float, bool, str]]) -> str:
+def _line(game: str, what: str, part: list[tuple[float, float, str]]) -> str:
     mean = sum(p for p, _, _ in part) / len(part)
     won = sum(w for _, w, _ in part) / len(part)
     return f"{game}\t{what}\tchance {mean:.3f}\twon {won:.3f}\t{len(part)} hands"
@@ -81,9 +84,10 @@ def main(argv: list[str]) -> None:
             print(_line(game, f"{group}, 0.3-0.7", part))
     print(f"{game}\topener's margin a hand {opener_margin(game, matches, seed):+.2f}")
     eps = 1e-9
-    loss = -sum(math.log(max(p, eps) if w else max(1.0 - p, eps)) for p, w, _ in found)
+    loss = -sum(w * math.log(max(p, eps)) + (1.0 - w) * math.log(max(1.0 - p, eps))
+                for p, w, _ in found)
     rate = sum(w for _, w, _ in found) / len(found)
-    base = -sum(math.log(rate if w else 1.0 - rate) for _, w, _ in found)
+    base = -sum(w * math.log(rate) + (1.0 - w) * math.log(1.0 - rate) for _, w, _ in found)
     print(f"{game}\tlog-loss {loss / len(found):.3f}\tbase rate {base / len(found):.3f}\t"
           f"{len(found)} hands of {matches} matches")
 
