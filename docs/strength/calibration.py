@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import sys
 
-from dominolab.core import Options, get_game
+from dominolab.core import get_game
 from dominolab.core.match import Match
 from dominolab.lab.play import greedy_match_facts
 from dominolab.players.search import MatchValue
@@ -27,25 +27,30 @@ from dominolab.players.search import MatchValue
 GROUPS = ("seat 0 opens next", "seat 1 opens next", "paired")
 
 
-def chances(game: str, matches: int, seed: int) -> list[tuple[float, float, str]]:
-    """(seat 0's chance after a hand the match goes on from, as the search values that
+def chances(game: str, matches: int, seed: int
+            ) -> tuple[list[tuple[float, float, str]], float]:
+    """Each (seat 0's chance after a hand the match goes on from, as the search values that
     hand's end, seat 0's score in the match: 1 won, 0.5 drawn, 0 lost, the hand's group in
-    :data:`GROUPS`)."""
+    :data:`GROUPS`), and the mean margin of those hands' openers in them (the opener's
+    points less the other's)."""
     spec = get_game(game)
-    options: Options = spec.options_class()
+    options = spec.options_class()
     found: list[tuple[float, float, str]] = []
+    opener_margin = 0
     for match_seed in range(seed, seed + matches):
         facts = greedy_match_facts(spec, options, match_seed)
         match = Match(spec, options, seed=match_seed)
         winner = facts.result.winner
         won = 0.5 if winner is None else 1.0 if winner == 0 else 0.0
         for number, hand in enumerate(facts.hands[:-1], start=1):
+            points = hand.result.points
+            opener_margin += points[hand.opener] - points[1 - hand.opener]
             view = match.view(0)
             group = GROUPS[2] if number % 2 == 0 else GROUPS[1 - view.opener]
-            found.append((MatchValue(view).chance(hand.result.points, False), won, group))
+            found.append((MatchValue(view).chance(points, False), won, group))
             for _, move, _, _ in hand.steps:
                 match.apply_unchecked(move)
-    return found
+    return found, opener_margin / len(found)
 
 
 def _line(game: str, what: str, part: list[tuple[float, float, str]]) -> str:
@@ -54,26 +59,11 @@ def _line(game: str, what: str, part: list[tuple[float, float, str]]) -> str:
     return f"{game}\t{what}\tchance {mean:.3f}\twon {won:.3f}\t{len(part)} hands"
 
 
-def opener_margin(game: str, matches: int, seed: int) -> float:
-    """The mean margin of a hand's opener in it (the opener's points less the other's), over
-    the hands of MATCHES matches of ``greedy`` against ``greedy`` but the last of each."""
-    spec = get_game(game)
-    options: Options = spec.options_class()
-    total, hands = 0, 0
-    for match_seed in range(seed, seed + matches):
-        for hand in greedy_match_facts(spec, options, match_seed).hands[:-1]:
-            points = hand.result.points
-            total += points[hand.opener] - points[1 - hand.opener]
-            hands += 1
-    return total / hands
-
-
 def main(argv: list[str]) -> None:
     if len(argv) not in (2, 3):
         sys.exit(__doc__)
     game, matches = argv[0], int(argv[1])
-    seed = int(argv[2]) if len(argv) == 3 else 1
-    found = chances(game, matches, seed)
+    found, opener_margin = chances(game, matches, int(argv[2]) if len(argv) == 3 else 1)
     for tenth in range(10):
         part = [f for f in found if min(int(f[0] * 10), 9) == tenth]
         if part:
@@ -82,7 +72,7 @@ def main(argv: list[str]) -> None:
         part = [f for f in found if f[2] == group and 0.3 <= f[0] <= 0.7]
         if part:
             print(_line(game, f"{group}, 0.3-0.7", part))
-    print(f"{game}\topener's margin a hand {opener_margin(game, matches, seed):+.2f}")
+    print(f"{game}\topener's margin a hand {opener_margin:+.2f}")
     eps = 1e-9
     loss = -sum(w * math.log(max(p, eps)) + (1.0 - w) * math.log(max(1.0 - p, eps))
                 for p, w, _ in found)

@@ -55,7 +55,7 @@ from dominolab.lab.arena import ArenaInterrupted, run_arena_matches
 from dominolab.players import PLAYERS
 from dominolab.players.base import Budget
 from dominolab.players.beliefs import ChoiceModel, GreedyModel, MixedModel, SearchingModel
-from dominolab.players.search import ExpertPlayer, PimcPlayer
+from dominolab.players.search import ExpertPlayer, PimcPlayer, reading_model
 
 _ISMCTS = re.compile(r"ismcts-(immediate|expected)-c([0-9.]+)-w([0-9.]+)$")
 _SEARCHING = re.compile(r"expert-searching(?:-n([0-9]+))?(?:-k([0-9]+))?(?:-w([0-9]+))?"
@@ -163,10 +163,8 @@ def _register(name: str) -> None:
 
         def told_kind(seed: int) -> ExpertPlayer:
             player = ExpertPlayer(random.Random(f"dominolab/player/expert/{seed}"))
-            player.opponent_model = MixedModel([
-                (greedy, GreedyModel()),
-                (1.0 - greedy, SearchingModel(tau=3.0, work=400, carry=False))])
-            share = player.opponent_model.greedy_chance((greedy, 1.0 - greedy))
+            player.opponent_model = model = reading_model(greedy)
+            share = model.greedy_chance((greedy, 1.0 - greedy))
             player.follows_at_least = max(player.follows_at_least, share)
             return player
 
