@@ -115,6 +115,18 @@ def test_the_calibration_script_runs() -> None:
     assert last.startswith("widelec\tlog-loss 0.") and last.endswith(" of 20 matches")
 
 
+@pytest.mark.parametrize(("args", "said"), [(["nosuch", "5"], "no game 'nosuch'"),
+                                            (["luzak", "0"], "MATCHES"),
+                                            (["luzak", "x"], "MATCHES")])
+def test_the_calibration_script_refuses_bad_arguments(args: list[str], said: str) -> None:
+    """A game that is not one, or a number of matches that is not one from 1, is refused
+    with a message, not a traceback."""
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "docs" / "strength" / "calibration.py"), *args],
+        capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1 and said in out.stderr and "Traceback" not in out.stderr
+
+
 def test_the_world_by_world_prototype_runs() -> None:
     """The world-by-world opponent model's measure still runs (a tiny run)."""
     out = subprocess.run(

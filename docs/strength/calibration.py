@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import sys
 
-from dominolab.core import get_game
+from dominolab.core import OptionError, get_game
 from dominolab.core.match import Match
 from dominolab.lab.play import greedy_match_facts
 from dominolab.players.search import MatchValue
@@ -60,10 +60,15 @@ def _line(game: str, what: str, part: list[tuple[float, float, str]]) -> str:
 
 
 def main(argv: list[str]) -> None:
-    if len(argv) not in (2, 3):
-        sys.exit(__doc__)
+    if len(argv) not in (2, 3) or not all(a.isdigit() for a in argv[1:]) or argv[1] == "0":
+        sys.exit(__doc__)  # MATCHES a whole number from 1, SEED a whole number
     game, matches = argv[0], int(argv[1])
-    found, opener_margin = chances(game, matches, int(argv[2]) if len(argv) == 3 else 1)
+    try:
+        found, opener_margin = chances(game, matches, int(argv[2]) if len(argv) == 3 else 1)
+    except OptionError as error:  # no such game
+        sys.exit(f"calibration.py: {error}")
+    if not found:
+        sys.exit(f"calibration.py: no match of {matches} went on past its first hand")
     for tenth in range(10):
         part = [f for f in found if min(int(f[0] * 10), 9) == tenth]
         if part:
@@ -77,7 +82,9 @@ def main(argv: list[str]) -> None:
     loss = -sum(w * math.log(max(p, eps)) + (1.0 - w) * math.log(max(1.0 - p, eps))
                 for p, w, _ in found)
     rate = sum(w for _, w, _ in found) / len(found)
-    base = -sum(w * math.log(rate) + (1.0 - w) * math.log(1.0 - rate) for _, w, _ in found)
+    base = -sum(w * math.log(max(rate, eps)) + (1.0 - w) * math.log(max(1.0 - rate, eps))
+                for _, w, _ in found)
+    base = abs(base)  # never below 0; abs makes a -0.0 (every match one way) 0.0
     print(f"{game}\tlog-loss {loss / len(found):.3f}\tbase rate {base / len(found):.3f}\t"
           f"{len(found)} hands of {matches} matches")
 
