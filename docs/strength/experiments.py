@@ -35,7 +35,9 @@ with any of its exploration constant C, margin weight W and follows-at-least sha
 starts: the greedy kind's prior P instead of 0.5 in its reading (``reading_model``), and
 in its tree the greedy's move at least as often as that prior makes it (``expert-kind0.5``
 is today's expert; a measuring stick for carrying the odds from hand to hand), or
-``expert-sees-hand``, the expert told the opponent's hand (a measuring stick). It prints
+``expert-sees-hand``, the expert told the opponent's hand (a measuring stick), or
+``expert-dmcK``, the expert's iterations spread over K searches, each told one deal of the
+opponent's hand drawn from its beliefs (determinized MCTS, on a stream of its own). It prints
 the arena's JSON summary (on Ctrl-C, that of the pairs that finished). Each variant draws
 its randomness under its own name, so a variant equal to today's expert repeats its own
 figures, not ``expert``'s.
@@ -47,15 +49,21 @@ import json
 import random
 import re
 import sys
-from typing import Any
+from typing import Any, cast
 
 from dominolab.core import Hand, Move, Tile, View
-from dominolab.core.worlds import Beliefs
+from dominolab.core.worlds import Beliefs, HiddenWorlds
 from dominolab.lab.arena import ArenaInterrupted, run_arena_matches
 from dominolab.players import PLAYERS
 from dominolab.players.base import Budget
-from dominolab.players.beliefs import ChoiceModel, GreedyModel, MixedModel, SearchingModel
-from dominolab.players.search import ExpertPlayer, PimcPlayer, reading_model
+from dominolab.players.beliefs import (
+    ChoiceModel,
+    GreedyModel,
+    MixedModel,
+    OpponentModel,
+    SearchingModel,
+)
+from dominolab.players.search import ExpertPlayer, MoveValue, PimcPlayer, reading_model
 
 _ISMCTS = re.compile(r"ismcts-(immediate|expected)-c([0-9.]+)-w([0-9.]+)$")
 _SEARCHING = re.compile(r"expert-searching(?:-n([0-9]+))?(?:-k([0-9]+))?(?:-w([0-9]+))?"
@@ -65,6 +73,7 @@ _FOLLOWS = re.compile(r"expert-follows([0-9.]+)$")
 _SET = re.compile(r"expert-set((?:-[cwf][0-9.]+)+)$")
 _SET_KNOBS = {"c": "exploration", "w": "margin_weight", "f": "follows_at_least"}
 _KIND = re.compile(r"expert-kind([0-9.]+)$")
+_DETERMINIZED = re.compile(r"expert-dmc([0-9]+)$")
 _CHOICE = re.compile(r"expert-choice-s([0-9.]+)-n([0-9]+)(?:-f([0-9.]+))?(-immediate)?$")
 
 
@@ -81,6 +90,57 @@ class _HandSeer(ExpertPlayer):
 
     def _reading(self, view: View, deadline: float | None) -> tuple[Beliefs | None, float]:
         return Beliefs((self._theirs,), (1.0,)), 0.0
+
+
+class _Determinized(ExpertPlayer):
+    """The expert's iterations spread over ``deals`` searches, each in one deal of the
+    opponent's hand drawn from the expert's beliefs (its reading, or the rules' exact
+    posterior where the reading declines) and searched as ``expert-sees-hand`` searches
+    the true one; a move's visits summed over the deals choose it (determinized MCTS:
+    PIMC whose every deal is searched by the tree, not played out once)."""
+
+    deals = 20
+    _fixed: tuple[Tile, ...] | None = None
+
+    def _search_native(self, view: View, budget: Budget | None, true_hand: Any, *,
+                       only: Any = None, greedy: float | None = None) -> list[MoveValue]:
+        if true_hand is not None or self._fixed is not None:
+            return super()._search_native(view, budget, true_hand, only=only, greedy=greedy)
+        count, deadline = self._plan(budget)
+        beliefs, read = super()._reading(view, deadline)
+        hands: list[tuple[Tile, ...]] = []
+        if beliefs is None:
+            worlds = HiddenWorlds(view)
+            for _ in range(self.deals):
+                theirs = worlds.sample_draws(self.rng)[0] if worlds.draws \
+                    else worlds.sample(self.rng)[0]
+                hands.append(tuple(sorted(theirs, key=lambda t: t.index)))
+        else:
+            hands = self.rng.choices(beliefs.hands, beliefs.weights, k=self.deals)
+        each = Budget(worlds=max(1, count // self.deals), seconds=None)
+        visits: dict[Move, int] = {}
+        values: dict[Move, float] = {}
+        margins: dict[Move, float] = {}
+        chances: dict[Move, float] = {}
+        for deal in hands:
+            self._fixed = deal
+            try:
+                found = super()._search_native(view, each, None, only=only, greedy=read)
+            finally:
+                self._fixed = None
+            for mv in found:
+                visits[mv.move] = visits.get(mv.move, 0) + mv.worlds
+                values[mv.move] = values.get(mv.move, 0.0) + mv.value * mv.worlds
+                margins[mv.move] = margins.get(mv.move, 0.0) + mv.margin * mv.worlds
+                chances[mv.move] = chances.get(mv.move, 0.0) + (mv.win_chance or 0.0) * mv.worlds
+        out = [MoveValue(m, values[m] / n if n else 0.0, margins[m] / n if n else 0.0,
+                         chances[m] / n if n else 0.0, n) for m, n in visits.items()]
+        return sorted(out, key=lambda v: (-v.worlds, -v.value))
+
+    def _reading(self, view: View, deadline: float | None) -> tuple[Beliefs | None, float]:
+        if self._fixed is not None:
+            return Beliefs((self._fixed,), (1.0,)), 0.0  # the search is given the read
+        return super()._reading(view, deadline)
 
 
 def _register(name: str) -> None:
@@ -102,12 +162,13 @@ def _register(name: str) -> None:
         samples, keep = int(found[1] or 64), int(found[2] or 128)
         worlds, tau, floor = int(found[3] or 8), float(found[4] or 2), float(found[5] or 0.1)
         work = int(found[6]) if found[6] else None
+        carry = not found[7]
         variant = type(f"Variant_{len(PLAYERS)}", (ExpertPlayer,), {"name": name})
 
         def searching(seed: int) -> ExpertPlayer:
             player: ExpertPlayer = variant(random.Random(f"dominolab/player/{name}/{seed}"))
             player.opponent_model = SearchingModel(samples, max(keep, samples), worlds, tau,
-                                                   floor, work, carry=not found[7])
+                                                   floor, work, carry=carry)
             return player
 
         PLAYERS[name] = searching
@@ -172,6 +233,8 @@ def _register(name: str) -> None:
         return
     elif name == "expert-sees-hand":
         base, attrs = _HandSeer, {}
+    elif (found := _DETERMINIZED.match(name)) is not None:
+        base, attrs = _Determinized, {"deals": int(found[1])}
     elif name == "pimc-inferred":
         base, attrs = PimcPlayer, {"inference": True}
     elif name == "pimc-inferred-match":
@@ -185,7 +248,7 @@ def _register(name: str) -> None:
     def player(seed: int) -> Any:
         made = cls(random.Random(f"dominolab/player/{name}/{seed}"))
         if isinstance(made, ExpertPlayer):  # its own model, or none (the rules' posterior)
-            made.opponent_model = model
+            made.opponent_model = cast("OpponentModel | None", model)
         return made
 
     PLAYERS[name] = player
