@@ -271,6 +271,8 @@ def test_pimc_in_the_true_world_is_the_reference() -> None:
                 reached = greedy_playout(hand, need)
                 assert with_value.count == 1
                 assert with_value.value == pytest.approx(value(hand.points, reached), abs=1e-12)
+                assert with_value.chance == pytest.approx(value.chance(hand.points, reached),
+                                                          abs=1e-12)
                 plain = match.hand.copy()
                 plain.apply_unchecked(without.move)
                 greedy_playout(plain)
@@ -410,7 +412,7 @@ def _arguments() -> tuple[View, dict[str, Any]]:
     return view, {
         "rules": rules, "position": position, "limits": [],
         "value": (value.banked[0], value.banked[1], value.target, value.scale,
-                  value.per_hand, 1, 0, None, 0.3),
+                  value.per_hand, 1, 0, None, 0.3, value.lead),
         "budget": (10, None, 0.7), "kind": "ismcts", "seed": 1, "world": None,
     }
 
@@ -464,11 +466,12 @@ def test_bad_arguments_raise_value_error() -> None:
         {**args, "limits": [(3,)]},
         {**args, "limits": [(1, 0)] * 1000},
         {**args, "value": None},  # ismcts needs a value
-        {**args, "value": (0, 0, 0, 6.6, 12.5, 1, 0, None, 0.0)},  # target
-        {**args, "value": (0, 0, 61, float("nan"), 12.5, 1, 0, None, 0.0)},
-        {**args, "value": (0, 0, 61, 6.6, 12.5, 1, 0, (1,), 0.0)},
-        {**args, "value": (0, 0, 61, 6.6, 12.5, 1, 0, None)},  # no margin weight
-        {**args, "value": (0, 0, 61, 6.6, 12.5, 1, 0, None, 1.5)},  # weight above 1
+        {**args, "value": (0, 0, 0, 6.6, 12.5, 1, 0, None, 0.0, 0.0)},  # target
+        {**args, "value": (0, 0, 61, float("nan"), 12.5, 1, 0, None, 0.0, 0.0)},
+        {**args, "value": (0, 0, 61, 6.6, 12.5, 1, 0, (1,), 0.0, 0.0)},
+        {**args, "value": (0, 0, 61, 6.6, 12.5, 1, 0, None, 0.0)},  # no lead
+        {**args, "value": (0, 0, 61, 6.6, 12.5, 1, 0, None, 1.5, 0.0)},  # weight above 1
+        {**args, "value": (0, 0, 61, 6.6, 12.5, 1, 0, None, 0.0, float("inf"))},  # lead
         {**args, "budget": (0, None, 0.7)},
         {**args, "budget": (10_000_001, None, 0.7)},
         {**args, "budget": (10, -1.0, 0.7)},

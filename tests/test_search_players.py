@@ -3,12 +3,14 @@ hidden tiles), the budget obeyed, repeatable with a worlds budget."""
 
 from __future__ import annotations
 
+import copy
 import random
 import time
 
 import pytest
 
 from dominolab.core import GAMES, Deal, Match, Play, View, WidelecOptions
+from dominolab.native import search as native_search
 from dominolab.players import (
     LEVELS,
     Budget,
@@ -179,3 +181,49 @@ def test_s2_match_value_in_the_last_hand_counts_only_winning() -> None:
     assert value(lose, False) == 0.0
     first = MatchValue(dataclasses.replace(last, hand_number=1))
     assert 0.5 < first(win_small, False) < first(win_big, False) < 1.0
+    opens_next = MatchValue(dataclasses.replace(last, hand_number=1, opener=1 - me))
+    assert 0.5 < opens_next.chance(win_small, False) < opens_next.chance(win_big, False) < 1.0
+    answers_next = MatchValue(dataclasses.replace(last, hand_number=1, opener=me))
+    assert answers_next.chance(win_small, False) < 0.5 < answers_next.chance(win_big, False)
+
+
+def test_the_chance_shown_counts_the_next_openers_edge() -> None:
+    """RULES.md §1 (openers alternate, hand by hand) and §2 (an even number of hands): after
+    an odd-numbered hand the next hand's opener is expected to gain what opening is worth in
+    Luzak (its mean margin): the chance a move's ``win_chance`` reports counts it; after an
+    even-numbered hand the hands left come in pairs, each seat opening one, and it counts
+    none. Widelec's opener gains nothing to speak of. The value the search backs up leaves
+    the edge out (counting it made the expert no stronger), so its moves are the same."""
+    import dataclasses
+
+    match = Match("luzak", seed=4)
+    view = match.view(match.hand.to_move)
+    me = view.seat
+    tied = dataclasses.replace(view, hand_number=3, totals=(20, 20), hand_points=(0, 0))
+    mine = MatchValue(dataclasses.replace(tied, opener=1 - me))  # I open hand 4
+    theirs = MatchValue(dataclasses.replace(tied, opener=me))
+    assert mine.lead == -theirs.lead > 0
+    assert mine.chance((0, 0), False) > 0.5 > theirs.chance((0, 0), False)
+    assert mine.chance((0, 0), False) + theirs.chance((0, 0), False) == pytest.approx(1.0)
+    assert mine((0, 0), False) == theirs((0, 0), False) == 0.5
+    paired = MatchValue(dataclasses.replace(tied, hand_number=2))
+    assert paired.lead == 0.0 and paired.chance((0, 0), False) == 0.5
+    widelec = Match("widelec", seed=4)
+    assert MatchValue(widelec.view(widelec.hand.to_move)).lead == 0.0
+
+    # the same search in the first hand (odd-numbered), told the edge and not: the same
+    # visits, values and margins; the chances lower, since the opponent opens the second
+    first = match.view(match.hand.to_move)
+    value = MatchValue(first, 0.3)
+    edgeless = copy.copy(value)
+    edgeless.lead = 0.0
+    assert first.hand_number == 1 and first.opener == me and value.lead < 0
+
+    def searched(told: MatchValue) -> list[native_search.Totals]:
+        return native_search.search(first, kind="ismcts-expected", value=told, need=None,
+                                    iterations=3000, seconds=None, exploration=0.4, seed=7)
+
+    found, plain = searched(value), searched(edgeless)
+    assert [(t.move, t.count, t.value, t.margin) for t in found] == \
+        [(t.move, t.count, t.value, t.margin) for t in plain]
+    assert all(t.chance < p.chance for t, p in zip(found, plain, strict=True) if t.count)

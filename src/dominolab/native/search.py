@@ -50,6 +50,8 @@ class MatchValueLike(Protocol):
     @property
     def one_more(self) -> bool: ...
     @property
+    def lead(self) -> float: ...
+    @property
     def margin_weight(self) -> float: ...
 
 
@@ -61,7 +63,8 @@ class Totals:
     the summed value (the match value, or for a margin search the point margin gained).
     ``margin``: the summed point margin, mine minus the opponent's, gained from the move
     to the end of the hand (its own points included). ``chance``: the summed chance to win
-    the match (the value before its blend with the hand's margin; 0 for a margin search).
+    the match (:meth:`MatchValue.chance <dominolab.players.search.MatchValue.chance>`, the
+    next hand's opening counted; 0 for a margin search).
     """
 
     move: Move
@@ -160,7 +163,7 @@ def search(view: View, *, kind: Kind, value: MatchValueLike | None,
     rules, position = position_of(view)
     value_args = None if value is None else (
         value.banked[0], value.banked[1], value.target, value.scale, value.per_hand,
-        int(value.at_once), int(value.one_more), need, value.margin_weight)
+        int(value.at_once), int(value.one_more), need, value.margin_weight, value.lead)
     budget = (iterations, None if seconds is None else max(seconds, _LEAST_SECONDS),
               exploration)
     world = None if true_hand is None else world_of(view, true_hand)

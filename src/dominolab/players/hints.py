@@ -4,11 +4,11 @@ move, and a review of the moves that lost the most expected value.
 Everything here works from a seat's :class:`~dominolab.core.View` alone, never the hand
 state, so a hint can never leak a hidden tile. The values are the expert's
 (:class:`~dominolab.players.search.ExpertPlayer`, its search on the rules' exact posterior,
-without its model of the opponent's choices, so a hint comes at once):
-``value``/``win_chance`` is the estimated
-chance to win the match, ``margin`` the expected point margin (mine minus the opponent's)
-from the move to the end of the hand. With a worlds-only budget the results repeat exactly
-for a given seed.
+without its model of the opponent's choices, so a hint comes at once): ``win_chance`` is
+the estimated chance to win the match (:meth:`~dominolab.players.search.MatchValue.chance`:
+in the Luzak games it counts what opening the next hand is worth), ``margin`` the expected
+point margin (mine minus the opponent's) from the move to the end of the hand. With a
+worlds-only budget the results repeat exactly for a given seed.
 
 Moves that are the same in all but a port's name (a spinner's two short ends, the two long
 sides of a lone opening double: :mod:`dominolab.core.equivalence`) are one move to the

@@ -47,6 +47,9 @@ from dominolab.players.greedy import greedy_expected_move
 _HAND_SCALE = {"luzak": 6.6, "luzak-line": 5.9, "widelec": 8.2}
 #: points a player scores in a hand, on average (greedy self-play)
 _HAND_POINTS = {"luzak": 12.5, "luzak-line": 10.5, "widelec": 11.1}
+#: what opening a hand is worth, as the opener's mean margin in it, per game (greedy
+#: self-play, docs/strength.md "The next hand's opener")
+_OPENER_EDGE = {"luzak": 5.6, "luzak-line": 5.5, "widelec": 0.0}
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +74,12 @@ class MatchValue:
     """The value of a hand's outcome for the seat to move: its chance to win the match,
     blended, when ``margin_weight`` is above 0, with the hand's point margin (mine minus the
     opponent's, as a logistic of the game's spread of a hand's margin):
-    ``(1 - w) * chance + w * logistic(margin / spread)``."""
+    ``(1 - w) * chance + w * logistic(margin / spread)``.
+
+    The chance reported (:meth:`chance`, a move's ``win_chance``: what hints and the
+    after-hand review show) counts the edge of the next hand's opener (:attr:`lead`); the
+    chance in the value the search backs up does not: counting it there made the expert no
+    stronger (docs/strength.md, "The next hand's opener in the match's chance")."""
 
     def __init__(self, view: View, margin_weight: float = 0.0) -> None:
         if not 0.0 <= margin_weight <= 1.0:
@@ -88,6 +96,12 @@ class MatchValue:
         even = bool(getattr(view.options, "even_hands", False))
         #: one more hand follows even when the target is reached
         self.one_more = even and view.hand_number % 2 == 1
+        #: the points the next hand's opening is worth to this seat (less, when the
+        #: opponent opens it): after an odd-numbered hand the next opener gains its edge;
+        #: after an even-numbered one the hands still to play come in pairs, each seat
+        #: opening one of a pair, and the edges cancel (openers alternate, RULES.md 1)
+        edge = _OPENER_EDGE[view.game] if view.hand_number % 2 == 1 else 0.0
+        self.lead = edge if view.opener != me else -edge
         # points each seat (by seat number) still needs in this hand to reach the target
         need = [0, 0]
         need[me] = self.target - self.banked[0]
@@ -95,12 +109,10 @@ class MatchValue:
         self.need = (need[0], need[1])
 
     def __call__(self, points: Sequence[int], reached: bool) -> float:
-        return self.blend(points, self.chance(points, reached))
-
-    def blend(self, points: Sequence[int], chance: float) -> float:
-        """The value of a hand ending with ``points`` whose chance to win the match is
-        ``chance`` (:meth:`chance`): that chance blended with the hand's margin."""
+        """The value the search backs up for a hand that ends with ``points``: the chance to
+        win the match, the next hand's opening not counted, blended with the margin."""
         w = self.margin_weight
+        chance = self._chance(points, reached, 0.0)
         if w <= 0.0:
             return chance
         me = self.seat
@@ -108,7 +120,11 @@ class MatchValue:
 
     def chance(self, points: Sequence[int], reached: bool) -> float:
         """The chance to win the match after a hand that ends with ``points`` (by seat;
-        ``reached``: it stopped where a seat reached the target, win at once)."""
+        ``reached``: it stopped where a seat reached the target, win at once), the next
+        hand's opening counted (:attr:`lead`)."""
+        return self._chance(points, reached, self.lead)
+
+    def _chance(self, points: Sequence[int], reached: bool, lead: float) -> float:
         me, opp = self.seat, 1 - self.seat
         mine = self.banked[0] + points[me]
         theirs = self.banked[1] + points[opp]
@@ -119,9 +135,9 @@ class MatchValue:
         if top >= self.target:
             if not self.one_more:
                 return 1.0 if diff > 0 else 0.0 if diff < 0 else 0.5
-            return _logistic(diff / self.scale)
+            return _logistic((diff + lead) / self.scale)
         hands_left = 1.0 + (self.target - top) / self.per_hand
-        return _logistic(diff / (self.scale * math.sqrt(hands_left)))
+        return _logistic((diff + lead) / (self.scale * math.sqrt(hands_left)))
 
 
 def _logistic(x: float) -> float:
@@ -307,9 +323,8 @@ class _MonteCarlo:
                 margin = hand.points[me] - hand.points[opp]
                 margins[i] += margin - before
                 if self.match_aware:
-                    chance = value.chance(hand.points, reached)
-                    chances[i] += chance
-                    sums[i] += value.blend(hand.points, chance)
+                    chances[i] += value.chance(hand.points, reached)
+                    sums[i] += value(hand.points, reached)
                 else:
                     sums[i] += margin - before
             done += 1
@@ -520,7 +535,7 @@ class _Ismcts(_MonteCarlo):
             if not reached and state.result is None:
                 reached = self.playout(state, need)
             chance = value.chance(state.points, reached)
-            reward = value.blend(state.points, chance)
+            reward = value(state.points, reached)
             for n in path[1:]:
                 n.visits += 1
                 n.reward += reward if n.mover == me else 1.0 - reward

@@ -281,6 +281,8 @@ typedef struct {
     int has_need;
     int32_t need[2];                /* by seat: points still needed in this hand (win at once) */
     double margin_weight;           /* share of the hand's margin in the value (0: none) */
+    double lead;                    /* the next hand's opening, worth to me (MatchValue.lead):
+                                     * in the chance shown, not in the value backed up */
 } Value;
 
 static double logistic(double x) {
@@ -291,7 +293,10 @@ static double logistic(double x) {
     return 1.0 / (1.0 + exp(-x));
 }
 
-static double match_value_of(const Value *v, const int32_t *points, int reached) {
+/* The chance to win the match after a hand ending with these points, the next hand's
+ * opening worth `lead` points to me (MatchValue._chance: 0 in the value the search backs
+ * up, v->lead in the chance it reports). */
+static double match_value_of(const Value *v, const int32_t *points, int reached, double lead) {
     double mine = v->banked[0] + points[v->seat];
     double theirs = v->banked[1] + points[1 - v->seat];
     if (reached || (v->at_once && (mine >= v->target || theirs >= v->target)))
@@ -301,10 +306,16 @@ static double match_value_of(const Value *v, const int32_t *points, int reached)
     if (top >= v->target) {
         if (!v->one_more)
             return diff > 0 ? 1.0 : diff < 0 ? 0.0 : 0.5;
-        return logistic(diff / v->scale);
+        return logistic((diff + lead) / v->scale);
     }
     double hands_left = 1.0 + (v->target - top) / v->per_hand;
-    return logistic(diff / (v->scale * sqrt(hands_left)));
+    return logistic((diff + lead) / (v->scale * sqrt(hands_left)));
+}
+
+/* The chance shown for a hand's end (MatchValue.chance): the search's own chance, `chance`,
+ * with the next hand's opening counted. */
+static double shown_chance(const Value *v, const int32_t *points, int reached, double chance) {
+    return v->lead == 0.0 ? chance : match_value_of(v, points, reached, v->lead);
 }
 
 /* The value of a hand's outcome: its chance to win the match (match_value_of), blended with
@@ -317,13 +328,13 @@ static double blended(const Value *v, const int32_t *points, double match) {
 }
 
 /* value: None (the margin), or (banked_mine, banked_theirs, target, scale, per_hand,
- * at_once, one_more, need, margin weight) with need None or (seat 0's, seat 1's). */
+ * at_once, one_more, need, margin weight, lead) with need None or (seat 0's, seat 1's). */
 static int read_value(PyObject *o, int seat, Value *v) {
     memset(v, 0, sizeof *v);
     v->seat = seat;
     if (o == Py_None)
         return 0;
-    PyObject *seq = as_seq(o, 9, "value");
+    PyObject *seq = as_seq(o, 10, "value");
     if (seq == NULL)
         return -1;
     PyObject **it = PySequence_Fast_ITEMS(seq);
@@ -351,14 +362,16 @@ static int read_value(PyObject *o, int seat, Value *v) {
             v->need[1] = (int32_t)n1;
         }
     }
-    double weight = 0.0;
+    double weight = 0.0, lead = 0.0;
     if (!err)
-        err = as_double(it[8], 0.0, 1.0, "the margin weight", &weight);
+        err = as_double(it[8], 0.0, 1.0, "the margin weight", &weight)
+              || as_double(it[9], -MAX_POINTS, MAX_POINTS, "the lead", &lead);
     Py_DECREF(seq);
     if (err)
         return -1;
     v->on = 1;
     v->margin_weight = weight;
+    v->lead = lead;
     v->banked[0] = (double)mine;
     v->banked[1] = (double)theirs;
     v->target = (double)target;
@@ -814,8 +827,8 @@ static void run_pimc(Search *s) {
             int margin = hand.points[me] - hand.points[opp];
             s->margin[i] += margin - before;
             if (s->value.on) {
-                double chance = match_value_of(&s->value, hand.points, reached);
-                s->chance[i] += chance;
+                double chance = match_value_of(&s->value, hand.points, reached, 0.0);
+                s->chance[i] += shown_chance(&s->value, hand.points, reached, chance);
                 s->sum[i] += blended(&s->value, hand.points, chance);
             } else {
                 s->sum[i] += (double)(margin - before);
@@ -1020,8 +1033,9 @@ static int run_ismcts(Search *s) {
         if (!reached && st.end == END_NONE)
             reached = s->expected ? st_greedy_expected_playout(&st, need)
                                   : st_greedy_playout(&st, need);
-        double chance = match_value_of(&s->value, st.points, reached);
+        double chance = match_value_of(&s->value, st.points, reached, 0.0);
         double reward = blended(&s->value, st.points, chance);
+        double shown = shown_chance(&s->value, st.points, reached, chance);
         for (int d = 0; d < depth; d++) {
             Node *n = &pool.at[path[d]];
             n->visits++;
@@ -1029,7 +1043,7 @@ static int run_ismcts(Search *s) {
         }
         if (first >= 0) {
             s->margin[first] += (st.points[me] - st.points[opp]) - before;
-            s->chance[first] += chance;
+            s->chance[first] += shown;
         }
         done++;
         if (deadline > 0 && now_seconds() >= deadline)
@@ -1060,7 +1074,8 @@ const char dl_search_doc[] =
     "unseen mask, opponent's tile count, boneyard size). limits: the world distribution\n"
     "(group masks, [(weight, counts per group)]), no choices for uniform worlds.\n"
     "value: None (the point margin) or (banked mine, banked theirs, target, scale,\n"
-    "per_hand, at_once, one_more, need pair or None, margin weight 0..1). budget: (iterations, seconds or None,\n"
+    "per_hand, at_once, one_more, need pair or None, margin weight 0..1, lead: the next\n"
+    "hand's opening worth to the seat, counted in the chance sums only). budget: (iterations, seconds or None,\n"
     "exploration). kind: 'pimc', 'pimc-expected' (PIMC whose playouts use the\n"
     "expected-answer greedy of each seat), 'ismcts' (which needs a value) or\n"
     "'ismcts-expected' (ISMCTS with the expected-answer greedy's playouts).\n"
