@@ -316,12 +316,14 @@ def test_omniscient_searches_the_true_world(kind: native_search.Kind,
                 assert total.count == 1
                 assert total.value == pytest.approx(value(hand.points, reached), abs=1e-12)
                 compared += 1
-            seeing = [OmniscientPlayer(random.Random(2))._search(view, Budget(worlds=300),
-                                                                 match.hand.copy())
+            before = match.hand.copy()
+            seeing = [OmniscientPlayer(random.Random(2)).analyse_seeing(match.hand, view,
+                                                                        Budget(worlds=300))
                       for _ in range(2)]
             _well_formed(seeing[0], view, True)
             assert sum(v.worlds for v in distinct(seeing[0], view)) == 300
             assert seeing[0] == seeing[1]
+            assert match.hand.points == before.points and match.view(view.seat) == view
     assert compared > 200
 
 

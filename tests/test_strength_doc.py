@@ -127,6 +127,31 @@ def test_the_calibration_script_refuses_bad_arguments(args: list[str], said: str
     assert out.returncode == 1 and said in out.stderr and "Traceback" not in out.stderr
 
 
+def test_the_regret_script_runs() -> None:
+    """The judge of the expert's opening leads still runs (a tiny run), and the judge of
+    every choice of a match by tile."""
+    script = str(ROOT / "docs" / "strength" / "regret.py")
+    out = subprocess.run([sys.executable, script, "luzak-line", "1", "--opening", "50,100"],
+                         capture_output=True, text=True, timeout=120, check=True)
+    lines = out.stdout.splitlines()
+    assert [line.split("\t")[1] for line in lines] == ["opening lead at 50 iterations",
+                                                       "opening lead at 100 iterations"]
+    assert all(float(line.split("\t")[2].split()[1]) >= 0.0 for line in lines)
+
+
+@pytest.mark.parametrize(("args", "said"), [(["nosuch", "5"], "no game 'nosuch'"),
+                                            (["luzak", "0"], "MATCHES"),
+                                            (["luzak", "2", "--opening", "10,x"], "MATCHES"),
+                                            (["luzak", "2", "--other", "10"], "MATCHES")])
+def test_the_regret_script_refuses_bad_arguments(args: list[str], said: str) -> None:
+    """A game that is not one, or counts that are not whole numbers from 1, are refused
+    with a message, not a traceback."""
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "docs" / "strength" / "regret.py"), *args],
+        capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1 and said in out.stderr and "Traceback" not in out.stderr
+
+
 def test_the_world_by_world_prototype_runs() -> None:
     """The world-by-world opponent model's measure still runs (a tiny run)."""
     out = subprocess.run(

@@ -651,7 +651,14 @@ class OmniscientPlayer(_Ismcts):
         legal = view.legal_moves
         if len(legal) == 1:
             return legal[0]
-        return self._search(view, budget, hand)[0].move
+        return self.analyse_seeing(hand, view, budget)[0].move
+
+    def analyse_seeing(self, hand: Hand[Any], view: View,
+                       budget: Budget | None = None) -> list[MoveValue]:
+        """Every legal move of ``view`` with its value in the true world ``hand`` (left
+        unchanged), most searched first: a judge of other players' moves
+        (docs/strength/regret.py)."""
+        return self._search(view, budget, hand.copy())
 
     def choose(self, view: View, budget: Budget | None = None) -> Move:
         raise TypeError("the omniscient player must be given the hand: use choose_seeing")
