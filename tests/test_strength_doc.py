@@ -115,21 +115,9 @@ def test_the_calibration_script_runs() -> None:
     assert last.startswith("widelec\tlog-loss 0.") and last.endswith(" of 20 matches")
 
 
-@pytest.mark.parametrize(("args", "said"), [(["nosuch", "5"], "no game 'nosuch'"),
-                                            (["luzak", "0"], "MATCHES"),
-                                            (["luzak", "x"], "MATCHES")])
-def test_the_calibration_script_refuses_bad_arguments(args: list[str], said: str) -> None:
-    """A game that is not one, or a number of matches that is not one from 1, is refused
-    with a message, not a traceback."""
-    out = subprocess.run(
-        [sys.executable, str(ROOT / "docs" / "strength" / "calibration.py"), *args],
-        capture_output=True, text=True, timeout=120)
-    assert out.returncode == 1 and said in out.stderr and "Traceback" not in out.stderr
-
-
 def test_the_regret_script_runs() -> None:
-    """The judge of the expert's opening leads still runs (a tiny run), and the judge of
-    every choice of a match by tile."""
+    """The judge of the expert's opening leads still runs (a tiny run); its regrets are
+    never below zero."""
     script = str(ROOT / "docs" / "strength" / "regret.py")
     out = subprocess.run([sys.executable, script, "luzak-line", "1", "--opening", "50,100"],
                          capture_output=True, text=True, timeout=120, check=True)
@@ -139,16 +127,21 @@ def test_the_regret_script_runs() -> None:
     assert all(float(line.split("\t")[2].split()[1]) >= 0.0 for line in lines)
 
 
-@pytest.mark.parametrize(("args", "said"), [(["nosuch", "5"], "no game 'nosuch'"),
-                                            (["luzak", "0"], "MATCHES"),
-                                            (["luzak", "2", "--opening", "10,x"], "MATCHES"),
-                                            (["luzak", "2", "--other", "10"], "MATCHES")])
-def test_the_regret_script_refuses_bad_arguments(args: list[str], said: str) -> None:
+@pytest.mark.parametrize(("script", "args", "said"), [
+    ("calibration.py", ["nosuch", "5"], "no game 'nosuch'"),
+    ("calibration.py", ["luzak", "0"], "MATCHES"),
+    ("calibration.py", ["luzak", "x"], "MATCHES"),
+    ("regret.py", ["nosuch", "5"], "no game 'nosuch'"),
+    ("regret.py", ["luzak", "0"], "MATCHES"),
+    ("regret.py", ["luzak", "2", "--opening", "10,x"], "MATCHES"),
+    ("regret.py", ["luzak", "2", "--other", "10"], "MATCHES"),
+])
+def test_the_measuring_scripts_refuse_bad_arguments(script: str, args: list[str],
+                                                    said: str) -> None:
     """A game that is not one, or counts that are not whole numbers from 1, are refused
     with a message, not a traceback."""
-    out = subprocess.run(
-        [sys.executable, str(ROOT / "docs" / "strength" / "regret.py"), *args],
-        capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, str(ROOT / "docs" / "strength" / script), *args],
+                         capture_output=True, text=True, timeout=120)
     assert out.returncode == 1 and said in out.stderr and "Traceback" not in out.stderr
 
 
