@@ -24,7 +24,8 @@ from dominolab.native import code_of, engine, mask_of, rules_of
 
 #: the kinds of search: ``pimc`` (one ply, every move in every world), ``pimc-expected``
 #: (the same with expected-answer greedy playouts) or ``ismcts``
-Kind = Literal["pimc", "pimc-expected", "ismcts", "ismcts-expected"]
+Kind = Literal["pimc", "pimc-expected", "ismcts", "ismcts-expected", "ismcts-ties-heavy",
+               "ismcts-ties-random"]
 
 #: the extension's search: (rules, position, limits, value, budget, kind, seed, world)
 _SearchFn = Callable[..., list[tuple[int, int, float, float, float]]]
