@@ -233,16 +233,6 @@ def _register(name: str) -> None:
         return
     elif name == "expert-sees-hand":
         base, attrs = _HandSeer, {}
-    elif name in ("expert-ties-heavy", "expert-ties-random"):  # the playouts' ties broken
-        kind = "ismcts-" + name.removeprefix("expert-")      # otherwise (docs/strength.md)
-
-        def ties(seed: int) -> ExpertPlayer:
-            player = ExpertPlayer(random.Random(f"dominolab/player/expert/{seed}"))
-            player.kind = kind  # type: ignore[assignment]
-            return player
-
-        PLAYERS[name] = ties
-        return
     elif (found := _DETERMINIZED.match(name)) is not None:
         base, attrs = _Determinized, {"deals": int(found[1])}
     elif name == "pimc-inferred":

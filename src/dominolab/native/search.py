@@ -24,8 +24,7 @@ from dominolab.native import code_of, engine, mask_of, rules_of
 
 #: the kinds of search: ``pimc`` (one ply, every move in every world), ``pimc-expected``
 #: (the same with expected-answer greedy playouts) or ``ismcts``
-Kind = Literal["pimc", "pimc-expected", "ismcts", "ismcts-expected", "ismcts-ties-heavy",
-               "ismcts-ties-random"]
+Kind = Literal["pimc", "pimc-expected", "ismcts", "ismcts-expected"]
 
 #: the extension's search: (rules, position, limits, value, budget, kind, seed, world)
 _SearchFn = Callable[..., list[tuple[int, int, float, float, float]]]

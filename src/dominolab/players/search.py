@@ -347,7 +347,7 @@ class _MonteCarlo:
         legal_moves_of(view)  # ValueError if the seat is not to move
         count, deadline = self._plan(budget)
         value = MatchValue(view, self.margin_weight)
-        ismcts = self.kind.startswith("ismcts")
+        ismcts = self.kind in ("ismcts", "ismcts-expected")
         if ismcts:
             matched = True
             limits = opponent_limits(view) if true_hand is None else ()

@@ -123,6 +123,9 @@ int st_greedy_playout(State *s, const int32_t *need);
  * expected best over the hands it may hold, of the unseen tiles minus ``absent`` (the tiles
  * its moves prove it does not hold). The old rule above is the worst-case greedy. */
 int st_greedy_expected_choice(const State *s, uint32_t absent);
+/* A playout where each seat moves by st_greedy_expected_choice from its own hand and the
+ * table (no proven facts); need as in st_greedy_playout. */
+int st_greedy_expected_playout(State *s, const int32_t *need);
 
 /* What each seat's moves in a hand prove it does not hold (core.worlds.opponent_limits, the
  * facts that allow no fitting tile), kept up move by move. */
@@ -149,12 +152,6 @@ static inline uint64_t rng_next(Rng *r) {
 static inline int rng_below(Rng *r, int n) {
     return (int)(((unsigned __int128)rng_next(r) * (uint64_t)n) >> 64);
 }
-
-/* A playout where each seat moves by st_greedy_expected_choice from its own hand and the
- * table (no proven facts); need as in st_greedy_playout. ties: TIES_FIRST (as the greedy),
- * TIES_HEAVY (the heavier tile) or TIES_RANDOM (uniformly, by rng) among tied moves. */
-enum { TIES_FIRST = 0, TIES_HEAVY = 1, TIES_RANDOM = 2 };
-int st_greedy_expected_playout(State *s, const int32_t *need, int ties, Rng *rng);
 
 /* A legal move chosen uniformly at random: moves[m == 1 ? 0 : rng_below(rng, m)] of
  * m = st_legal(s, moves), without listing the moves when it can; -1 if there is none. */

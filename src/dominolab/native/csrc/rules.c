@@ -702,7 +702,7 @@ static int64_t expected_answer(const State *c, uint32_t cand, int u, int k) {
  * or, with `expected`, the expected best of k of those u tiles held by the opponent, every
  * k-subset alike; then every score is scaled by C(u, k), so that it is a whole number and
  * the comparisons are exact, as in Python. */
-static int greedy_pick(const State *s, uint32_t tiles, int expected, int ties, Rng *rng) {
+static int greedy_pick(const State *s, uint32_t tiles, int expected) {
     int moves[MV_MAX];
     int m = st_legal(s, moves);
     if (m <= 1) return m ? moves[0] : -1;
@@ -711,7 +711,7 @@ static int greedy_pick(const State *s, uint32_t tiles, int expected, int ties, R
     if (k > u) k = u;
     int64_t scale = expected ? BINOM[u][k] : 1;
     int last_tile = POP32(s->hand[seat]) == 1;
-    int best = moves[0], best_out = 0, have = 0, tied = 0;
+    int best = moves[0], best_out = 0, have = 0;
     int64_t best_score = 0;
     for (int i = 0; i < m; i++) {
         int code = moves[i], out = 0;
@@ -732,29 +732,17 @@ static int greedy_pick(const State *s, uint32_t tiles, int expected, int ties, R
             best_score = score;
             best_out = out;
             have = 1;
-            tied = 1;
-        } else if (ties && score == best_score && out == best_out) {
-            /* TIES_HEAVY: the heavier tile (a draw or pass weighs nothing); TIES_RANDOM:
-             * uniformly among the tied */
-            if (ties == TIES_HEAVY) {
-                int w = mv_is_play(code) ? TILE_PIPS(mv_tile(code)) : -1;
-                int wb = mv_is_play(best) ? TILE_PIPS(mv_tile(best)) : -1;
-                if (w > wb)
-                    best = code;
-            } else if (rng_below(rng, ++tied) == 0) {
-                best = code;
-            }
         }
     }
     return best;
 }
 
 int st_greedy_choice(const State *s) {
-    return greedy_pick(s, ALL_TILES & ~(s->hand[s->to_move] | s->table), 0, 0, NULL);
+    return greedy_pick(s, ALL_TILES & ~(s->hand[s->to_move] | s->table), 0);
 }
 
 int st_greedy_expected_choice(const State *s, uint32_t absent) {
-    return greedy_pick(s, ALL_TILES & ~(s->hand[s->to_move] | s->table | absent), 1, 0, NULL);
+    return greedy_pick(s, ALL_TILES & ~(s->hand[s->to_move] | s->table | absent), 1);
 }
 
 /* The values a tile may match now (bit v: pip v); none before the lead. */
@@ -792,14 +780,12 @@ void st_apply_proving(State *s, int code, int pts[2], Proof *pf) {
     }
 }
 
-int st_greedy_expected_playout(State *s, const int32_t *need, int ties, Rng *rng) {
+int st_greedy_expected_playout(State *s, const int32_t *need) {
     int moves[MV_MAX];
     while (!s->end) {
         int m = st_legal(s, moves);
         if (m == 0) break;
-        int move = m == 1 ? moves[0]
-                          : greedy_pick(s, ALL_TILES & ~(s->hand[s->to_move] | s->table), 1,
-                                        ties, rng);
+        int move = m == 1 ? moves[0] : st_greedy_expected_choice(s, 0);
         st_apply(s, move, NULL);
         if (need && (s->points[0] >= need[0] || s->points[1] >= need[1])) return 1;
     }

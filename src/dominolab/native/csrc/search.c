@@ -642,7 +642,6 @@ typedef struct {
     double greedy;                  /* ismcts: chance the opponent makes the greedy's move */
     int ismcts;
     int expected;                   /* kind 'pimc-expected': expected-answer greedy playouts */
-    int ties;                       /* kind 'ismcts-ties-heavy' / '-random': playout ties */
     /* the totals, by root move in legal order */
     long long count[MV_MAX];
     double sum[MV_MAX], margin[MV_MAX];
@@ -823,8 +822,7 @@ static void run_pimc(Search *s) {
                 continue;           /* a class is played out once, by its representative */
             State hand = world;
             st_apply(&hand, s->pos.root[i], NULL);
-            int reached = s->expected ? st_greedy_expected_playout(&hand, need, s->ties,
-                                                                   &s->rng)
+            int reached = s->expected ? st_greedy_expected_playout(&hand, need)
                                       : st_greedy_playout(&hand, need);
             int margin = hand.points[me] - hand.points[opp];
             s->margin[i] += margin - before;
@@ -1033,7 +1031,7 @@ static int run_ismcts(Search *s) {
         if (status)
             break;
         if (!reached && st.end == END_NONE)
-            reached = s->expected ? st_greedy_expected_playout(&st, need, s->ties, &s->rng)
+            reached = s->expected ? st_greedy_expected_playout(&st, need)
                                   : st_greedy_playout(&st, need);
         double chance = match_value_of(&s->value, st.points, reached, 0.0);
         double reward = blended(&s->value, st.points, chance);
@@ -1119,12 +1117,6 @@ PyObject *dl_search(PyObject *self, PyObject *args, PyObject *kwargs) {
     else if (PyUnicode_Check(kind)
              && PyUnicode_CompareWithASCIIString(kind, "ismcts-expected") == 0)
         s->ismcts = s->expected = 1;
-    else if (PyUnicode_Check(kind)
-             && PyUnicode_CompareWithASCIIString(kind, "ismcts-ties-heavy") == 0)
-        s->ismcts = s->expected = 1, s->ties = TIES_HEAVY;
-    else if (PyUnicode_Check(kind)
-             && PyUnicode_CompareWithASCIIString(kind, "ismcts-ties-random") == 0)
-        s->ismcts = s->expected = 1, s->ties = TIES_RANDOM;
     else {
         bad_value("kind", "'pimc', 'pimc-expected', 'ismcts' or 'ismcts-expected'", kind);
         goto done;
