@@ -114,7 +114,9 @@ _CASES = _cases()
 def test_frequencies_match_brute_force(game: str, options: Options | None, hand: Hand[Any],
                                        view: View) -> None:
     """RULES.md §2-§4: the sampler's tile frequencies (the opponent's hand, and each hidden
-    draw's tile) equal the brute-force posterior, and every sampled world replays."""
+    draw's tile) equal the brute-force posterior, whichever way it is asked (the whole
+    world, the opponent's tiles and the rest, or the opponent's tiles and its draws), and
+    every sampled world replays."""
     held, took, total = _brute_force(hand, view)
     assert total > 0 and held[next(iter(held))] >= 0
     worlds = HiddenWorlds(view)
@@ -129,13 +131,20 @@ def test_frequencies_match_brute_force(game: str, options: Options | None, hand:
     fast: Counter[Tile] = Counter()
     for _ in range(SAMPLES):
         fast.update(worlds.sample(rng)[0])
+    hands: Counter[Tile] = Counter()
+    hand_draws: Counter[tuple[int, Tile]] = Counter()
+    for _ in range(SAMPLES):
+        theirs, drawn = worlds.sample_hand(rng)
+        hands.update(theirs)
+        hand_draws.update(drawn.items())
     for tile in view.unseen():
         p = held[tile] / total
-        assert _close(seen[tile] / SAMPLES, p, SAMPLES), (tile, seen[tile] / SAMPLES, p)
-        assert _close(fast[tile] / SAMPLES, p, SAMPLES), (tile, fast[tile] / SAMPLES, p)
-    for key in set(took) | set(seen_draws):
+        for counted in (seen, fast, hands):
+            assert _close(counted[tile] / SAMPLES, p, SAMPLES), (tile, counted[tile], p)
+    for key in set(took) | set(seen_draws) | set(hand_draws):
         p = took[key] / total
         assert _close(seen_draws[key] / SAMPLES, p, SAMPLES), (key, p)
+        assert _close(hand_draws[key] / SAMPLES, p, SAMPLES), (key, p)
 
 
 @pytest.mark.skipif(not native.enabled(), reason="the C extension is not in use")

@@ -112,16 +112,12 @@ class _Determinized(ExpertPlayer):
         if beliefs is None:
             worlds = HiddenWorlds(view)
             for _ in range(self.deals):
-                theirs = worlds.sample_draws(self.rng)[0] if worlds.draws \
-                    else worlds.sample(self.rng)[0]
+                theirs = worlds.sample_hand(self.rng)[0]
                 hands.append(tuple(sorted(theirs, key=lambda t: t.index)))
         else:
             hands = self.rng.choices(beliefs.hands, beliefs.weights, k=self.deals)
         each = Budget(worlds=max(1, count // self.deals), seconds=None)
-        visits: dict[Move, int] = {}
-        values: dict[Move, float] = {}
-        margins: dict[Move, float] = {}
-        chances: dict[Move, float] = {}
+        sums: dict[Move, list[float]] = {}  # visits, then value, margin, chance times them
         for deal in hands:
             self._fixed = deal
             try:
@@ -129,12 +125,11 @@ class _Determinized(ExpertPlayer):
             finally:
                 self._fixed = None
             for mv in found:
-                visits[mv.move] = visits.get(mv.move, 0) + mv.worlds
-                values[mv.move] = values.get(mv.move, 0.0) + mv.value * mv.worlds
-                margins[mv.move] = margins.get(mv.move, 0.0) + mv.margin * mv.worlds
-                chances[mv.move] = chances.get(mv.move, 0.0) + (mv.win_chance or 0.0) * mv.worlds
-        out = [MoveValue(m, values[m] / n if n else 0.0, margins[m] / n if n else 0.0,
-                         chances[m] / n if n else 0.0, n) for m, n in visits.items()]
+                row = sums.setdefault(mv.move, [0.0, 0.0, 0.0, 0.0])
+                for k, x in enumerate((1.0, mv.value, mv.margin, mv.win_chance or 0.0)):
+                    row[k] += x * mv.worlds
+        out = [MoveValue(m, v / n, g / n, c / n, int(n)) if n else MoveValue(m, 0, 0, 0, 0)
+               for m, (n, v, g, c) in sums.items()]
         return sorted(out, key=lambda v: (-v.worlds, -v.value))
 
     def _reading(self, view: View, deadline: float | None) -> tuple[Beliefs | None, float]:

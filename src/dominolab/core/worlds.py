@@ -367,6 +367,16 @@ class HiddenWorlds:
         rng.shuffle(rest)
         return theirs, rest
 
+    def sample_hand(self, rng: random.Random) -> tuple[list[Tile], dict[int, Tile]]:
+        """(the opponent's tiles, the tile of each hidden draw by its index in the history:
+        none in the Luzak games), exactly from the posterior: :meth:`sample_draws` where the
+        opponent drew unseen, else :meth:`sample`."""
+        if self.draws:
+            theirs, _, drawn = self.sample_draws(rng)
+            return theirs, drawn
+        theirs, _ = self.sample(rng)
+        return theirs, {}
+
     def sample_draws(self, rng: random.Random
                      ) -> tuple[list[Tile], list[Tile], dict[int, Tile]]:
         """A whole world: (the opponent's tiles, the rest in random order, the tile of each

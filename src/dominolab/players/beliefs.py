@@ -169,7 +169,7 @@ class ChoiceModel:
         by_hand: dict[tuple[Tile, ...], float] = {}
         logs: list[tuple[tuple[Tile, ...], float]] = []
         for _ in range(self.samples):
-            theirs, drawn = _sample(worlds, rng)
+            theirs, drawn = worlds.sample_hand(rng)
             logs.append((tuple(sorted(theirs, key=_index)),
                          self.log_weight(choices, theirs, drawn)))
         top = max(w for _, w in logs)
@@ -286,16 +286,6 @@ def _falls_short(deadline: float | None, have: int, tried: int, started: float,
         return False
     now = time.perf_counter()
     return have + (deadline - now) * tried / (now - started) < least
-
-
-def _sample(worlds: HiddenWorlds, rng: random.Random) -> tuple[list[Tile], dict[int, Tile]]:
-    """One world of the exact posterior: (the opponent's tiles now, the tiles of its hidden
-    draws by history index, none in the Luzak games)."""
-    if worlds.draws:
-        theirs, _, drawn = worlds.sample_draws(rng)
-        return theirs, drawn
-    theirs, _ = worlds.sample(rng)
-    return theirs, {}
 
 
 def dealt_of(view: View) -> tuple[tuple[Tile, ...], tuple[Tile, ...]]:
@@ -590,7 +580,7 @@ class SearchingModel(_Weighing):
             if self._spent(deadline) and found:
                 break
             tried += 1
-            theirs, drawn = _sample(worlds, rng)
+            theirs, drawn = worlds.sample_hand(rng)
             hand = tuple(sorted(theirs, key=_index))
             key = (hand, tuple(sorted(drawn.items())))
             if key in found:
@@ -657,7 +647,7 @@ class GreedyModel(_Weighing):
         for n in range(self.samples):
             if n and deadline is not None and time.perf_counter() >= deadline:
                 break
-            theirs, drawn = _sample(worlds, rng)
+            theirs, drawn = worlds.sample_hand(rng)
             now = native.mask_of(theirs)
             hands.append(tuple(sorted(theirs, key=_index)))
             logs.append(sum(step.log(now, drawn, self.floor) for step in steps))
