@@ -23,8 +23,8 @@ import sys
 from collections import defaultdict
 
 from dominolab.core import Match, Move, OptionError, View, get_game
-from dominolab.lab.play import player_seed
-from dominolab.players import Budget, ExpertPlayer, OmniscientPlayer, make_player
+from dominolab.lab.play import play_match
+from dominolab.players import Budget, ExpertPlayer, OmniscientPlayer
 from dominolab.players.hints import distinct
 
 JUDGE = Budget(worlds=30_000)
@@ -43,24 +43,25 @@ def judged(judge: OmniscientPlayer, match: Match, view: View, move: Move,
 
 
 def by_tile(game: str, matches: int, seed: int) -> dict[tuple[int, str], list[float]]:
-    """Summed regrets and counts, by (tile number, player): [chance, margin, choices]."""
+    """Summed regrets and counts, by (tile number, player): [chance, margin, choices]. Each
+    match is played as the arena plays it (:func:`~dominolab.lab.play.play_match`), then
+    replayed move by move for the judge."""
     judge = OmniscientPlayer(random.Random(99))
     sums: dict[tuple[int, str], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
     for i in range(matches):
         match_seed = seed + i
         names = ("expert", "pimc") if i % 2 == 0 else ("pimc", "expert")
+        played = play_match(game, get_game(game).options_class(), match_seed, names).match
         match = Match(game, seed=match_seed)
-        bots = [make_player(names[s], player_seed(match_seed, s)) for s in (0, 1)]
-        while (seat := match.to_move) is not None:
-            view = match.view(seat)
-            move = bots[seat].choose(view)
-            found = judged(judge, match, view, move)
+        for step in (step for hand in played.steps for step in hand):
+            view = match.view(step.seat)
+            found = judged(judge, match, view, step.move)
             if found is not None:
-                row = sums[(len(view.history) + 1, names[seat])]
+                row = sums[(len(view.history) + 1, names[step.seat])]
                 row[0] += found[0]
                 row[1] += found[1]
                 row[2] += 1
-            match.apply(move)
+            match.apply(step.move)
         print(f"match {i + 1} of {matches}", file=sys.stderr, flush=True)
     return sums
 
