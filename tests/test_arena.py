@@ -360,6 +360,16 @@ def test_a_comparison_is_paired_pair_by_pair() -> None:
     assert math.isclose(c.first_margin, 12 / 11) and math.isclose(c.second_margin, 18 / 11)
 
 
+def test_runs_from_different_first_seeds_pair_on_their_match_seeds() -> None:
+    # the second run started 2 seeds later: its pair 0 is the first run's pair 2
+    first = _arena_record("x", [[0, 2.0, 5, 4], [1, 0.0, -5, 4], [2, 1.0, 1, 4], [3, 0.0, -3, 4]])
+    second = _arena_record("y", [[0, 2.0, 9, 4], [1, 1.0, 1, 4], [2, 2.0, 7, 4]], seed=1002)
+    c = compare_arenas(first, second)
+    assert c.pairs == 2  # seeds 1002 and 1003
+    assert math.isclose(c.first_win_rate, 1 / 4) and math.isclose(c.second_win_rate, 3 / 4)
+    assert math.isclose(c.first_margin, -2 / 8) and math.isclose(c.second_margin, 10 / 8)
+
+
 def test_the_deals_luck_cancels_out_of_a_comparison() -> None:
     # deals that swing both runs alike: the paired interval is far narrower than the runs'
     luck = [12, -9, 15, -14, 3, 8, -6, 11]
@@ -372,7 +382,9 @@ def test_the_deals_luck_cancels_out_of_a_comparison() -> None:
 
 @pytest.mark.parametrize("second, message", [
     (_arena_record("y", [[0, 1, 2, 3], [1, 1, 2, 3]], b="greedy"), "differ in b"),
-    (_arena_record("y", [[0, 1, 2, 3], [1, 1, 2, 3]], seed=7), "differ in seed"),
+    (_arena_record("y", [[0, 1, 2, 3], [1, 1, 2, 3]], seed=7), "share 0 pair"),
+    (_arena_record("y", [[0, 1, 2, 3], [1, 1, 2, 3]], seed=1001), "share 1 pair"),
+    (_arena_record("y", [[0, 1, 2, 3], [1, 1, 2, 3]], seed="1000"), "seed is not a whole"),
     (_arena_record("y", [[0, 1, 2, 3], [1, 1, 2, 3]], game="widelec"), "differ in game"),
     (_arena_record("y", [[0, 1, 2, 3]]), "share 1 pair"),
     (_arena_record("y", [[0, 1, 2]]), "malformed pair"),

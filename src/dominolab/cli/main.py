@@ -100,9 +100,11 @@ def build_parser() -> argparse.ArgumentParser:
         "compare", help="two arena runs against the same player on the same deals, "
         "compared pair by pair",
         description="Is the second run's player A stronger than the first's? Both records "
-        "(dominolab arena --json) must be against the same B, game, rules and first seed; "
-        "the pairs both played are compared one by one, so the deals' luck cancels out of "
-        "the difference, and its 95%% interval is narrower than the two runs' own.")
+        "(dominolab arena --json) must be against the same B, game and rules; the pairs "
+        "both played (pair i of a run plays the match seed --seed + i, so runs from "
+        "different first seeds pair on the seeds they share) are compared one by one, so "
+        "the deals' luck cancels out of the difference, and its 95%% interval is narrower "
+        "than the two runs' own.")
     p.add_argument("first", metavar="FIRST.json", help="the first arena record")
     p.add_argument("second", metavar="SECOND.json", help="the second arena record")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")

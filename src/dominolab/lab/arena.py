@@ -251,19 +251,25 @@ class Comparison:
 
 def compare_arenas(first: Mapping[str, Any], second: Mapping[str, Any]) -> Comparison:
     """Compare two arena records (:meth:`ArenaResult.to_json`) whose A players met the
-    same B in the same game, rules and deals (the same first seed): the pairs both played
-    are paired one by one, so the deals' luck, shared by the two runs, cancels out of the
-    difference as it does within a pair. Raises :class:`~dominolab.core.OptionError`,
-    naming the field, when the records are not of that kind or share no two pairs."""
+    same B in the same game and rules: the pairs both played (a pair is its match seed, the
+    record's first seed plus its index, so runs from different first seeds pair on the
+    deals they share) are paired one by one, so the deals' luck, shared by the two runs,
+    cancels out of the difference as it does within a pair. Raises
+    :class:`~dominolab.core.OptionError`, naming the field, when the records are not of
+    that kind or share no two pairs."""
     for record, which in ((first, "first"), (second, "second")):
         if not isinstance(record, Mapping) or not isinstance(record.get("by_pair"), list):
             raise OptionError(f"the {which} record is not an arena record with its pairs "
                               "(made by dominolab arena --json)")
-    for key in ("game", "options", "b", "seed"):
+    for key in ("game", "options", "b"):
         if first.get(key) != second.get(key):
             raise OptionError(f"the two records differ in {key}: {first.get(key)!r} and "
                               f"{second.get(key)!r}; compare runs against the same "
                               "player on the same deals")
+    for record, which in ((first, "first"), (second, "second")):
+        seed = record.get("seed")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise OptionError(f"the {which} record's seed is not a whole number: {seed!r}")
 
     def rows(record: Mapping[str, Any], which: str) -> dict[int, tuple[float, float, float]]:
         found: dict[int, tuple[float, float, float]] = {}
@@ -272,14 +278,16 @@ def compare_arenas(first: Mapping[str, Any], second: Mapping[str, Any]) -> Compa
                     or not all(isinstance(v, int | float) and not isinstance(v, bool)
                                for v in row)):
                 raise OptionError(f"the {which} record has a malformed pair: {row!r}")
-            found[int(row[0])] = (float(row[1]), float(row[2]), float(row[3]))
+            found[record["seed"] + int(row[0])] = (float(row[1]), float(row[2]),
+                                                   float(row[3]))
         return found
 
     a, b = rows(first, "first"), rows(second, "second")
     common = sorted(a.keys() & b.keys())
     if len(common) < 2:
         raise OptionError(f"the two records share {len(common)} pair(s); at least 2 are "
-                          "needed (the same --seed, and --matches of 2 or more)")
+                          "needed (match seeds both played: pair i of a run plays its "
+                          "--seed + i)")
     wins, margins = PairedSums.new(), PairedSums.new()
     for pair in common:
         (sa, ma, ha), (sb, mb, hb) = a[pair], b[pair]
