@@ -36,6 +36,9 @@ starts: the greedy kind's prior P instead of 0.5 in its reading (``reading_model
 in its tree the greedy's move at least as often as that prior makes it (``expert-kind0.5``
 is today's expert; a measuring stick for carrying the odds from hand to hand), or
 ``expert-sees-hand``, the expert told the opponent's hand (a measuring stick), or
+``expert-reads-nN-bB[-wW]``, today's expert whose searching model weighs N fresh worlds
+and values at most B of the opponent's choices a move, W deals each small PIMC (the
+expert's: 64, 400, 8; on the expert's own stream), or
 ``expert-dmcK``, the expert's iterations spread over K searches, each told one deal of the
 opponent's hand drawn from its beliefs (determinized MCTS, on a stream of its own). It prints
 the arena's JSON summary (on Ctrl-C, that of the pairs that finished). Each variant draws
@@ -74,6 +77,7 @@ _SET = re.compile(r"expert-set((?:-[cwf][0-9.]+)+)$")
 _SET_KNOBS = {"c": "exploration", "w": "margin_weight", "f": "follows_at_least"}
 _KIND = re.compile(r"expert-kind([0-9.]+)$")
 _DETERMINIZED = re.compile(r"expert-dmc([0-9]+)$")
+_READS = re.compile(r"expert-reads-n([0-9]+)-b([0-9]+)(?:-w([0-9]+))?$")
 _CHOICE = re.compile(r"expert-choice-s([0-9.]+)-n([0-9]+)(?:-f([0-9.]+))?(-immediate)?$")
 
 
@@ -185,6 +189,19 @@ def _register(name: str) -> None:
             return player
 
         PLAYERS[name] = follows
+        return
+    elif (found := _READS.match(name)) is not None:  # today's expert, a bigger reading
+        samples, work, deals = int(found[1]), int(found[2]), int(found[3] or 8)
+
+        def reads_more(seed: int) -> ExpertPlayer:
+            player = ExpertPlayer(random.Random(f"dominolab/player/expert/{seed}"))
+            player.opponent_model = MixedModel([
+                (0.5, GreedyModel()),
+                (0.5, SearchingModel(samples, max(128, samples), deals, tau=3.0, work=work,
+                                     carry=False))])
+            return player
+
+        PLAYERS[name] = reads_more
         return
     elif (found := _GREEDY.match(name)) is not None:  # the expert, its greedy model changed
         samples, floor = int(found[1]), float(found[2])
