@@ -195,10 +195,7 @@ def _register(name: str) -> None:
 
         def reads_more(seed: int) -> ExpertPlayer:
             player = ExpertPlayer(random.Random(f"dominolab/player/expert/{seed}"))
-            player.opponent_model = MixedModel([
-                (0.5, GreedyModel()),
-                (0.5, SearchingModel(samples, max(128, samples), deals, tau=3.0, work=work,
-                                     carry=False))])
+            player.opponent_model = reading_model(samples=samples, work=work, deals=deals)
             return player
 
         PLAYERS[name] = reads_more

@@ -590,20 +590,23 @@ class ClassicPimcPlayer(_MonteCarlo):
     default = Budget(worlds=40, seconds=3.0)
 
 
-def reading_model(greedy: float = 0.5) -> MixedModel:
+def reading_model(greedy: float = 0.5, *, samples: int = 64, work: int = 400,
+                  deals: int = 8) -> MixedModel:
     """The expert's model of the opponent, chosen by duplicate-match experiments
     (docs/strength.md, "Paired on the same deals" and "Which kind of player"): is the
     opponent a searching player or a greedy one, even odds at first (``greedy``: the greedy
     kind's prior, for experiments), weighed by how well each explains its choices so far
     (:class:`~dominolab.players.beliefs.MixedModel`).
-    Searching: each world weighed by how likely a searching opponent's choices were in it
-    (8 deals a small PIMC, temperature 3 points, floor 0.1), at most 400 of those choices
-    valued a move. Greedy: 256 worlds, each weighed by whether the expected-answer greedy
+    Searching: ``samples`` worlds (64), each weighed by how likely a searching opponent's
+    choices were in it (``deals`` deals a small PIMC: 8; temperature 3 points, floor 0.1),
+    at most ``work`` of those choices valued a move (400; the other sizes were tried: "A
+    bigger reading"). Greedy: 256 worlds, each weighed by whether the expected-answer greedy
     would have made each choice in it (floor 0.1). Both start afresh at every move, so the
     beliefs are a function of the view (the web app makes its computer anew for each
     move)."""
-    return MixedModel([(greedy, GreedyModel()),
-                       (1.0 - greedy, SearchingModel(tau=3.0, work=400, carry=False))])
+    searching = SearchingModel(samples, max(128, samples), deals, tau=3.0, work=work,
+                               carry=False)
+    return MixedModel([(greedy, GreedyModel()), (1.0 - greedy, searching)])
 
 
 class ExpertPlayer(_Ismcts):
