@@ -210,6 +210,12 @@ def test_the_chance_shown_counts_the_next_openers_edge() -> None:
     assert paired.lead == 0.0 and paired.chance((0, 0), False) == 0.5
     widelec = Match("widelec", seed=4)
     assert MatchValue(widelec.view(widelec.hand.to_move)).lead == 0.0
+    # the playouts' one call gives both, with and without an edge to count
+    weighed = MatchValue(dataclasses.replace(tied, opener=1 - me), 0.3)
+    for told in (mine, paired, weighed):
+        for points, reached in (((0, 0), False), ((9, 2), False), ((45, 3), True)):
+            assert told.scored(points, reached) == (told.chance(points, reached),
+                                                    told(points, reached))
 
     # the same search in the first hand (odd-numbered), told the edge and not: the same
     # visits, values and margins; the chances lower, since the opponent opens the second

@@ -111,18 +111,28 @@ class MatchValue:
     def __call__(self, points: Sequence[int], reached: bool) -> float:
         """The value the search backs up for a hand that ends with ``points``: the chance to
         win the match, the next hand's opening not counted, blended with the margin."""
-        w = self.margin_weight
-        chance = self._chance(points, reached, 0.0)
-        if w <= 0.0:
-            return chance
-        me = self.seat
-        return (1.0 - w) * chance + w * _logistic((points[me] - points[1 - me]) / self.scale)
+        return self._blend(points, self._chance(points, reached, 0.0))
 
     def chance(self, points: Sequence[int], reached: bool) -> float:
         """The chance to win the match after a hand that ends with ``points`` (by seat;
         ``reached``: it stopped where a seat reached the target, win at once), the next
         hand's opening counted (:attr:`lead`)."""
         return self._chance(points, reached, self.lead)
+
+    def scored(self, points: Sequence[int], reached: bool) -> tuple[float, float]:
+        """(:meth:`chance`, the value backed up) at once, for a search's every playout: the
+        chance is worked out once where no next opening counts (as the native search
+        does)."""
+        chance = self._chance(points, reached, 0.0)
+        shown = chance if self.lead == 0.0 else self._chance(points, reached, self.lead)
+        return shown, self._blend(points, chance)
+
+    def _blend(self, points: Sequence[int], chance: float) -> float:
+        w = self.margin_weight
+        if w <= 0.0:
+            return chance
+        me = self.seat
+        return (1.0 - w) * chance + w * _logistic((points[me] - points[1 - me]) / self.scale)
 
     def _chance(self, points: Sequence[int], reached: bool, lead: float) -> float:
         me, opp = self.seat, 1 - self.seat
@@ -323,8 +333,9 @@ class _MonteCarlo:
                 margin = hand.points[me] - hand.points[opp]
                 margins[i] += margin - before
                 if self.match_aware:
-                    chances[i] += value.chance(hand.points, reached)
-                    sums[i] += value(hand.points, reached)
+                    chance, worth = value.scored(hand.points, reached)
+                    chances[i] += chance
+                    sums[i] += worth
                 else:
                     sums[i] += margin - before
             done += 1
@@ -534,8 +545,7 @@ class _Ismcts(_MonteCarlo):
                     break
             if not reached and state.result is None:
                 reached = self.playout(state, need)
-            chance = value.chance(state.points, reached)
-            reward = value(state.points, reached)
+            chance, reward = value.scored(state.points, reached)
             for n in path[1:]:
                 n.visits += 1
                 n.reward += reward if n.mover == me else 1.0 - reward
