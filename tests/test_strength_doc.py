@@ -175,22 +175,26 @@ def test_the_reading_variants_run(variant: str, opponent: str) -> None:
 
 def test_the_pooling_script_pools_and_refuses(tmp_path: Path) -> None:
     """Records of one run continued from a later seed pool over all their pairs; records of
-    other players, or that play a match seed twice, are refused by name."""
+    other players, that play a match seed twice, malformed, too few pairs or no record at
+    all are refused by name."""
     script = str(ROOT / "docs" / "strength" / "pooled.py")
-    first = {"a": "x", "b": "greedy", "game": "widelec", "options": {}, "seed": 10,
-             "by_pair": [[0, 2, 6, 3], [1, 1, 0, 3]]}
+    first: dict[str, Any] = {"a": "x", "b": "greedy", "game": "widelec", "options": {},
+                             "seed": 10, "by_pair": [[0, 2, 6, 3], [1, 1, 0, 3]]}
     later = {**first, "seed": 12, "by_pair": [[0, 0, -3, 3], [1, 1, 3, 3]]}
     names = []
-    for i, record in enumerate((first, later, {**later, "b": "pimc"},
-                                {**later, "by_pair": [[0, "1", 2, 3]]})):
+    records: tuple[object, ...] = (first, later, {**later, "b": "pimc"},
+                                   {**later, "by_pair": [[0, "1", 2, 3]]},
+                                   {**first, "by_pair": [[0, 2, 6, 3]]}, [first])
+    for i, record in enumerate(records):
         names.append(str(tmp_path / f"{i}.json"))
         Path(names[-1]).write_text(json.dumps(record), encoding="utf-8")
     run = subprocess.run([sys.executable, script, names[0], names[1]], capture_output=True,
                          text=True, timeout=60, check=True)
     assert run.stdout.startswith("x against greedy in widelec, 4 pairs: wins 50.0% [")
     assert "margin a hand +0.50 [" in run.stdout
-    for pair, said in (((0, 0), "match seed 10 is in two"), ((0, 2), "differs in b"),
-                       ((0, 3), "malformed pair")):
-        bad = subprocess.run([sys.executable, script, names[pair[0]], names[pair[1]]],
+    for given, said in (((0, 0), "match seed 10 is in two"), ((0, 2), "differs in b"),
+                        ((0, 3), "record 2 has a malformed pair"),
+                        ((4,), "1 pair(s) in all"), ((5, 0), "record 1 is not an arena")):
+        bad = subprocess.run([sys.executable, script, *(names[n] for n in given)],
                              capture_output=True, text=True, timeout=60)
         assert bad.returncode == 2 and said in bad.stderr and "Traceback" not in bad.stderr

@@ -249,6 +249,29 @@ class Comparison:
     margin: Estimate
 
 
+def pairs_by_seed(record: Mapping[str, Any], which: str = "the record") -> dict[
+        int, tuple[float, float, float]]:
+    """An arena record's pairs (:meth:`ArenaResult.to_json`'s ``by_pair``) by match seed
+    (its first seed plus the pair's index): (A's score over the pair's two matches, A's
+    margin over them, their hands). Raises :class:`~dominolab.core.OptionError` naming
+    ``which`` (e.g. "the first record") when it is no arena record with its pairs, its seed
+    is no whole number, or a pair is malformed."""
+    if not isinstance(record, Mapping) or not isinstance(record.get("by_pair"), list):
+        raise OptionError(f"{which} is not an arena record with its pairs "
+                          "(made by dominolab arena --json)")
+    seed = record.get("seed")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise OptionError(f"{which}'s seed is not a whole number: {seed!r}")
+    found: dict[int, tuple[float, float, float]] = {}
+    for row in record["by_pair"]:
+        if (not isinstance(row, list) or len(row) != 4
+                or not all(isinstance(v, int | float) and not isinstance(v, bool)
+                           for v in row)):
+            raise OptionError(f"{which} has a malformed pair: {row!r}")
+        found[seed + int(row[0])] = (float(row[1]), float(row[2]), float(row[3]))
+    return found
+
+
 def compare_arenas(first: Mapping[str, Any], second: Mapping[str, Any]) -> Comparison:
     """Compare two arena records (:meth:`ArenaResult.to_json`) whose A players met the
     same B in the same game and rules: the pairs both played (a pair is its match seed, the
@@ -257,32 +280,13 @@ def compare_arenas(first: Mapping[str, Any], second: Mapping[str, Any]) -> Compa
     cancels out of the difference as it does within a pair. Raises
     :class:`~dominolab.core.OptionError`, naming the field, when the records are not of
     that kind or share no two pairs."""
-    for record, which in ((first, "first"), (second, "second")):
-        if not isinstance(record, Mapping) or not isinstance(record.get("by_pair"), list):
-            raise OptionError(f"the {which} record is not an arena record with its pairs "
-                              "(made by dominolab arena --json)")
+    a = pairs_by_seed(first, "the first record")
+    b = pairs_by_seed(second, "the second record")
     for key in ("game", "options", "b"):
         if first.get(key) != second.get(key):
             raise OptionError(f"the two records differ in {key}: {first.get(key)!r} and "
                               f"{second.get(key)!r}; compare runs against the same "
                               "player on the same deals")
-    for record, which in ((first, "first"), (second, "second")):
-        seed = record.get("seed")
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise OptionError(f"the {which} record's seed is not a whole number: {seed!r}")
-
-    def rows(record: Mapping[str, Any], which: str) -> dict[int, tuple[float, float, float]]:
-        found: dict[int, tuple[float, float, float]] = {}
-        for row in record["by_pair"]:
-            if (not isinstance(row, list) or len(row) != 4
-                    or not all(isinstance(v, int | float) and not isinstance(v, bool)
-                               for v in row)):
-                raise OptionError(f"the {which} record has a malformed pair: {row!r}")
-            found[record["seed"] + int(row[0])] = (float(row[1]), float(row[2]),
-                                                   float(row[3]))
-        return found
-
-    a, b = rows(first, "first"), rows(second, "second")
     common = sorted(a.keys() & b.keys())
     if len(common) < 2:
         raise OptionError(f"the two records share {len(common)} pair(s); at least 2 are "
@@ -408,5 +412,5 @@ def run_arena_matches(game: str, a_spec: str, b_spec: str, pairs: int, seed: int
 
 
 __all__ = ["ArenaInterrupted", "ArenaResult", "ArenaSummary", "Comparison", "MatchRecord",
-           "compare_arenas", "complete_pairs", "deal_text", "play_arena_match", "run_arena_matches",
-           "summarise"]
+           "compare_arenas", "complete_pairs", "deal_text", "pairs_by_seed", "play_arena_match",
+           "run_arena_matches", "summarise"]
