@@ -84,17 +84,18 @@ def test_the_experiments_script_runs() -> None:
 
 def test_the_inference_script_runs() -> None:
     """The predictive measure of docs/strength.md's opponent models still runs (a tiny run:
-    the rules alone, one soft-greedy model, the searching model and a greedy model, on a few
-    positions)."""
+    the rules alone, one soft-greedy model, the searching model, a greedy model and the
+    calibrated model of a PIMC player, on a few positions)."""
     out = subprocess.run(
         [sys.executable, str(ROOT / "docs" / "strength" / "inference.py"), "luzak-line",
-         "greedy", "6", "0.5,0.2", "searching:4,8", "greedy:16,0.05"], capture_output=True,
-        text=True, timeout=120, check=True)
+         "greedy", "6", "0.5,0.2", "searching:4,8", "greedy:16,0.05", "calibrated:3,0.3"],
+        capture_output=True, text=True, timeout=120, check=True)
     lines = out.stdout.splitlines()
-    assert len(lines) == 4 and all(line.startswith("luzak-line\tgreedy\t") for line in lines)
+    assert len(lines) == 5 and all(line.startswith("luzak-line\tgreedy\t") for line in lines)
     assert "sharpness 0.5\tfloor 0.2\tBrier 0." in lines[1]
     assert "searching:4,8\tBrier 0." in lines[2]
     assert "greedy:16,0.05\tBrier 0." in lines[3]
+    assert "calibrated:3,0.3\tBrier 0." in lines[4]
 
 
 def test_the_agreement_script_runs() -> None:

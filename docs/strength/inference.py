@@ -18,7 +18,10 @@ greedy; ``greedy:S,F``: S worlds, floor F, where ``greedy`` is 256, 0.1); for MO
 (:func:`~dominolab.players.search.reading_model`: is the opponent a greedy or a searching
 player?); for MODEL ``searching-fresh:N,K,W,T,F``, to the searching model as the expert
 uses it, started afresh at every view (N worlds, at most K choices valued, W deals, T, F;
-``searching-fresh`` alone: the expert's own 64, 400, 8, 3, 0.1), which reads Widelec too.
+``searching-fresh`` alone: the expert's own 64, 400, 8, 3, 0.1), which reads Widelec too;
+for MODEL ``calibrated:M,F``, to that searching model with a likelihood of a PIMC player's
+choice that has PIMC's own noise (:class:`CalibratedModel`: M deals valued one by one, floor
+F; docs/strength.md, "A calibrated model of a searching opponent").
 Where a model declines (in Widelec, or before the opponent has chosen) the rules
 alone stand in. From the weighted hands, each
 unseen tile's chance of being in the opponent's hand is scored against the truth:
@@ -34,11 +37,14 @@ from __future__ import annotations
 import math
 import random
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from dominolab.core import Match, Tile, View
+from dominolab.core import Match, Move, Tile, View
+from dominolab.core.equivalence import representatives
 from dominolab.core.worlds import Beliefs
 from dominolab.players import make_player
+from dominolab.players.base import Budget
 from dominolab.players.beliefs import (
     ChoiceModel,
     GreedyModel,
@@ -46,7 +52,7 @@ from dominolab.players.beliefs import (
     OpponentModel,
     SearchingModel,
 )
-from dominolab.players.search import reading_model
+from dominolab.players.search import PimcPlayer, reading_model
 
 #: the models that start afresh at every view (not shown the earlier ones)
 _FRESH: dict[str, Callable[[], OpponentModel]] = {"greedy": GreedyModel,
@@ -88,6 +94,10 @@ def score(game: str, opponent: str, positions: int,
                         elif name.startswith("searching-fresh"):
                             model = _searching_fresh(name)
                             rng = random.Random(seed)
+                        elif name.startswith("calibrated:"):
+                            deals, share = name.split(":")[1].split(",")
+                            model = CalibratedModel(int(deals), float(share))
+                            rng = random.Random(seed)
                         else:
                             sharpness, floor = (float(x) for x in name.split(","))
                             model = ChoiceModel(sharpness, samples=1000, floor=floor)
@@ -127,6 +137,52 @@ def _searching_fresh(name: str) -> SearchingModel:
     samples, work, worlds, tau, floor = given + ["64", "400", "8", "3", "0.1"][len(given):]
     return SearchingModel(int(samples), max(int(samples), 128), int(worlds), float(tau),
                           float(floor), work=int(work), carry=False)
+
+
+class CalibratedModel(SearchingModel):
+    """The expert's searching model (64 fresh worlds, at most 400 choices valued a move)
+    with the chance of a choice worked out as a `pimc` player's, not as a softmax of fixed
+    temperature: `pimc` makes the move with the best mean margin over its own N deals (40,
+    or 64 with a boneyard), so where its deals disagree its choice is nearly a toss and
+    where they agree it is sure. Each class of the opponent's moves is valued in ``deals``
+    deals of its view one at a time (a PIMC of one deal, each on a seed of its own), and the
+    chance of the chosen class is the share of 400 resamplings in which it has the best
+    mean over N deals drawn from those, the ``deals`` themselves first redrawn so that the
+    estimate's own error counts (a double bootstrap); mixed with a share ``floor`` of a
+    uniform choice. An experiment (it reaches into the model's private choice chance)."""
+
+    def __init__(self, deals: int, floor: float) -> None:
+        super().__init__(64, 128, 8, tau=3.0, floor=floor, work=400, carry=False)
+        self.deals = deals
+
+    def _log_of(self, table: Any, legal: Sequence[Move], at: int, move: Move,
+                quartets: bool, seen: Callable[[], View]) -> float:
+        import numpy as np
+
+        if len(legal) < 2:
+            return 0.0
+        reps = representatives(table, legal, quartets)
+        classes = list(dict.fromkeys(reps))
+        if len(classes) < 2:
+            return 0.0
+        self.valued += 1
+        view = seen()
+        base = self.seed(at, view.hand)
+        margins = np.empty((self.deals, len(classes)))
+        for d in range(self.deals):
+            pimc = PimcPlayer(random.Random(f"{base}/{d}"))
+            value = {v.move: v.margin for v in pimc.analyse(view, Budget(worlds=1))}
+            margins[d] = [value[c] for c in classes]
+        n = 64 if view.spec.has_boneyard else 40
+        rng = np.random.default_rng(random.Random(base).getrandbits(64))
+        redrawn = rng.integers(0, self.deals, size=(400, self.deals))
+        drawn = np.take_along_axis(redrawn, rng.integers(0, self.deals, size=(400, n)),
+                                   axis=1)
+        best = np.bincount(margins[drawn].mean(axis=1).argmax(axis=1),
+                           minlength=len(classes))
+        k = len(classes)
+        share = (best[classes.index(reps[legal.index(move)])] + 0.5) / (400 + 0.5 * k)
+        return math.log(self.floor / k + (1.0 - self.floor) * share)
 
 
 def _scored(model: OpponentModel, view: View, unseen: list[Tile],
