@@ -640,7 +640,6 @@ typedef struct {
     double seconds;                 /* 0: no time limit */
     double exploration;
     double greedy;                  /* ismcts: chance the opponent makes the greedy's move */
-    int leaf;                       /* ismcts: worlds played out per iteration (experiment) */
     int ismcts;
     int expected;                   /* kind 'pimc-expected': expected-answer greedy playouts */
     /* the totals, by root move in legal order */
@@ -914,21 +913,6 @@ static int greedy_reply(GreedySlot *memo, int32_t node, const State *st) {
     return slot->move;
 }
 
-/* Replay the tree path in world w (from the root); 0 if a move is not legal there. */
-static int replay_path(State *w, const Pool *pool, const int32_t *path, int depth) {
-    for (int d = 0; d < depth; d++) {
-        int code = pool->at[path[d]].code;
-        int moves[MV_MAX];
-        int nm = st_legal(w, moves), ok = 0;
-        for (int i = 0; i < nm && !ok; i++)
-            ok = moves[i] == code;
-        if (!ok)
-            return 0;
-        st_apply(w, code, NULL);
-    }
-    return 1;
-}
-
 /* ISMCTS (Cowling, Powley and Whitehouse, 2012), as players.search._Ismcts. Returns 0, or
  * -1 when the tree could not grow (the totals so far stay valid). */
 static int run_ismcts(Search *s) {
@@ -1046,46 +1030,19 @@ static int run_ismcts(Search *s) {
         }
         if (status)
             break;
-        int tree_reached = reached;
         if (!reached && st.end == END_NONE)
             reached = s->expected ? st_greedy_expected_playout(&st, need)
                                   : st_greedy_playout(&st, need);
         double chance = match_value_of(&s->value, st.points, reached, 0.0);
         double reward = blended(&s->value, st.points, chance);
         double shown = shown_chance(&s->value, st.points, reached, chance);
-        double gained = (st.points[me] - st.points[opp]) - before;
-        if (s->leaf > 1 && !tree_reached) {
-            /* more worlds for this leaf: fresh deals in which the path is legal */
-            int got = 1;
-            for (int j = 1; j < s->leaf; j++) {
-                for (int tries = 0; tries < 16; tries++) {
-                    State w;
-                    next_world(s, &w);
-                    if (!replay_path(&w, &pool, path, depth))
-                        continue;
-                    int r = 0;
-                    if (w.end == END_NONE)
-                        r = s->expected ? st_greedy_expected_playout(&w, need)
-                                        : st_greedy_playout(&w, need);
-                    double ch = match_value_of(&s->value, w.points, r, 0.0);
-                    reward += blended(&s->value, w.points, ch);
-                    shown += shown_chance(&s->value, w.points, r, ch);
-                    gained += (w.points[me] - w.points[opp]) - before;
-                    got++;
-                    break;
-                }
-            }
-            reward /= got;
-            shown /= got;
-            gained /= got;
-        }
         for (int d = 0; d < depth; d++) {
             Node *n = &pool.at[path[d]];
             n->visits++;
             n->reward += n->mover == me ? reward : 1.0 - reward;
         }
         if (first >= 0) {
-            s->margin[first] += gained;
+            s->margin[first] += (st.points[me] - st.points[opp]) - before;
             s->chance[first] += shown;
         }
         done++;
@@ -1134,13 +1091,13 @@ const char dl_search_doc[] =
 
 PyObject *dl_search(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *names[] = {"rules", "position", "limits", "value", "budget", "kind", "seed",
-                            "world", "only", "greedy", "leaf", NULL};
+                            "world", "only", "greedy", NULL};
     PyObject *rules, *position, *limits, *value, *budget, *kind, *seed, *world = Py_None;
-    PyObject *only = Py_None, *greedy = NULL, *leaf = NULL;
+    PyObject *only = Py_None, *greedy = NULL;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOO|OOOO:search", names, &rules,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOO|OOO:search", names, &rules,
                                      &position, &limits, &value, &budget, &kind, &seed,
-                                     &world, &only, &greedy, &leaf))
+                                     &world, &only, &greedy))
         return NULL;
     Search *s = calloc(1, sizeof(Search));
     if (s == NULL)
@@ -1182,13 +1139,6 @@ PyObject *dl_search(PyObject *self, PyObject *args, PyObject *kwargs) {
     if (err || (greedy != NULL
                 && as_double(greedy, 0.0, 1.0, "the opponent's greedy share", &s->greedy)))
         goto done;
-    s->leaf = 1;
-    if (leaf != NULL) {
-        long long lv;
-        if (as_int(leaf, 1, 64, "leaf worlds", &lv))
-            goto done;
-        s->leaf = (int)lv;
-    }
     if (world != Py_None) {
         if (read_world(world, &s->pos, &s->world_opp, s->world_rest))
             goto done;
