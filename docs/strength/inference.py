@@ -38,10 +38,8 @@ import math
 import random
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from dominolab.core import Match, Move, Tile, View
-from dominolab.core.equivalence import representatives
 from dominolab.core.worlds import Beliefs
 from dominolab.players import make_player
 from dominolab.players.base import Budget
@@ -149,40 +147,30 @@ class CalibratedModel(SearchingModel):
     chance of the chosen class is the share of 400 resamplings in which it has the best
     mean over N deals drawn from those, the ``deals`` themselves first redrawn so that the
     estimate's own error counts (a double bootstrap); mixed with a share ``floor`` of a
-    uniform choice. An experiment (it reaches into the model's private choice chance)."""
+    uniform choice (:meth:`~dominolab.players.beliefs.SearchingModel.choice_chance`)."""
 
     def __init__(self, deals: int, floor: float) -> None:
         super().__init__(64, 128, 8, tau=3.0, floor=floor, work=400, carry=False)
         self.deals = deals
 
-    def _log_of(self, table: Any, legal: Sequence[Move], at: int, move: Move,
-                quartets: bool, seen: Callable[[], View]) -> float:
+    def choice_chance(self, seen: View, at: int, classes: Sequence[Move],
+                      chosen: int) -> float:
         import numpy as np
 
-        if len(legal) < 2:
-            return 0.0
-        reps = representatives(table, legal, quartets)
-        classes = list(dict.fromkeys(reps))
-        if len(classes) < 2:
-            return 0.0
-        self.valued += 1
-        view = seen()
-        base = self.seed(at, view.hand)
+        base = self.seed(at, seen.hand)
         margins = np.empty((self.deals, len(classes)))
         for d in range(self.deals):
             pimc = PimcPlayer(random.Random(f"{base}/{d}"))
-            value = {v.move: v.margin for v in pimc.analyse(view, Budget(worlds=1))}
+            value = {v.move: v.margin for v in pimc.analyse(seen, Budget(worlds=1))}
             margins[d] = [value[c] for c in classes]
-        n = 64 if view.spec.has_boneyard else 40
+        n = 64 if seen.spec.has_boneyard else 40
         rng = np.random.default_rng(random.Random(base).getrandbits(64))
         redrawn = rng.integers(0, self.deals, size=(400, self.deals))
         drawn = np.take_along_axis(redrawn, rng.integers(0, self.deals, size=(400, n)),
                                    axis=1)
         best = np.bincount(margins[drawn].mean(axis=1).argmax(axis=1),
                            minlength=len(classes))
-        k = len(classes)
-        share = (best[classes.index(reps[legal.index(move)])] + 0.5) / (400 + 0.5 * k)
-        return math.log(self.floor / k + (1.0 - self.floor) * share)
+        return float((best[chosen] + 0.5) / (400 + 0.5 * len(classes)))
 
 
 def _scored(model: OpponentModel, view: View, unseen: list[Tile],

@@ -447,13 +447,19 @@ class SearchingModel(_Weighing):
         if len(classes) < 2:
             return 0.0
         self.valued += 1
-        value = {v.move: v.value for v in self.values(seen(), at)}
+        chance = self.choice_chance(seen(), at, classes, classes.index(reps[legal.index(move)]))
+        return math.log(self.floor / len(classes) + (1.0 - self.floor) * chance)
+
+    def choice_chance(self, seen: View, at: int, classes: Sequence[Move], chosen: int) -> float:
+        """The chance that a searching player in view ``seen`` (the choice at history index
+        ``at``) makes a move of ``classes[chosen]``, among the representatives ``classes`` of
+        its classes of equivalent moves, before the floor: a softmax of the small PIMC's
+        values at temperature :attr:`tau`."""
+        value = {v.move: v.value for v in self.values(seen, at)}
         scores = [value[m] / self.tau for m in classes]
         top = max(scores)
         worth = [math.exp(x - top) for x in scores]
-        chosen = worth[classes.index(reps[legal.index(move)])]
-        return math.log(self.floor / len(classes)
-                        + (1.0 - self.floor) * chosen / sum(worth))
+        return worth[chosen] / sum(worth)
 
     # worlds from the view ----------------------------------------------------------------
     def advance(self, particle: _Particle, history: Sequence[tuple[int, Move]],
