@@ -27,9 +27,8 @@ model weighs N worlds with a floor F (:class:`~dominolab.players.beliefs.GreedyM
 expert's: 256, 0.1; on the expert's own stream), or ``expert-followsG``, today's expert
 whose opponent makes the greedy's move in the tree at least a share G of the time
 (:attr:`~dominolab.players.search.ExpertPlayer.follows_at_least`; the expert's: 0.5;
-``expert-follows0`` is ``expert-exploits``), or ``expert-set-cC-wW-fF[-eE]``, today's
-expert with any of its exploration constant C, margin weight W, follows-at-least share F
-and the share E of its playouts' moves made uniformly at random set
+``expert-follows0`` is ``expert-exploits``), or ``expert-set-cC-wW-fF``, today's expert
+with any of its exploration constant C, margin weight W and follows-at-least share F set
 (each part optional, on the expert's own stream; ``expert-followsG`` is
 ``expert-set-fG``), or
 ``expert-kindP``, today's expert told the odds of its opponent's kind before the hand
@@ -74,9 +73,8 @@ _SEARCHING = re.compile(r"expert-searching(?:-n([0-9]+))?(?:-k([0-9]+))?(?:-w([0
                         r"(?:-t([0-9.]+))?(?:-f([0-9.]+))?(?:-b([0-9]+))?(-fresh)?$")
 _GREEDY = re.compile(r"expert-greedy-n([0-9]+)-f([0-9.]+)$")
 _FOLLOWS = re.compile(r"expert-follows([0-9.]+)$")
-_SET = re.compile(r"expert-set((?:-[cwfe][0-9.]+)+)$")
-_SET_KNOBS = {"c": "exploration", "w": "margin_weight", "f": "follows_at_least",
-              "e": "playout_epsilon"}
+_SET = re.compile(r"expert-set((?:-[cwf][0-9.]+)+)$")
+_SET_KNOBS = {"c": "exploration", "w": "margin_weight", "f": "follows_at_least"}
 _KIND = re.compile(r"expert-kind([0-9.]+)$")
 _DETERMINIZED = re.compile(r"expert-dmc([0-9]+)$")
 _READS = re.compile(r"expert-reads-n([0-9]+)-b([0-9]+)(?:-w([0-9]+))?$")

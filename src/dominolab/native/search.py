@@ -141,8 +141,7 @@ def search(view: View, *, kind: Kind, value: MatchValueLike | None,
            exploration: float, seed: int, limits: Sequence[Limit] = (),
            true_hand: Hand[Any] | None = None,
            only: Sequence[Move] | None = None,
-           beliefs: Beliefs | None = None, greedy: float = 0.0,
-           epsilon: float = 0.0) -> list[Totals]:
+           beliefs: Beliefs | None = None, greedy: float = 0.0) -> list[Totals]:
     """Search ``view``'s position natively; the sums of each legal move, in the view's
     legal order.
 
@@ -175,7 +174,7 @@ def search(view: View, *, kind: Kind, value: MatchValueLike | None,
         distribution = (distribution_of(view, limits) if beliefs is None
                         else distribution_of_beliefs(view, beliefs))
     sums = run(rules, position, distribution, value_args, budget, kind, seed, world,
-               wanted, greedy, epsilon)
+               wanted, greedy)
     by_code = {code: (count, total, margin, chance)
                for code, count, total, margin, chance in sums}
     legal = view.legal_moves

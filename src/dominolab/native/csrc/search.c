@@ -640,7 +640,6 @@ typedef struct {
     double seconds;                 /* 0: no time limit */
     double exploration;
     double greedy;                  /* ismcts: chance the opponent makes the greedy's move */
-    double epsilon;                 /* ismcts: chance a playout move is uniform (experiment) */
     int ismcts;
     int expected;                   /* kind 'pimc-expected': expected-answer greedy playouts */
     /* the totals, by root move in legal order */
@@ -914,27 +913,6 @@ static int greedy_reply(GreedySlot *memo, int32_t node, const State *st) {
     return slot->move;
 }
 
-/* The expected-answer greedy's playout, each move with chance eps a uniform one instead. */
-static int eps_playout(State *st, const int32_t *need, double eps, Rng *rng) {
-    int moves[MV_MAX];
-    while (!st->end) {
-        int m = st_legal(st, moves);
-        if (m == 0)
-            break;
-        int move;
-        if (m == 1)
-            move = moves[0];
-        else if ((double)(rng_next(rng) >> 11) * 0x1.0p-53 < eps)
-            move = moves[rng_below(rng, m)];
-        else
-            move = st_greedy_expected_choice(st, 0);
-        st_apply(st, move, NULL);
-        if (need && (st->points[0] >= need[0] || st->points[1] >= need[1]))
-            return 1;
-    }
-    return 0;
-}
-
 /* ISMCTS (Cowling, Powley and Whitehouse, 2012), as players.search._Ismcts. Returns 0, or
  * -1 when the tree could not grow (the totals so far stay valid). */
 static int run_ismcts(Search *s) {
@@ -1053,10 +1031,8 @@ static int run_ismcts(Search *s) {
         if (status)
             break;
         if (!reached && st.end == END_NONE)
-            reached = s->epsilon > 0 && s->expected
-                      ? eps_playout(&st, need, s->epsilon, &s->rng)
-                      : s->expected ? st_greedy_expected_playout(&st, need)
-                                    : st_greedy_playout(&st, need);
+            reached = s->expected ? st_greedy_expected_playout(&st, need)
+                                  : st_greedy_playout(&st, need);
         double chance = match_value_of(&s->value, st.points, reached, 0.0);
         double reward = blended(&s->value, st.points, chance);
         double shown = shown_chance(&s->value, st.points, reached, chance);
@@ -1115,13 +1091,13 @@ const char dl_search_doc[] =
 
 PyObject *dl_search(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *names[] = {"rules", "position", "limits", "value", "budget", "kind", "seed",
-                            "world", "only", "greedy", "epsilon", NULL};
+                            "world", "only", "greedy", NULL};
     PyObject *rules, *position, *limits, *value, *budget, *kind, *seed, *world = Py_None;
-    PyObject *only = Py_None, *greedy = NULL, *epsilon = NULL;
+    PyObject *only = Py_None, *greedy = NULL;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOO|OOOO:search", names, &rules,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOO|OOO:search", names, &rules,
                                      &position, &limits, &value, &budget, &kind, &seed,
-                                     &world, &only, &greedy, &epsilon))
+                                     &world, &only, &greedy))
         return NULL;
     Search *s = calloc(1, sizeof(Search));
     if (s == NULL)
@@ -1162,9 +1138,6 @@ PyObject *dl_search(PyObject *self, PyObject *args, PyObject *kwargs) {
     Py_DECREF(b);
     if (err || (greedy != NULL
                 && as_double(greedy, 0.0, 1.0, "the opponent's greedy share", &s->greedy)))
-        goto done;
-    if (epsilon != NULL
-        && as_double(epsilon, 0.0, 1.0, "the playouts' uniform share", &s->epsilon))
         goto done;
     if (world != Py_None) {
         if (read_world(world, &s->pos, &s->world_opp, s->world_rest))
