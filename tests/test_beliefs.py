@@ -16,6 +16,7 @@ import math
 import random
 import time
 from collections import Counter
+from collections.abc import Sequence
 from contextlib import nullcontext
 from typing import Any
 
@@ -28,6 +29,7 @@ from dominolab.core import (
     Hand,
     LuzakOptions,
     Match,
+    Move,
     Options,
     Play,
     Tile,
@@ -341,6 +343,40 @@ def test_searching_weights_equal_a_full_replay(game: str) -> None:
     # a world where the opponent never held a tile it laid is none
     bogus = (*view.unseen()[:view.opponent_tiles - 1], view.hand[0])
     assert model.log_likelihood(view, bogus) is None
+
+
+def test_a_searching_players_choice_chance_is_a_softmax_of_its_small_pimc() -> None:
+    """The searching model's chance of each class of moves at a choice (before its floor) is
+    a softmax of the small PIMC's values at its temperature, and the chances sum to one; a
+    model that works the chance out otherwise (docs/strength/inference.py's calibrated one)
+    needs to override that method alone."""
+    match = Match("luzak-line", seed=3)
+    bots = [make_player("pimc", 1), make_player("pimc", 2)]
+    while True:
+        view = match.view(match.to_move or 0)
+        classes = list(dict.fromkeys(representatives(view.new_table(), list(view.legal_moves),
+                                                     False)))
+        if len(match.hand.moves) >= 4 and len(classes) >= 3:
+            break
+        match.apply(bots[view.seat].choose(view))
+    model = SearchingModel(pimc_worlds=4, tau=3.0)
+    at = len(view.history)
+    values = {v.move: v.value for v in model.values(view, at)}
+    worth = [math.exp(values[m] / 3.0) for m in classes]
+    chances = [model.choice_chance(view, at, classes, i) for i in range(len(classes))]
+    assert chances == pytest.approx([w / sum(worth) for w in worth], abs=1e-12)
+    assert sum(chances) == pytest.approx(1.0, abs=1e-12)
+
+    class Sure(SearchingModel):
+        def choice_chance(self, seen: View, at: int, classes: Sequence[Move],
+                          chosen: int) -> float:
+            return 1.0
+
+    # with no floor, a model sure of every choice weighs every world the moves allow alike
+    _, views = _pimc_hand("luzak-line", 5, 14)
+    sure = Sure(samples=8, keep=8, pimc_worlds=2, floor=0.0, carry=False, work=100)
+    weighed = sure.weighed(views[-1], random.Random(1))
+    assert weighed is not None and weighed.logs and set(weighed.logs) == {0.0}
 
 
 def test_searching_model_reads_worlds_from_the_view_only() -> None:
