@@ -352,13 +352,15 @@ def test_a_searching_players_choice_chance_is_a_softmax_of_its_small_pimc() -> N
     needs to override that method alone."""
     match = Match("luzak-line", seed=3)
     bots = [make_player("pimc", 1), make_player("pimc", 2)]
-    while True:
+    for _ in range(200):  # a choice of three classes or more, past the opening moves
         view = match.view(match.to_move or 0)
         classes = list(dict.fromkeys(representatives(view.new_table(), list(view.legal_moves),
                                                      False)))
         if len(match.hand.moves) >= 4 and len(classes) >= 3:
             break
         match.apply(bots[view.seat].choose(view))
+    else:
+        pytest.fail("no choice of three classes in 200 moves of seed 3")
     model = SearchingModel(pimc_worlds=4, tau=3.0)
     at = len(view.history)
     values = {v.move: v.value for v in model.values(view, at)}

@@ -144,10 +144,14 @@ class CalibratedModel(SearchingModel):
     or 64 with a boneyard), so where its deals disagree its choice is nearly a toss and
     where they agree it is sure. Each class of the opponent's moves is valued in ``deals``
     deals of its view one at a time (a PIMC of one deal, each on a seed of its own), and the
-    chance of the chosen class is the share of 400 resamplings in which it has the best
-    mean over N deals drawn from those, the ``deals`` themselves first redrawn so that the
-    estimate's own error counts (a double bootstrap); mixed with a share ``floor`` of a
-    uniform choice (:meth:`~dominolab.players.beliefs.SearchingModel.choice_chance`)."""
+    chance of the chosen class is the share of :attr:`RESAMPLINGS` resamplings in which it
+    has the best mean over N deals drawn from those (N: :meth:`PimcPlayer.worlds_for`), the
+    ``deals`` themselves first redrawn so that the estimate's own error counts (a double
+    bootstrap); mixed with a share ``floor`` of a uniform choice
+    (:meth:`~dominolab.players.beliefs.SearchingModel.choice_chance`)."""
+
+    #: the bootstrap's resamplings of each choice
+    RESAMPLINGS = 400
 
     def __init__(self, deals: int, floor: float) -> None:
         super().__init__(64, 128, 8, tau=3.0, floor=floor, work=400, carry=False)
@@ -163,14 +167,14 @@ class CalibratedModel(SearchingModel):
             pimc = PimcPlayer(random.Random(f"{base}/{d}"))
             value = {v.move: v.margin for v in pimc.analyse(seen, Budget(worlds=1))}
             margins[d] = [value[c] for c in classes]
-        n = 64 if seen.spec.has_boneyard else 40
+        n, times = PimcPlayer.worlds_for(seen), self.RESAMPLINGS
         rng = np.random.default_rng(random.Random(base).getrandbits(64))
-        redrawn = rng.integers(0, self.deals, size=(400, self.deals))
-        drawn = np.take_along_axis(redrawn, rng.integers(0, self.deals, size=(400, n)),
+        redrawn = rng.integers(0, self.deals, size=(times, self.deals))
+        drawn = np.take_along_axis(redrawn, rng.integers(0, self.deals, size=(times, n)),
                                    axis=1)
         best = np.bincount(margins[drawn].mean(axis=1).argmax(axis=1),
                            minlength=len(classes))
-        return float((best[chosen] + 0.5) / (400 + 0.5 * len(classes)))
+        return float((best[chosen] + 0.5) / (times + 0.5 * len(classes)))
 
 
 def _scored(model: OpponentModel, view: View, unseen: list[Tile],

@@ -584,10 +584,16 @@ class PimcPlayer(_MonteCarlo):
     kind: native_search.Kind = "pimc-expected"
     playout = staticmethod(expected_greedy_playout)
 
+    @staticmethod
+    def worlds_for(view: View) -> int:
+        """The deals ``pimc`` plays out a move unless told otherwise: 64 in a game with a
+        boneyard, 40 in the Luzak games."""
+        return 64 if view.spec.has_boneyard else 40
+
     def _search(self, view: View, budget: Budget | None,
                 true_hand: Hand[Any] | None) -> list[MoveValue]:
         if budget is None:
-            budget = Budget(worlds=64 if view.spec.has_boneyard else 40, seconds=3.0)
+            budget = Budget(worlds=self.worlds_for(view), seconds=3.0)
         return super()._search(view, budget, true_hand)
 
 
