@@ -96,6 +96,12 @@ def test_the_inference_script_runs() -> None:
     assert "searching:4,8\tBrier 0." in lines[2]
     assert "greedy:16,0.05\tBrier 0." in lines[3]
     assert "calibrated:3,0.3\tBrier 0." in lines[4]
+    for bad in ("calibrated:3", "searching:x", "1,2,3"):  # named before any play, exit 2
+        refused = subprocess.run(
+            [sys.executable, str(ROOT / "docs" / "strength" / "inference.py"), "luzak-line",
+             "greedy", "6", bad], capture_output=True, text=True, timeout=60)
+        assert refused.returncode == 2 and f"no model {bad!r}" in refused.stderr
+        assert "Traceback" not in refused.stderr and not refused.stdout
 
 
 def test_the_agreement_script_runs() -> None:

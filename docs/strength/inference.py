@@ -67,8 +67,7 @@ def score(game: str, opponent: str, positions: int,
         match = Match(game, seed=seed)
         players = [make_player(opponent, 2 * seed), make_player(opponent, 2 * seed + 1)]
         stop = random.Random(seed).randrange(4, 12)
-        searching = {m: _searching(m) for m in models if m.startswith("searching")
-                     and not m.startswith("searching-fresh")}
+        searching = {m: _searching(m) for m in models if _carried(m)}
         rngs = {m: random.Random(seed) for m in searching}
         laid = 0
         while not match.is_over and match.hand_number == 1:
@@ -83,23 +82,8 @@ def score(game: str, opponent: str, positions: int,
                         model: OpponentModel
                         if name in searching:
                             model, rng = searching[name], rngs[name]
-                        elif name in _FRESH:
-                            model = _FRESH[name]()
-                            rng = random.Random(seed)
-                        elif name.startswith(("greedy:", "reading:")):
-                            model = _greedy(name)
-                            rng = random.Random(seed)
-                        elif name.startswith("searching-fresh"):
-                            model = _searching_fresh(name)
-                            rng = random.Random(seed)
-                        elif name.startswith("calibrated:"):
-                            deals, share = name.split(":")[1].split(",")
-                            model = CalibratedModel(int(deals), float(share))
-                            rng = random.Random(seed)
                         else:
-                            sharpness, floor = (float(x) for x in name.split(","))
-                            model = ChoiceModel(sharpness, samples=1000, floor=floor)
-                            rng = random.Random(seed)
+                            model, rng = _afresh(name), random.Random(seed)
                         found[name].append(_scored(model, view, unseen, truth, rng))
                 break
             if seat == 0:  # the searching models see every view of seat 0's, as in a match
@@ -109,6 +93,26 @@ def score(game: str, opponent: str, positions: int,
             laid += 1
     return {m: (sum(b for b, _ in v) / len(v), sum(g for _, g in v) / len(v))
             for m, v in found.items() if v}
+
+
+def _carried(name: str) -> bool:
+    """Whether model ``name`` carries its worlds through a hand (a ``searching`` model)."""
+    return name.startswith("searching") and not name.startswith("searching-fresh")
+
+
+def _afresh(name: str) -> OpponentModel:
+    """Model ``name``, made anew for one position (every model but a carried one)."""
+    if name in _FRESH:
+        return _FRESH[name]()
+    if name.startswith(("greedy:", "reading:")):
+        return _greedy(name)
+    if name.startswith("searching-fresh"):
+        return _searching_fresh(name)
+    if name.startswith("calibrated:"):
+        deals, share = name.split(":")[1].split(",")
+        return CalibratedModel(int(deals), float(share))
+    sharpness, floor = (float(x) for x in name.split(","))
+    return ChoiceModel(sharpness, samples=1000, floor=floor)
 
 
 def _searching(name: str) -> SearchingModel:
@@ -198,6 +202,13 @@ def main(argv: list[str]) -> int:
         return 2
     game, opponent, positions, *specs = argv
     models = ["0,0", *specs]
+    for name in models:  # every model made once before any play, so a bad one is named now
+        try:
+            _searching(name) if _carried(name) else _afresh(name)
+        except (ValueError, IndexError) as error:
+            print(f"inference.py: no model {name!r} ({error}); see the usage:\n{__doc__}",
+                  file=sys.stderr)
+            return 2
     for name, (brier, log) in score(game, opponent, int(positions), models).items():
         label = name
         if "," in name and ":" not in name:
