@@ -36,9 +36,10 @@ starts: the greedy kind's prior P instead of 0.5 in its reading (``reading_model
 in its tree the greedy's move at least as often as that prior makes it (``expert-kind0.5``
 is today's expert; a measuring stick for carrying the odds from hand to hand), or
 ``expert-sees-hand``, the expert told the opponent's hand (a measuring stick), or
-``expert-reads-nN-bB[-wW]``, today's expert whose searching model weighs N fresh worlds
-and values at most B of the opponent's choices a move, W deals each small PIMC (the
-expert's: 64, 400, 8; on the expert's own stream), or
+``expert-reads[-nN-bB[-wW]][-gG-fF]``, today's expert whose searching model weighs N fresh
+worlds and values at most B of the opponent's choices a move, W deals each small PIMC (the
+expert's: 64, 400, 8), and whose greedy model weighs G worlds with a floor F (the expert's:
+256, 0.1; on the expert's own stream), or
 ``expert-dmcK``, the expert's iterations spread over K searches, each told one deal of the
 opponent's hand drawn from its beliefs (determinized MCTS, on a stream of its own). It prints
 the arena's JSON summary (on Ctrl-C, that of the pairs that finished). Each variant draws
@@ -77,7 +78,8 @@ _SET = re.compile(r"expert-set((?:-[cwf][0-9.]+)+)$")
 _SET_KNOBS = {"c": "exploration", "w": "margin_weight", "f": "follows_at_least"}
 _KIND = re.compile(r"expert-kind([0-9.]+)$")
 _DETERMINIZED = re.compile(r"expert-dmc([0-9]+)$")
-_READS = re.compile(r"expert-reads-n([0-9]+)-b([0-9]+)(?:-w([0-9]+))?$")
+_READS = re.compile(r"expert-reads(?:-n([0-9]+)-b([0-9]+)(?:-w([0-9]+))?)?"
+                    r"(?:-g([0-9]+)-f([0-9.]+))?$")
 _CHOICE = re.compile(r"expert-choice-s([0-9.]+)-n([0-9]+)(?:-f([0-9.]+))?(-immediate)?$")
 
 
@@ -191,11 +193,14 @@ def _register(name: str) -> None:
         PLAYERS[name] = follows
         return
     elif (found := _READS.match(name)) is not None:  # today's expert, a bigger reading
-        samples, work, deals = int(found[1]), int(found[2]), int(found[3] or 8)
+        samples, work, deals = int(found[1] or 64), int(found[2] or 400), int(found[3] or 8)
+        greedy_samples, greedy_floor = int(found[4] or 256), float(found[5] or 0.1)
 
         def reads_more(seed: int) -> ExpertPlayer:
             player = ExpertPlayer(random.Random(f"dominolab/player/expert/{seed}"))
-            player.opponent_model = reading_model(samples=samples, work=work, deals=deals)
+            player.opponent_model = reading_model(samples=samples, work=work, deals=deals,
+                                                  greedy_samples=greedy_samples,
+                                                  greedy_floor=greedy_floor)
             return player
 
         PLAYERS[name] = reads_more

@@ -607,7 +607,8 @@ class ClassicPimcPlayer(_MonteCarlo):
 
 
 def reading_model(greedy: float = 0.5, *, samples: int = 64, work: int = 400,
-                  deals: int = 8) -> MixedModel:
+                  deals: int = 8, greedy_samples: int = 256,
+                  greedy_floor: float = 0.1) -> MixedModel:
     """The expert's model of the opponent, chosen by duplicate-match experiments
     (docs/strength.md, "Paired on the same deals" and "Which kind of player"): is the
     opponent a searching player or a greedy one, even odds at first (``greedy``: the greedy
@@ -616,13 +617,15 @@ def reading_model(greedy: float = 0.5, *, samples: int = 64, work: int = 400,
     Searching: ``samples`` worlds (64), each weighed by how likely a searching opponent's
     choices were in it (``deals`` deals a small PIMC: 8; temperature 3 points, floor 0.1),
     at most ``work`` of those choices valued a move (400; the other sizes were tried: "A
-    bigger reading"). Greedy: 256 worlds, each weighed by whether the expected-answer greedy
-    would have made each choice in it (floor 0.1). Both start afresh at every move, so the
-    beliefs are a function of the view (the web app makes its computer anew for each
-    move)."""
+    bigger reading"). Greedy: ``greedy_samples`` worlds (256), each weighed by whether the
+    expected-answer greedy would have made each choice in it (floor ``greedy_floor``, 0.1;
+    more worlds and a lower floor were tried: "More worlds for the greedy kind"). Both
+    start afresh at every move, so the beliefs are a function of the view (the web app
+    makes its computer anew for each move)."""
     searching = SearchingModel(samples, max(128, samples), deals, tau=3.0, work=work,
                                carry=False)
-    return MixedModel([(greedy, GreedyModel()), (1.0 - greedy, searching)])
+    return MixedModel([(greedy, GreedyModel(greedy_samples, greedy_floor)),
+                       (1.0 - greedy, searching)])
 
 
 class ExpertPlayer(_Ismcts):
