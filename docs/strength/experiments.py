@@ -39,7 +39,8 @@ is today's expert; a measuring stick for carrying the odds from hand to hand), o
 ``expert-reads[-nN-bB[-wW]][-gG-fF]``, today's expert whose searching model weighs N fresh
 worlds and values at most B of the opponent's choices a move, W deals each small PIMC (the
 expert's: 64, 400, 8), and whose greedy model weighs G worlds with a floor F (the expert's:
-256, 0.1; on the expert's own stream), or
+256, 0.1), told the greedy kind's prior P as ``expert-kindP`` is (``-kP``; on the expert's
+own stream), or
 ``expert-dmcK``, the expert's iterations spread over K searches, each told one deal of the
 opponent's hand drawn from its beliefs (determinized MCTS, on a stream of its own). It prints
 the arena's JSON summary (on Ctrl-C, that of the pairs that finished). Each variant draws
@@ -79,7 +80,7 @@ _SET_KNOBS = {"c": "exploration", "w": "margin_weight", "f": "follows_at_least"}
 _KIND = re.compile(r"expert-kind([0-9.]+)$")
 _DETERMINIZED = re.compile(r"expert-dmc([0-9]+)$")
 _READS = re.compile(r"expert-reads(?:-n([0-9]+)-b([0-9]+)(?:-w([0-9]+))?)?"
-                    r"(?:-g([0-9]+)-f([0-9.]+))?$")
+                    r"(?:-g([0-9]+)-f([0-9.]+))?(?:-k([0-9.]+))?$")
 _CHOICE = re.compile(r"expert-choice-s([0-9.]+)-n([0-9]+)(?:-f([0-9.]+))?(-immediate)?$")
 
 
@@ -192,18 +193,29 @@ def _register(name: str) -> None:
 
         PLAYERS[name] = follows
         return
-    elif (found := _READS.match(name)) is not None:  # today's expert, a bigger reading
+    elif (found := _READS.match(name) or _KIND.match(name)) is not None:
+        # today's expert, its reading resized, or told the odds of the opponent's kind
+        if found.re is _KIND:
+            found = _READS.match(f"expert-reads-k{found[1]}")
+            assert found is not None
         samples, work, deals = int(found[1] or 64), int(found[2] or 400), int(found[3] or 8)
         greedy_samples, greedy_floor = int(found[4] or 256), float(found[5] or 0.1)
+        told = found[6] is not None
+        greedy = float(found[6]) if told else 0.5
+        if not 0.0 < greedy < 1.0:
+            raise ValueError(f"{name}: the greedy kind's prior must be between 0 and 1")
 
-        def reads_more(seed: int) -> ExpertPlayer:
+        def reads(seed: int) -> ExpertPlayer:
             player = ExpertPlayer(random.Random(f"dominolab/player/expert/{seed}"))
-            player.opponent_model = reading_model(samples=samples, work=work, deals=deals,
-                                                  greedy_samples=greedy_samples,
-                                                  greedy_floor=greedy_floor)
+            player.opponent_model = model = reading_model(
+                greedy, samples=samples, work=work, deals=deals,
+                greedy_samples=greedy_samples, greedy_floor=greedy_floor)
+            if told:  # in its tree, the greedy's move at least as often as the prior makes it
+                share = model.greedy_chance((greedy, 1.0 - greedy))
+                player.follows_at_least = max(player.follows_at_least, share)
             return player
 
-        PLAYERS[name] = reads_more
+        PLAYERS[name] = reads
         return
     elif (found := _GREEDY.match(name)) is not None:  # the expert, its greedy model changed
         samples, floor = int(found[1]), float(found[2])
@@ -230,20 +242,6 @@ def _register(name: str) -> None:
             return player
 
         PLAYERS[name] = knobs_set
-        return
-    elif (found := _KIND.match(name)) is not None:  # told the odds of the opponent's kind
-        greedy = float(found[1])
-        if not 0.0 < greedy < 1.0:
-            raise ValueError(f"{name}: the greedy kind's prior must be between 0 and 1")
-
-        def told_kind(seed: int) -> ExpertPlayer:
-            player = ExpertPlayer(random.Random(f"dominolab/player/expert/{seed}"))
-            player.opponent_model = model = reading_model(greedy)
-            share = model.greedy_chance((greedy, 1.0 - greedy))
-            player.follows_at_least = max(player.follows_at_least, share)
-            return player
-
-        PLAYERS[name] = told_kind
         return
     elif name == "expert-sees-hand":
         base, attrs = _HandSeer, {}
