@@ -34,7 +34,7 @@ from dominolab.players.beliefs import (
     choice_views,
 )
 from dominolab.players.greedy import GreedyHolding, GreedyPlayer, greedy_move_holding
-from dominolab.players.search import ExpertPlayer
+from dominolab.players.search import ExpertPlayer, reading_model
 from worlds_support import replay, structure_of
 
 
@@ -281,6 +281,8 @@ def test_the_expert_reads_which_kind_of_player_its_opponent_is() -> None:
                                                                   False)
     assert plain.opponent_model is None
     assert expert.exploits  # it follows an opponent read as greedy into the greedy's replies
+    (_, bigger), _ = reading_model(0.9, greedy_samples=1024, greedy_floor=0.05).models
+    assert isinstance(bigger, GreedyModel) and (bigger.samples, bigger.floor) == (1024, 0.05)
 
 
 @pytest.mark.parametrize("game", ["luzak", "luzak-line"])

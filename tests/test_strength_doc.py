@@ -166,12 +166,14 @@ def test_the_world_by_world_prototype_runs() -> None:
                                                    ("expert-greedy-n16-f0.05:50w", "greedy"),
                                                    ("expert-follows0:50w", "greedy"),
                                                    ("expert-set-c0.7-w0.5-f0:50w", "greedy"),
-                                                   ("expert-kind0.99:50w", "greedy")])
+                                                   ("expert-kind0.99:50w", "greedy"),
+                                                   ("expert-reads-g16-f0.05-k0.9:50w",
+                                                    "greedy")])
 def test_the_reading_variants_run(variant: str, opponent: str) -> None:
     """The expert with the searching opponent model, with another greedy model, following
-    the greedy in its tree another share of the time, with its knobs set, or told the odds
-    of its opponent's kind, runs as an experiment (a tiny run, in this process: the
-    script's sixth argument is the number of workers)."""
+    the greedy in its tree another share of the time, with its knobs set, told the odds
+    of its opponent's kind, or both that and another greedy model, runs as an experiment (a
+    tiny run, in this process: the script's sixth argument is the number of workers)."""
     out = subprocess.run(
         [sys.executable, str(ROOT / "docs" / "strength" / "experiments.py"),
          variant, opponent, "luzak-line", "1", "7", "1"],
