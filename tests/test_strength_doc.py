@@ -73,13 +73,26 @@ def test_every_row_is_its_record(line: str, name: str) -> None:
 
 
 def test_the_experiments_script_runs() -> None:
-    """The script that reran the experiments of docs/strength.md still runs (a tiny run)."""
+    """The script that reran the experiments of docs/strength.md still runs (a tiny run), and
+    names a bad variant, player, budget, game or number before it plays, exit 2."""
     out = subprocess.run(
         [sys.executable, str(ROOT / "docs" / "strength" / "experiments.py"),
          "ismcts-immediate-c0.7-w0:50w", "pimc-inferred-match:20w", "luzak", "1", "7"],
         capture_output=True, text=True, timeout=120, check=True)
     run = json.loads(out.stdout)
     assert run["a"] == "ismcts-immediate-c0.7-w0:50w" and run["matches"] == 2
+    for bad, named in ((["expert-kind1.5:50w", "greedy", "luzak", "1", "7"], "prior"),
+                       (["expert-reads-g0-f0.1:50w", "greedy", "luzak", "1", "7"], "samples"),
+                       (["nosuch", "greedy", "luzak", "1", "7"], "no player 'nosuch'"),
+                       (["expert:50q", "greedy", "luzak", "1", "7"], "'50q' is not a budget"),
+                       (["expert:50w", "greedy", "nogame", "1", "7"], "no game 'nogame'"),
+                       (["expert:50w", "greedy", "luzak", "0", "7"], "at least 1"),
+                       (["expert:50w", "greedy", "luzak", "x", "7"], "whole numbers")):
+        refused = subprocess.run(  # named before any play, exit 2
+            [sys.executable, str(ROOT / "docs" / "strength" / "experiments.py"), *bad],
+            capture_output=True, text=True, timeout=60)
+        assert refused.returncode == 2 and named in refused.stderr, bad
+        assert "Traceback" not in refused.stderr and not refused.stdout
 
 
 def test_the_inference_script_runs() -> None:

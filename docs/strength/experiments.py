@@ -56,10 +56,10 @@ import re
 import sys
 from typing import Any, cast
 
-from dominolab.core import Hand, Move, Tile, View
+from dominolab.core import Hand, Move, OptionError, Tile, View
 from dominolab.core.worlds import Beliefs, HiddenWorlds
 from dominolab.lab.arena import ArenaInterrupted, run_arena_matches
-from dominolab.players import PLAYERS
+from dominolab.players import PLAYERS, make_player, parse_player_spec
 from dominolab.players.base import Budget
 from dominolab.players.beliefs import (
     ChoiceModel,
@@ -266,19 +266,34 @@ def _register(name: str) -> None:
     PLAYERS[name] = player
 
 
+def _refused(error: Exception) -> int:
+    print(f"experiments.py: {error}; see the usage:\n{__doc__}", file=sys.stderr)
+    return 2
+
+
 def main(argv: list[str]) -> int:
     if len(argv) not in (5, 6):
         print(__doc__, file=sys.stderr)
         return 2
-    a, b, game, pairs, seed = argv[:5]
-    workers = int(argv[5]) if len(argv) == 6 else 2
-    for spec in (a, b):
-        _register(spec.split(":")[0])
+    a, b, game = argv[:3]
+    if not all(text.isascii() and text.isdigit() for text in argv[3:]):
+        return _refused(ValueError(f"PAIRS, SEED and WORKERS are whole numbers, not "
+                                   f"{' '.join(argv[3:])!r}"))
+    numbers = [int(text) for text in argv[3:]]
     try:
-        result = run_arena_matches(game, a, b, int(pairs), int(seed), workers=workers)
+        for spec in (a, b):  # every player made once before any play, so a bad one is named
+            _register(spec.split(":")[0])
+            make_player(parse_player_spec(spec)[0], 0)
+    except ValueError as error:  # OptionError too
+        return _refused(error)
+    workers = numbers[2] if len(numbers) == 3 else 2
+    try:
+        result = run_arena_matches(game, a, b, numbers[0], numbers[1], workers=workers)
     except ArenaInterrupted as stop:  # Ctrl-C: the pairs that finished, marked interrupted
         print(json.dumps(stop.partial.to_json(), indent=1))
         return 130
+    except OptionError as error:  # the game, pairs or workers, refused before any play
+        return _refused(error)
     print(json.dumps(result.to_json(), indent=1))
     return 0
 
