@@ -14,7 +14,9 @@ picklable (a module-level function, plain data).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
+import itertools
 import multiprocessing
 import os
 import signal
@@ -26,6 +28,7 @@ from typing import Any, Final, TypeVar
 
 from dominolab import __version__
 from dominolab.core import RULES_VERSION, DominoError, OptionError
+from dominolab.web.compute import end_with, stop_executor
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -47,9 +50,11 @@ def check_workers(workers: int | None) -> int:
     return workers
 
 
-def _ignore_sigint() -> None:
-    """Pool workers leave Ctrl-C to the parent, which stops them all."""
+def _init_worker(parent: int) -> None:
+    """Pool workers leave Ctrl-C to the parent, which stops them all, and end when the
+    parent is killed rather than live on as orphans."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    end_with(parent)
 
 
 def run_tasks(func: Callable[[T], R], tasks: Sequence[T], take: Callable[[R], None], *,
@@ -78,22 +83,65 @@ def run_tasks(func: Callable[[T], R], tasks: Sequence[T], take: Callable[[R], No
             take(func(task))
             ticked()
         return
-    with multiprocessing.get_context().Pool(processes, _ignore_sigint) as pool:
-        try:
-            results = pool.imap_unordered(func, tasks, chunksize=1)
-            received = 0
-            while received < len(tasks):
-                try:
-                    result = results.next(timeout=TICK_SECONDS)
-                except multiprocessing.TimeoutError:
-                    pass
-                else:
-                    received += 1
+    _run_in_processes(func, tasks, take, ticked, processes)
+
+
+#: chunks of tasks in flight per local worker process (the caller holds no more futures)
+IN_FLIGHT_PER_PROCESS: Final = 2
+#: a chunk of tasks sent to a local worker takes about this long, in seconds: short tasks
+#: go in chunks, so that the cost of a message to and from a worker does not slow a run of
+#: them, long ones one at a time (at most :data:`MAX_CHUNK`)
+CHUNK_SECONDS: Final = 0.05
+MAX_CHUNK: Final = 256
+
+
+def _run_in_processes(func: Callable[[T], R], tasks: Sequence[T], take: Callable[[R], None],
+                      tick: Callable[[], None], processes: int) -> None:
+    """``processes`` local worker processes, a bounded number of chunks of tasks in flight
+    (a chunk as long as :data:`CHUNK_SECONDS` by the tasks' mean time so far); ``take``
+    each result as its chunk finishes, then ``tick`` (about twice a second while waiting).
+    On any exception the processes are stopped within a deadline
+    (:func:`~dominolab.web.compute.stop_executor`; ``multiprocessing.Pool.terminate`` could
+    hang for ever when it killed a worker that held its result queue's lock) and the
+    exception propagates; a worker that dies raises ``BrokenProcessPool`` rather than
+    leaving its task to wait for ever, and the workers end if this process is killed."""
+    executor = concurrent.futures.ProcessPoolExecutor(
+        processes, mp_context=multiprocessing.get_context(), initializer=_init_worker,
+        initargs=(os.getpid(),))
+    waiting = iter(tasks)
+    in_flight: set[concurrent.futures.Future[list[R]]] = set()
+    started = time.monotonic()
+    finished = 0
+
+    def submit_more() -> None:
+        while len(in_flight) < IN_FLIGHT_PER_PROCESS * processes:
+            size = 1
+            if finished:
+                per_task = (time.monotonic() - started) * processes / finished
+                size = max(1, min(MAX_CHUNK, int(CHUNK_SECONDS / max(per_task, 1e-9))))
+            chunk = list(itertools.islice(waiting, size))
+            if not chunk:
+                return
+            in_flight.add(executor.submit(_run_batch, func, chunk))
+
+    try:
+        submit_more()
+        while in_flight:
+            done, _ = concurrent.futures.wait(in_flight, timeout=TICK_SECONDS,
+                                              return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in done:
+                in_flight.discard(future)
+                for result in future.result():
+                    finished += 1
                     take(result)
-                ticked()
-        except BaseException:
-            pool.terminate()
-            raise
+                    tick()
+            submit_more()
+            if not done:
+                tick()
+    except BaseException:
+        stop_executor(executor)
+        raise
+    executor.shutdown(wait=True)
 
 
 # -- a Dask cluster (the ``cluster`` extra) -------------------------------------------------------

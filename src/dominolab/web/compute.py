@@ -44,6 +44,29 @@ T = TypeVar("T")
 _CLOSE_TIMEOUT: Final = 10.0
 
 
+def stop_executor(executor: concurrent.futures.Executor,
+                  timeout: float = _CLOSE_TIMEOUT) -> None:
+    """End ``executor`` and its processes: running jobs are abandoned (their processes are
+    terminated, then killed if they do not end within ``timeout`` seconds). Unlike
+    ``multiprocessing.Pool.terminate``, which can wait for ever on a result queue's lock
+    that a terminated worker held, this never waits past its deadline on a worker."""
+    if not isinstance(executor, concurrent.futures.ProcessPoolExecutor):
+        executor.shutdown(wait=False, cancel_futures=True)
+        return
+    processes = list((executor._processes or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        if p.is_alive():
+            p.terminate()
+    deadline = time.monotonic() + timeout
+    for p in processes:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.is_alive():
+            p.kill()
+            p.join(timeout)
+    executor.shutdown(wait=True)
+
+
 # -- the jobs --------------------------------------------------------------------------------
 
 def choose_move(name: str, seed: int, view: View, budget: Budget | None) -> Move:
@@ -68,16 +91,22 @@ def _init_worker(niceness: int, server: int) -> None:
     if niceness > 0:
         with contextlib.suppress(OSError):  # not permitted: the server's priority, then
             os.nice(niceness)
-    threading.Thread(target=_end_with, args=(server,), name="dominolab-orphan-watch",
+    end_with(server)
+
+
+def end_with(parent: int) -> None:
+    """In a worker process: end it when process ``parent`` ends without stopping it (killed),
+    instead of living on as an orphan (a daemon thread waits on the parent)."""
+    threading.Thread(target=_end_with, args=(parent,), name="dominolab-orphan-watch",
                      daemon=True).start()
 
 
-def _end_with(server: int) -> None:
-    """Wait for process ``server`` to end (a pidfd is readable then), then end this one."""
+def _end_with(parent: int) -> None:
+    """Wait for process ``parent`` to end (a pidfd is readable then), then end this one."""
     try:
-        fd = os.pidfd_open(server)
+        fd = os.pidfd_open(parent)
     except OSError:  # gone already, or no pidfds (not Linux): watch the parent id instead
-        while os.getppid() == server:
+        while os.getppid() == parent:
             time.sleep(1.0)
         os._exit(1)
     select.select([fd], [], [])
@@ -243,7 +272,7 @@ class ComputePool:
         for job in self._running:
             job.future.cancel()
         self._running.clear()
-        await asyncio.to_thread(self._stop_executor, self._executor)
+        await asyncio.to_thread(stop_executor, self._executor)
 
     def stats(self) -> dict[str, int]:
         """``waiting`` and ``running`` jobs, ``clients_waiting`` (clients with a job
@@ -373,26 +402,5 @@ class ComputePool:
         self._executor = self._new_executor()
         broken.shutdown(wait=False, cancel_futures=True)
 
-    @staticmethod
-    def _stop_executor(executor: concurrent.futures.Executor) -> None:
-        """End ``executor`` and its processes: running jobs are abandoned (their processes
-        are terminated, then killed if they do not end within the deadline)."""
-        if not isinstance(executor, concurrent.futures.ProcessPoolExecutor):
-            executor.shutdown(wait=False, cancel_futures=True)
-            return
-        processes = list((executor._processes or {}).values())
-        executor.shutdown(wait=False, cancel_futures=True)
-        for p in processes:
-            if p.is_alive():
-                p.terminate()
-        deadline = time.monotonic() + _CLOSE_TIMEOUT
-        for p in processes:
-            p.join(max(0.0, deadline - time.monotonic()))
-            if p.is_alive():
-                p.kill()
-                p.join(_CLOSE_TIMEOUT)
-        executor.shutdown(wait=True)
-
-
 __all__ = ["ComputePool", "PoolBusy", "PoolClosed", "WorkerDied", "analyse_hint",
-           "choose_move"]
+           "choose_move", "end_with", "stop_executor"]
