@@ -43,6 +43,7 @@ from dominolab.lab.pool import (
     CONNECT_TIMEOUT,
     ClusterError,
     ProgressCallback,
+    WorkerLost,
     check_workers,
     cluster_client,
     connect_cluster,
@@ -120,5 +121,5 @@ __all__ = [
     "read_sim_file", "render_html", "render_plots", "resolve_player", "resume_point", "rows_for",
     "run_arena_matches", "run_simulation", "run_tasks", "sample_sd", "simulate_to_file",
     "split_players", "summarise", "summarise_file", "summarise_files", "summary_text",
-    "wilson_interval",
+    "WorkerLost", "wilson_interval",
 ]

@@ -19,11 +19,13 @@ import contextlib
 import itertools
 import multiprocessing
 import os
+import pickle
 import signal
 import socket
 import struct
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Final, TypeVar
 
 from dominolab import __version__
@@ -93,17 +95,22 @@ IN_FLIGHT_PER_PROCESS: Final = 2
 #: them, long ones one at a time (at most :data:`MAX_CHUNK`)
 CHUNK_SECONDS: Final = 0.05
 MAX_CHUNK: Final = 256
+#: the most bytes of results a chunk should carry back: a message longer than the pipe's
+#: buffer is written in parts, and a worker killed between them would leave the pool
+#: waiting for the rest for ever
+CHUNK_BYTES: Final = 16_384
 
 
 def _run_in_processes(func: Callable[[T], R], tasks: Sequence[T], take: Callable[[R], None],
                       tick: Callable[[], None], processes: int) -> None:
     """``processes`` local worker processes, a bounded number of chunks of tasks in flight
-    (a chunk as long as :data:`CHUNK_SECONDS` by the tasks' mean time so far); ``take``
-    each result as its chunk finishes, then ``tick`` (about twice a second while waiting).
+    (a chunk as long as :data:`CHUNK_SECONDS` by the tasks' mean time so far, its results
+    within :data:`CHUNK_BYTES`); ``take`` each result as its chunk finishes, then ``tick``
+    (about twice a second while waiting).
     On any exception the processes are stopped within a deadline
     (:func:`~dominolab.web.compute.stop_executor`; ``multiprocessing.Pool.terminate`` could
     hang for ever when it killed a worker that held its result queue's lock) and the
-    exception propagates; a worker that dies raises ``BrokenProcessPool`` rather than
+    exception propagates; a worker that dies raises :class:`WorkerLost` rather than
     leaving its task to wait for ever, and the workers end if this process is killed."""
     executor = concurrent.futures.ProcessPoolExecutor(
         processes, mp_context=multiprocessing.get_context(), initializer=_init_worker,
@@ -112,13 +119,15 @@ def _run_in_processes(func: Callable[[T], R], tasks: Sequence[T], take: Callable
     in_flight: set[concurrent.futures.Future[list[R]]] = set()
     started = time.monotonic()
     finished = 0
+    result_bytes = CHUNK_BYTES  # the largest pickled result seen (the first of each chunk)
 
     def submit_more() -> None:
         while len(in_flight) < IN_FLIGHT_PER_PROCESS * processes:
             size = 1
             if finished:
                 per_task = (time.monotonic() - started) * processes / finished
-                size = max(1, min(MAX_CHUNK, int(CHUNK_SECONDS / max(per_task, 1e-9))))
+                size = max(1, min(MAX_CHUNK, int(CHUNK_SECONDS / max(per_task, 1e-9)),
+                                  CHUNK_BYTES // max(1, result_bytes)))
             chunk = list(itertools.islice(waiting, size))
             if not chunk:
                 return
@@ -131,17 +140,30 @@ def _run_in_processes(func: Callable[[T], R], tasks: Sequence[T], take: Callable
                                               return_when=concurrent.futures.FIRST_COMPLETED)
             for future in done:
                 in_flight.discard(future)
-                for result in future.result():
+                results = future.result()
+                if results:
+                    measured = len(pickle.dumps(results[0], pickle.HIGHEST_PROTOCOL))
+                    result_bytes = measured if finished == 0 else max(result_bytes, measured)
+                for result in results:
                     finished += 1
                     take(result)
                     tick()
             submit_more()
             if not done:
                 tick()
+    except BrokenProcessPool:
+        stop_executor(executor)
+        raise WorkerLost(f"a worker process ended abruptly (killed: out of memory?) after "
+                         f"{finished} of {len(tasks)} tasks; the run stopped, and the "
+                         f"results taken so far are kept") from None
     except BaseException:
         stop_executor(executor)
         raise
     executor.shutdown(wait=True)
+
+
+class WorkerLost(DominoError):
+    """A local worker process ended abruptly (killed), so the run stopped."""
 
 
 # -- a Dask cluster (the ``cluster`` extra) -------------------------------------------------------
@@ -390,4 +412,4 @@ def _run_on_cluster(client: Any, func: Callable[[T], R], tasks: Sequence[T],
 
 __all__ = ["BATCHES_PER_THREAD", "CLUSTER_HINT", "CONNECT_TIMEOUT", "IN_FLIGHT_PER_THREAD",
            "MAX_BATCH", "NO_WORKERS_TIMEOUT", "ClusterError", "ProgressCallback", "batch_size",
-           "check_workers", "cluster_client", "connect_cluster", "run_tasks"]
+           "WorkerLost", "check_workers", "cluster_client", "connect_cluster", "run_tasks"]
