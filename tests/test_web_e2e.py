@@ -69,6 +69,11 @@ JS_PLAY_SHOWN = ("([before, hand]) => { const status = (" + JS_STATUS + ")(); "
                  "|| (g !== null && g.dataset.hand !== hand) || (" + JS_TABLE_COUNT
                  + ")() > before; }")
 
+#: the status, the hand and the table-tile count, read at one moment
+JS_STATUS_HAND_TABLE = ("() => { const g = document.querySelector('[data-testid=\"game\"]'); "
+                        "return [(" + JS_STATUS + ")(), g === null ? '' : g.dataset.hand, ("
+                        + JS_TABLE_COUNT + ")()]; }")
+
 
 @pytest.mark.parametrize("game", GAMES)
 def test_full_hand_by_clicking(ui: Ui, game: str) -> None:
@@ -91,11 +96,12 @@ def test_full_hand_by_clicking(ui: Ui, game: str) -> None:
                 # (whose panel may come a moment after the new version) or the next hand
                 page.wait_for_function(JS_PLAY_SHOWN, arg=[before, hand],
                                        timeout=left_ms(deadline))
-            if page.evaluate(JS_STATUS) in ("hand-over", "match-over") or \
-                    game_attr(page, "hand") != hand:
+            # status, hand and table read together: read one by one, the computer's reply
+            # that ends the hand can land between them (the next hand's empty table)
+            status_now, hand_now, after = page.evaluate(JS_STATUS_HAND_TABLE)
+            if status_now in ("hand-over", "match-over") or hand_now != hand:
                 continue
             if kind == "play":
-                after = table_count(page)
                 assert after > before, f"table-tile count {before} -> {after} after a play"
                 # one li per move; in hand 1 that is every move of the match so far (read
                 # together: the computer may move between two separate reads)
