@@ -79,7 +79,7 @@ def test_stopping_a_run_mid_flow_stops_every_worker_each_time() -> None:
 
 #: a run of endless tasks on two workers, printing each worker's pid once it has one
 _ORPHANS = """
-from dominolab.lab import WorkerLost, run_tasks
+from dominolab.lab import run_tasks
 from test_lab_pool import _spin
 seen = set()
 def take(pid):

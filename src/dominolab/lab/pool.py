@@ -119,7 +119,7 @@ def _run_in_processes(func: Callable[[T], R], tasks: Sequence[T], take: Callable
     in_flight: set[concurrent.futures.Future[list[R]]] = set()
     started = time.monotonic()
     finished = 0
-    result_bytes = CHUNK_BYTES  # the largest pickled result seen (the first of each chunk)
+    result_bytes = 1  # the largest pickled result seen (the first of each chunk)
 
     def submit_more() -> None:
         while len(in_flight) < IN_FLIGHT_PER_PROCESS * processes:
@@ -127,7 +127,7 @@ def _run_in_processes(func: Callable[[T], R], tasks: Sequence[T], take: Callable
             if finished:
                 per_task = (time.monotonic() - started) * processes / finished
                 size = max(1, min(MAX_CHUNK, int(CHUNK_SECONDS / max(per_task, 1e-9)),
-                                  CHUNK_BYTES // max(1, result_bytes)))
+                                  CHUNK_BYTES // result_bytes))
             chunk = list(itertools.islice(waiting, size))
             if not chunk:
                 return
@@ -143,7 +143,7 @@ def _run_in_processes(func: Callable[[T], R], tasks: Sequence[T], take: Callable
                 results = future.result()
                 if results:
                     measured = len(pickle.dumps(results[0], pickle.HIGHEST_PROTOCOL))
-                    result_bytes = measured if finished == 0 else max(result_bytes, measured)
+                    result_bytes = max(result_bytes, measured)
                 for result in results:
                     finished += 1
                     take(result)
