@@ -77,10 +77,10 @@ _GREEDY = re.compile(r"expert-greedy-n([0-9]+)-f([0-9.]+)$")
 _FOLLOWS = re.compile(r"expert-follows([0-9.]+)$")
 _SET = re.compile(r"expert-set((?:-[cwf][0-9.]+)+)$")
 _SET_KNOBS = {"c": "exploration", "w": "margin_weight", "f": "follows_at_least"}
-_KIND = re.compile(r"expert-kind([0-9.]+)$")
 _DETERMINIZED = re.compile(r"expert-dmc([0-9]+)$")
-_READS = re.compile(r"expert-reads(?:-n([0-9]+)-b([0-9]+)(?:-w([0-9]+))?)?"
-                    r"(?:-g([0-9]+)-f([0-9.]+))?(?:-k([0-9.]+))?$")
+#: today's expert with its reading changed; ``expert-kindP`` is ``expert-reads-kP``
+_READS = re.compile(r"expert-(?:reads(?:-n([0-9]+)-b([0-9]+)(?:-w([0-9]+))?)?"
+                    r"(?:-g([0-9]+)-f([0-9.]+))?(?:-k([0-9.]+))?|kind([0-9.]+))$")
 _CHOICE = re.compile(r"expert-choice-s([0-9.]+)-n([0-9]+)(?:-f([0-9.]+))?(-immediate)?$")
 
 
@@ -193,15 +193,13 @@ def _register(name: str) -> None:
 
         PLAYERS[name] = follows
         return
-    elif (found := _READS.match(name) or _KIND.match(name)) is not None:
+    elif (found := _READS.match(name)) is not None:
         # today's expert, its reading resized, or told the odds of the opponent's kind
-        if found.re is _KIND:
-            found = _READS.match(f"expert-reads-k{found[1]}")
-            assert found is not None
         samples, work, deals = int(found[1] or 64), int(found[2] or 400), int(found[3] or 8)
         greedy_samples, greedy_floor = int(found[4] or 256), float(found[5] or 0.1)
-        told = found[6] is not None
-        greedy = float(found[6]) if told else 0.5
+        prior = found[6] or found[7]
+        told = prior is not None
+        greedy = float(prior) if told else 0.5
         if not 0.0 < greedy < 1.0:
             raise ValueError(f"{name}: the greedy kind's prior must be between 0 and 1")
 
