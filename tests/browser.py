@@ -34,7 +34,7 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from dominolab.web.process import ServerProcess, request_json
+from dominolab.web.edge.process import ServerProcess, request_json
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -120,9 +120,10 @@ LAYERS: dict[str, set[str]] = {
     "native": {"core", "native"},
     "players": {"core", "native", "players"},
     "text": {"core", "text"},
-    "lab": {"core", "native", "players", "lab", "integrations", "web"},
+    "processes": {"processes"},
+    "lab": {"core", "native", "players", "lab", "integrations", "web", "processes"},
     "integrations": {"core", "native", "players", "text", "integrations"},
-    "web": {"core", "native", "players", "web"},
+    "web": {"core", "native", "players", "web", "processes"},
 }
 
 

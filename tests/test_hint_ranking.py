@@ -15,7 +15,7 @@ from dominolab.core import Match, get_game, parse_move
 from dominolab.players import Budget, make_player
 from dominolab.players.hints import analyse, rank, win_chance
 from dominolab.players.search import MoveValue
-from dominolab.web.app import create_app
+from dominolab.web.edge.app import create_app
 
 SMALL = Budget(worlds=60)
 M = [parse_move(t) for t in ("65", "64", "63", "62", "61")]
@@ -74,7 +74,7 @@ def test_terminal_hint_lists_moves_in_rank_order(game: str, tmp_path: Path) -> N
 
 def test_web_hint_uses_the_same_ranking(tmp_path: Path,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    import dominolab.web.service as service
+    import dominolab.web.games.service as service
 
     calls: list[list[MoveValue]] = []
 

@@ -18,8 +18,8 @@ from starlette.websockets import WebSocketDisconnect
 
 from dominolab.core import replay
 from dominolab.players import Budget
-from dominolab.web.app import MAX_BODY, create_app
-from dominolab.web.store import SCHEMA_VERSION, Store
+from dominolab.web.edge.app import MAX_BODY, create_app
+from dominolab.web.storage.store import SCHEMA_VERSION, Store
 
 GAMES = ("luzak", "luzak-line", "widelec")
 

@@ -1,4 +1,4 @@
-"""The computer's pool (dominolab.web.compute): right answers from worker processes, clients
+"""The computer's pool (dominolab.web.games.compute): right answers from worker processes, clients
 served in turn, cancelled jobs dropped, a killed worker survived, bounded queues, and no
 process left behind.
 
@@ -24,7 +24,7 @@ import pytest
 from dominolab.core import DRAW, Match, View
 from dominolab.players import LEVELS, Budget, GreedyPlayer
 from dominolab.players.hints import distinct
-from dominolab.web.compute import (
+from dominolab.web.games.compute import (
     ComputePool,
     PoolBusy,
     PoolClosed,
@@ -349,7 +349,7 @@ def test_workers_end_when_the_server_is_killed(tmp_path: Path) -> None:
     script.write_text(
         "import asyncio, sys\n"
         "import os\n"
-        "from dominolab.web.compute import ComputePool\n"
+        "from dominolab.web.games.compute import ComputePool\n"
         "async def main():\n"
         "    pool = ComputePool(2)\n"
         "    await pool.run('a', os.getpid)\n"

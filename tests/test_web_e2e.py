@@ -58,7 +58,7 @@ from browser import (
     wait_version_change,
 )
 from dominolab.core import Match, Play, replay
-from dominolab.web.process import ServerProcess, request_json
+from dominolab.web.edge.process import ServerProcess, request_json
 
 # -- the tests -------------------------------------------------------------------------------
 

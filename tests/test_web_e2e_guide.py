@@ -12,7 +12,7 @@ from typing import Any, cast
 from playwright.sync_api import Page, expect
 
 from browser import GAMES, Ui
-from dominolab.web.guide import DIAGRAMS, SECTIONS, guide_page
+from dominolab.web.content.guide import DIAGRAMS, SECTIONS, guide_page
 
 INDEX = '[data-testid="guide-index"][data-ready="true"]'
 GUIDE = '[data-testid="guide"][data-ready="true"]'

@@ -13,8 +13,8 @@ from typing import Any, cast
 from playwright.sync_api import Page, expect
 
 from browser import GAME, Ui, game_id_of, stored_seats
-from dominolab.web.lessons import LESSONS, lessons_json
-from dominolab.web.process import request_json
+from dominolab.web.content.lessons import LESSONS, lessons_json
+from dominolab.web.edge.process import request_json
 from test_web_lessons import STRINGS_BY_LANG, fill
 
 #: per game, a lesson with a move that is legal but misses the goal, and what it shows

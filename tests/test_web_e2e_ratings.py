@@ -20,9 +20,9 @@ from playwright.sync_api import Browser, Page, expect
 from browser import JS_HAS_VERSION, Ui, make_server, play_via_api
 from dominolab.core import RULES_VERSION, first_opener_by_lot, get_game
 from dominolab.players.ratings import LEVEL_RATINGS
-from dominolab.web.process import ServerProcess
-from dominolab.web.service import token_hash
-from dominolab.web.store import GameRow, PlayerRef, Store
+from dominolab.web.edge.process import ServerProcess
+from dominolab.web.games.service import token_hash
+from dominolab.web.storage.store import GameRow, PlayerRef, Store
 
 
 def post(base: str, path: str, body: Any, key: str | None = None) -> Any:

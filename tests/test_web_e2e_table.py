@@ -40,7 +40,7 @@ from browser import (
     wait_status,
     wait_version_change,
 )
-from dominolab.web.process import request_json
+from dominolab.web.edge.process import request_json
 
 #: Recorded in the page before it loads: every Web Animation started (by its id) and every
 #: AudioContext made, so that a test can say whether a tile flew and whether sound was made

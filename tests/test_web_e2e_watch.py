@@ -11,7 +11,7 @@ from pathlib import Path
 from playwright.sync_api import expect
 
 from browser import GAME, GAME_SEEDS, UNLIMITED, Ui, friend_game_via_api, play_via_api
-from dominolab.web.process import ServerProcess, request_json
+from dominolab.web.edge.process import ServerProcess, request_json
 
 
 def test_a_spectator_watches_a_friend_game_live(ui: Ui, server: str) -> None:

@@ -1,4 +1,4 @@
-"""The web app's event bus (dominolab.web.events): every listener of a topic gets each
+"""The web app's event bus (dominolab.web.storage.events): every listener of a topic gets each
 message once, in order; a failing listener is kept; unsubscribing stops delivery."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from dominolab.web.events import Events
+from dominolab.web.storage.events import Events
 from loops import run_async
 
 

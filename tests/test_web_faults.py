@@ -28,9 +28,9 @@ from starlette.testclient import TestClient
 
 from dominolab.core import Match, get_game
 from dominolab.players import Budget
-from dominolab.web.app import create_app
-from dominolab.web.service import Connection, GameService
-from dominolab.web.store import Store
+from dominolab.web.edge.app import create_app
+from dominolab.web.games.service import Connection, GameService
+from dominolab.web.storage.store import Store
 from loops import run_async
 
 Json = dict[str, Any]

@@ -26,8 +26,8 @@ from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from dominolab.players import Budget
-from dominolab.web.app import create_app
-from dominolab.web.limits import Limits
+from dominolab.web.edge.app import create_app
+from dominolab.web.edge.limits import Limits
 
 #: examples per property (more with the environment variable FUZZ_EXAMPLES, for a long run)
 FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "150")), deadline=None,

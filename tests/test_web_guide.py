@@ -1,5 +1,5 @@
 """The player's guide (docs/learn.md, "The player's guide"): its pages are built from the
-texts in web/guide/ with every number in a caption taken from the engine, the worked
+texts in web/content/guide/ with every number in a caption taken from the engine, the worked
 examples of RULES.md section 6 show their own numbers, both languages say the same things
 in the same order, and the API refuses unknown games and languages with a JSON 404.
 """
@@ -15,8 +15,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from dominolab.core import GAMES, Play, best_quartets, get_game, parse_tile, score_moves
-from dominolab.web.app import create_app
-from dominolab.web.guide import (
+from dominolab.web.content.guide import (
     DIAGRAMS,
     LANGS,
     SECTIONS,
@@ -25,8 +24,9 @@ from dominolab.web.guide import (
     guide_index,
     guide_page,
 )
-from dominolab.web.layout import layout_table
-from dominolab.web.payload import step_json
+from dominolab.web.edge.app import create_app
+from dominolab.web.games.layout import layout_table
+from dominolab.web.games.payload import step_json
 
 PAGES = [(game, lang) for game in GAMES for lang in LANGS]
 

@@ -1,4 +1,4 @@
-"""The web table layout (src/dominolab/web/layout.py, docs/web.md "LAYOUT" and "LEGAL").
+"""The web table layout (src/dominolab/web/games/layout.py, docs/web.md "LAYOUT" and "LEGAL").
 
 The picture follows RULES.md section 2 (Luzak: the table is a tree, every double a spinner
 laid across its arm, arms leaving its long sides and short ends), section 3 (Luzak
@@ -45,7 +45,7 @@ from dominolab.core import (
     WidelecOptions,
     parse_move,
 )
-from dominolab.web.layout import FRAME_WIDTH, Placed, TableLayout, layout_table
+from dominolab.web.games.layout import FRAME_WIDTH, Placed, TableLayout, layout_table
 
 # -- the corpus ----------------------------------------------------------------------------
 

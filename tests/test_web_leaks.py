@@ -25,7 +25,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from dominolab.core import TILES, Hand, Match, Tile, get_game
-from dominolab.web.app import create_app
+from dominolab.web.edge.app import create_app
 
 #: two pip digits standing alone: a tile ("54") or the tile of a move ("54@1e"), but not a
 #: port ("@10e") or a quartet ("3456")
@@ -249,7 +249,7 @@ def test_a_spectator_shown_a_seat_s_draw_would_fail(client: TestClient,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """The check itself, over the spectator's stream: a spectator's history that named the
     drawn tile (as the drawing seat sees it) is caught."""
-    from dominolab.web import payload, service
+    from dominolab.web.games import payload, service
 
     def leaky(game: Any, step: Any, seat: int | None) -> dict[str, Any]:
         return payload.step_json(game, step, step.seat if seat is None else seat)

@@ -1,4 +1,4 @@
-"""The tutorial's lessons (docs/learn.md, "The tutorial"; web/lessons.py): every position is
+"""The tutorial's lessons (docs/learn.md, "The tutorial"; web/content/lessons.py): every position is
 laid through the engine, every goal a lesson claims is checked through the engine, the
 numbers of a lesson built on a worked example are the example's (RULES.md section 6), and
 every text the page shows exists in English and Polish with each placeholder filled by a
@@ -19,10 +19,10 @@ from starlette.testclient import TestClient
 from conftest import T, tiles
 from dominolab.core import DRAW, PASS, Deal, InvalidMoveError, Play, get_game
 from dominolab.core.scripted import count_parts, scripted_position
-from dominolab.web import lessons as L
-from dominolab.web.app import create_app
+from dominolab.web.content import lessons as L
+from dominolab.web.edge.app import create_app
 
-STRINGS = Path(L.__file__).parent / "static" / "js" / "strings" / "learn.js"
+STRINGS = Path(L.__file__).parent.parent / "static" / "js" / "strings" / "learn.js"
 LINE = re.compile(r'^\s*"(?P<key>[^"\\]+)":\s*"(?P<value>(?:[^"\\]|\\.)*)",\s*$')
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 WIDTHS = ("wide", "narrow")

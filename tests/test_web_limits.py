@@ -15,8 +15,8 @@ from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from dominolab.players import Budget
-from dominolab.web.app import create_app
-from dominolab.web.limits import DAY, Limits, RateLimited, RateLimiter
+from dominolab.web.edge.app import create_app
+from dominolab.web.edge.limits import DAY, Limits, RateLimited, RateLimiter
 
 Json = dict[str, Any]
 

@@ -21,11 +21,11 @@ import pytest
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from dominolab.web.app import MAX_BODY, create_app
-from dominolab.web.limits import Limits
-from dominolab.web.lobby import Lobby, seat_token
-from dominolab.web.service import CLOCK_GRACE, MOVE_SECONDS, GameService, token_hash
-from dominolab.web.store import GameRow, PlayerRef, PlayerRow, SeekRow, Store
+from dominolab.web.community.lobby import Lobby, seat_token
+from dominolab.web.edge.app import MAX_BODY, create_app
+from dominolab.web.edge.limits import Limits
+from dominolab.web.games.service import CLOCK_GRACE, MOVE_SECONDS, GameService, token_hash
+from dominolab.web.storage.store import GameRow, PlayerRef, PlayerRow, SeekRow, Store
 from players_support import register
 
 pytestmark = pytest.mark.timeout(90)
@@ -538,7 +538,7 @@ def test_an_ending_stored_by_another_process_is_shown_not_stored_again(
     live = service.games[gid]
     other = Store(service.store.sync.path, clock=clock)
     clock.now += 30 + CLOCK_GRACE + 1
-    from dominolab.web.store import GameResult
+    from dominolab.web.storage.store import GameResult
     assert other.end_by_time(gid, 0, GameResult(1, (0, 0), "time"), clock.now - CLOCK_GRACE)
     assert not other.end_by_time(gid, 0, GameResult(1, (0, 0), "time"),
                                  clock.now - CLOCK_GRACE)
@@ -626,7 +626,7 @@ def test_the_lobby_is_read_from_the_store_on_every_announcement(client: TestClie
 
 def test_a_database_from_before_the_lobby_gains_it_and_its_games_have_no_clock(
         tmp_path: Path) -> None:
-    from dominolab.web.store import MIGRATIONS
+    from dominolab.web.storage.store import MIGRATIONS
 
     path = tmp_path / "v5.sqlite3"
     db = sqlite3.connect(path, isolation_level=None)

@@ -28,10 +28,10 @@ from typing import Any
 import pytest
 
 from dominolab.core import Match, get_game
-from dominolab.web.pg import PgEvents, PgStore, redact, translate
-from dominolab.web.process import ServerProcess, free_port
-from dominolab.web.service import Connection, GameService
-from dominolab.web.store import (
+from dominolab.web.edge.process import ServerProcess, free_port
+from dominolab.web.games.service import Connection, GameService
+from dominolab.web.storage.pg import PgEvents, PgStore, redact, translate
+from dominolab.web.storage.store import (
     DATABASE_ERRORS,
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -607,7 +607,7 @@ def test_a_lost_postgresql_connection_answers_503_and_heals(
 
 @pytest.mark.parametrize("number", range(4, SCHEMA_VERSION + 1))
 def test_every_migration_since_players_is_portable_sql(number: int) -> None:
-    """Migrations are written once for both backends (web/pg.py): no SQLite-only words, only
+    """Migrations are written once for both backends (web/storage/pg.py): no SQLite-only words, only
     the portable types, and no semicolon inside a comment (statements are split on them).
     Versions 1-3 came before PostgreSQL; the adapter translates what they use."""
     script = MIGRATIONS[number - 1]

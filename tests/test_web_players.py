@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from dominolab.web.app import create_app
-from dominolab.web.limits import Limits
-from dominolab.web.names import NameRefused, check_name, skeleton
+from dominolab.web.community.names import NameRefused, check_name, skeleton
+from dominolab.web.edge.app import create_app
+from dominolab.web.edge.limits import Limits
 from players_support import register
 
 pytestmark = pytest.mark.timeout(90)
@@ -171,7 +171,7 @@ def test_anonymous_games_work_as_before(client: TestClient) -> None:
 
 
 def test_games_stored_before_players_existed_load_with_no_players(tmp_path: Path) -> None:
-    from dominolab.web.store import MIGRATIONS, Store
+    from dominolab.web.storage.store import MIGRATIONS, Store
 
     path = tmp_path / "v3.sqlite3"
     db = sqlite3.connect(path, isolation_level=None)

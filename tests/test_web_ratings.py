@@ -18,10 +18,10 @@ from starlette.testclient import TestClient
 
 from dominolab.core import RULES_VERSION, first_opener_by_lot, get_game
 from dominolab.players.ratings import LEVEL_RATINGS, LEVEL_RD
-from dominolab.web.app import create_app
-from dominolab.web.ratings import PROVISIONAL_RD, START, Glicko, rate
-from dominolab.web.service import GameService, token_hash
-from dominolab.web.store import GameResult, GameRow, PlayerRef, Store
+from dominolab.web.community.ratings import PROVISIONAL_RD, START, Glicko, rate
+from dominolab.web.edge.app import create_app
+from dominolab.web.games.service import GameService, token_hash
+from dominolab.web.storage.store import GameResult, GameRow, PlayerRef, Store
 from loops import run_async
 from players_support import register
 
@@ -202,7 +202,7 @@ def test_two_servers_that_see_one_end_count_it_once(tmp_path: Path) -> None:
     path = tmp_path / "shared.sqlite3"
     setup = Store(path)
     a, b, c = ({"id": f"player{i}x", "name": n} for i, n in enumerate(("Ala", "Ola", "Ela")))
-    from dominolab.web.store import PlayerRow
+    from dominolab.web.storage.store import PlayerRow
     for p in (a, b, c):
         assert setup.create_player(PlayerRow(p["id"], p["name"], token_hash(p["id"]), 1.0),
                                    p["name"].lower())
@@ -354,7 +354,7 @@ def test_a_rated_match_whose_end_was_not_applied_is_on_the_next_sweep(tmp_path: 
     next sweep of any server applies it, once."""
     path = tmp_path / "games.sqlite3"
     store = Store(path)
-    from dominolab.web.store import PlayerRow
+    from dominolab.web.storage.store import PlayerRow
     a, b = {"id": "player-one", "name": "Ala"}, {"id": "player-two", "name": "Ola"}
     for p in (a, b):
         store.create_player(PlayerRow(p["id"], p["name"], token_hash(p["id"]), 1.0),
@@ -412,7 +412,7 @@ def test_a_failing_database_costs_no_move_and_the_sweep_applies_the_ratings_late
 def test_servers_sharing_postgresql_count_one_end_once(pg_url: str) -> None:
     """The same race on PostgreSQL, where several server processes really share one
     database: four appliers of one rated match at once, one of them counts it."""
-    from dominolab.web.store import PlayerRow
+    from dominolab.web.storage.store import PlayerRow
 
     setup = Store(pg_url)
     a, b = ({"id": f"player{i}y", "name": n} for i, n in enumerate(("Ala", "Ola")))

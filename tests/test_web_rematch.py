@@ -37,11 +37,11 @@ from browser import (
     stored_seats,
     wait_status,
 )
-from dominolab.web.app import create_app
-from dominolab.web.limits import DAY, Limits
-from dominolab.web.process import ServerProcess
-from dominolab.web.service import GameService, LiveGame
-from dominolab.web.store import GameRow, Store
+from dominolab.web.edge.app import create_app
+from dominolab.web.edge.limits import DAY, Limits
+from dominolab.web.edge.process import ServerProcess
+from dominolab.web.games.service import GameService, LiveGame
+from dominolab.web.storage.store import GameRow, Store
 from loops import run_async
 
 Json = dict[str, Any]

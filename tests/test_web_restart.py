@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from dominolab.web.process import ServerProcess, free_port
-from dominolab.web.store import MIGRATIONS, SCHEMA_VERSION, Store, StoreError
+from dominolab.web.edge.process import ServerProcess, free_port
+from dominolab.web.storage.store import MIGRATIONS, SCHEMA_VERSION, Store, StoreError
 from loops import run_async
 
 

@@ -193,7 +193,7 @@ def _bench_openspiel(seconds: float, json_out: bool) -> int:
 
 
 def _redacted(url: str) -> str:
-    from dominolab.web.pg import redact
+    from dominolab.web.storage.pg import redact
 
     return redact(url)
 

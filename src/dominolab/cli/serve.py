@@ -13,7 +13,7 @@ import socket
 import sys
 from pathlib import Path
 
-from dominolab.web.limits import DAY, Limits
+from dominolab.web.edge.limits import DAY, Limits
 
 
 def default_db() -> Path | str:
@@ -34,7 +34,7 @@ def is_database_url(db: str) -> bool:
 def shown_db(db: Path | str) -> str:
     """The database as told to the person: a URL without its password."""
     if isinstance(db, str):
-        from dominolab.web.pg import redact
+        from dominolab.web.storage.pg import redact
 
         return redact(db)
     return str(db)
@@ -59,8 +59,8 @@ def limits_of(args: argparse.Namespace) -> Limits:
 def run_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from dominolab.web.app import MAX_BODY, create_app
-    from dominolab.web.store import StoreError
+    from dominolab.web.edge.app import MAX_BODY, create_app
+    from dominolab.web.storage.store import StoreError
 
     # say clearly if the port is taken, before uvicorn logs it its own way
     try:

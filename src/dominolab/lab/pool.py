@@ -30,7 +30,7 @@ from typing import Any, Final, TypeVar
 
 from dominolab import __version__
 from dominolab.core import RULES_VERSION, DominoError, OptionError
-from dominolab.web.compute import end_with, stop_executor
+from dominolab.processes import end_with, stop_executor
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -108,7 +108,7 @@ def _run_in_processes(func: Callable[[T], R], tasks: Sequence[T], take: Callable
     within :data:`CHUNK_BYTES`); ``take`` each result as its chunk finishes, then ``tick``
     (about twice a second while waiting).
     On any exception the processes are stopped within a deadline
-    (:func:`~dominolab.web.compute.stop_executor`; ``multiprocessing.Pool.terminate`` could
+    (:func:`~dominolab.processes.stop_executor`; ``multiprocessing.Pool.terminate`` could
     hang for ever when it killed a worker that held its result queue's lock) and the
     exception propagates; a worker that dies raises :class:`WorkerLost` rather than
     leaving its task to wait for ever, and the workers end if this process is killed."""

@@ -1,7 +1,7 @@
 """The computer levels' fixed ratings, one per game, on the Glicko scale (docs/strength.md,
 "The levels' ratings").
 
-A person's rating (:mod:`dominolab.web.ratings`) starts at 1500 and moves with every rated
+A person's rating (:mod:`dominolab.web.community.ratings`) starts at 1500 and moves with every rated
 match; a level's never moves. So that a person's first rating means something, each level's
 rating is measured by playing the levels' players against each other with ``dominolab
 arena`` (duplicate matches, :mod:`dominolab.lab.arena`); the runs' JSON records are kept in

@@ -60,7 +60,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from dominolab.lab.stats import percentile
-from dominolab.web.process import ServerProcess
+from dominolab.web.edge.process import ServerProcess
 
 #: the server's address: the only one any request of the bench goes to
 SERVER: Final = "127.0.0.1"

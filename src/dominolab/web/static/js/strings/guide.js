@@ -1,6 +1,6 @@
 // The guide texts, English and Polish (merged into i18n.js's dictionaries; a key may be
 // defined once only). Polish game words as in docs/rules.md section 7. The pages' own texts
-// come from the server (web/guide/GAME.LANG.md); these are the words around them.
+// come from the server (web/content/guide/GAME.LANG.md); these are the words around them.
 
 export const en = {
   "guide.title": "Rules",

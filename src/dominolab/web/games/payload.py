@@ -26,7 +26,7 @@ from dominolab.core import (
     View,
     reason_of,
 )
-from dominolab.web.layout import TableLayout, layout_table
+from dominolab.web.games.layout import TableLayout, layout_table
 
 WIDTHS = ("wide", "narrow")
 

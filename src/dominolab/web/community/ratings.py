@@ -30,7 +30,7 @@ from glicko2.models.player import Player as _LibraryPlayer
 
 from dominolab.core import GAMES, OptionError, get_game
 from dominolab.players.ratings import LEVEL_RATINGS, LEVEL_RD
-from dominolab.web.store import GameRow, RatingChange, RatingRow
+from dominolab.web.storage.store import GameRow, RatingChange, RatingRow
 
 #: Glickman's system constant: how fast a volatility may change (the library's default)
 TAU: Final = DEFAULT_TAU

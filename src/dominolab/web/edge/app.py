@@ -8,7 +8,6 @@ a 503 (the database failed) changes nothing either.
 from __future__ import annotations
 
 import asyncio
-import html
 import json
 import logging
 import math
@@ -16,11 +15,9 @@ import secrets
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
-from markdown_it import MarkdownIt
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -34,18 +31,17 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from dominolab import __version__
 from dominolab.core import GAMES
 from dominolab.players import LEVELS
-from dominolab.web.guide import guide_endpoint, guide_index_endpoint
-from dominolab.web.lessons import lessons_endpoint, lessons_index_endpoint
-from dominolab.web.limits import Limits
-from dominolab.web.lobby import Lobby, LobbySocket, seek_json
-from dominolab.web.service import ApiError, Connection, GameService, LiveGame
-from dominolab.web.store import BUSY_TIMEOUT, DATABASE_ERRORS, Store
+from dominolab.web.community.lobby import Lobby, LobbySocket, seek_json
+from dominolab.web.content.guide import guide_endpoint, guide_index_endpoint
+from dominolab.web.content.lessons import lessons_endpoint, lessons_index_endpoint
+from dominolab.web.content.rules import rules_html
+from dominolab.web.edge.limits import Limits
+from dominolab.web.games.service import ApiError, Connection, GameService, LiveGame
+from dominolab.web.storage.store import BUSY_TIMEOUT, DATABASE_ERRORS, Store
 
 log = logging.getLogger("dominolab.web")
 
-HERE: Final = Path(__file__).parent
-STATIC: Final = HERE / "static"
-RULES: Final = HERE / "rules"
+STATIC: Final = Path(__file__).parent.parent / "static"
 #: the largest request body or WebSocket message accepted
 MAX_BODY: Final = 4096
 #: how long a new WebSocket may take to say hello
@@ -126,52 +122,6 @@ async def seat_for(request: Request) -> tuple[GameService, LiveGame, int]:
     service = service_of(request)
     live = await service.get(request.path_params["game_id"])
     return service, live, await service.seat_for(live, bearer(request))
-
-
-# -- the rules page --------------------------------------------------------------------------
-
-@cache
-def rules_html(lang: str) -> dict[str, str]:
-    """The rules page: English from docs/rules.md, Polish from the original texts."""
-    if lang == "en":
-        text = (RULES / "rules.en.md").read_text(encoding="utf-8")
-        text = "\n".join(line for line in text.splitlines() if not line.startswith("<!--"))
-        md = MarkdownIt("commonmark", {"html": False}).enable("table")
-        return {"lang": "en", "title": "Rules", "html": md.render(text)}
-    parts = []
-    for name, title in (("luzak.pl.txt", "Luzak"), ("widelec.pl.txt", "Widelec (Kwartety)")):
-        parts.append(f"<h2>{html.escape(title)}</h2>")
-        parts.append(_plain_text_html((RULES / name).read_text(encoding="utf-8")))
-    return {"lang": "pl", "title": "Zasady gry",
-            "html": "<p><em>Oryginalne zasady autora, Andrzeja Lewickiego.</em></p>"
-                    + "".join(parts)}
-
-
-def _plain_text_html(text: str) -> str:
-    """The originals are plain text: lines starting with "- " are list items."""
-    out: list[str] = []
-    in_list = False
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line:
-            continue
-        if line.startswith("- "):
-            if not in_list:
-                out.append("<ul>")
-                in_list = True
-            out.append(f"<li>{html.escape(line[2:])}</li>")
-            continue
-        if in_list:
-            out.append("</ul>")
-            in_list = False
-        head, colon, rest = line.partition(":")
-        if colon and 0 < len(head) <= 24 and not head[0].isdigit():
-            out.append(f"<p><strong>{html.escape(head)}:</strong>{html.escape(rest)}</p>")
-        else:
-            out.append(f"<p>{html.escape(line)}</p>")
-    if in_list:
-        out.append("</ul>")
-    return "\n".join(out)
 
 
 # -- HTTP routes -----------------------------------------------------------------------------
@@ -612,7 +562,7 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
                allow_origins: tuple[str, ...] = (), busy_timeout: float = BUSY_TIMEOUT,
                clock: Callable[[], float] | None = None) -> Starlette:
     """The web app over the games database at ``db_path`` (created if missing; a database
-    that cannot be used raises :class:`~dominolab.web.store.StoreError` here): an SQLite
+    that cannot be used raises :class:`~dominolab.web.storage.store.StoreError` here): an SQLite
     file's path, or a ``postgresql://`` URL, where several servers may serve the same
     games.
 

@@ -10,7 +10,7 @@ per version, applied in order, each in its own transaction. Add new versions at 
 never edit a released one.
 
 ``Store("postgresql://user@host/db")`` is the same store on PostgreSQL, for several server
-processes (:mod:`dominolab.web.pg`): the methods below run there unchanged, so write them
+processes (:mod:`dominolab.web.storage.pg`): the methods below run there unchanged, so write them
 and the migrations in the portable subset that module describes.
 """
 
@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from dominolab.web.events import Events
+from dominolab.web.storage.events import Events
 
 T = TypeVar("T")
 
@@ -79,7 +79,7 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     CREATE TABLE players (
         id       TEXT PRIMARY KEY,
         name     TEXT NOT NULL,
-        skeleton TEXT NOT NULL UNIQUE,     -- names that look alike are one name (web/names.py)
+        skeleton TEXT NOT NULL UNIQUE, -- names that look alike are one name (community/names.py)
         key_hash TEXT NOT NULL UNIQUE,     -- SHA-256 of the player's secret key
         created  REAL NOT NULL
     );
@@ -93,7 +93,7 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     CREATE INDEX games_by_player0 ON games(player0, finished, updated);
     CREATE INDEX games_by_player1 ON games(player1, finished, updated);
     """,
-    # 5: ratings (web/ratings.py): a Glicko-2 rating per player and game, each rated match's
+    # 5: ratings (community/ratings.py): a Glicko-2 rating per player and game, each rated match's
     # change to it, and the mark that a finished rated match's changes are applied (set in
     # the same transaction as the new ratings, only if unset, so a match counts once even
     # when several servers see it end)
@@ -172,7 +172,7 @@ BUSY_TIMEOUT: Final = 5.0
 
 #: what a failing database raises (locked, full, gone...): callers answer 503 and change
 #: nothing. A tuple, so that each backend adds its driver's base error: PostgreSQL's store
-#: raises sqlite3's errors too (dominolab.web.pg), and psycopg's come from its event bus.
+#: raises sqlite3's errors too (dominolab.web.storage.pg), and psycopg's come from its event bus.
 DATABASE_ERRORS: tuple[type[Exception], ...]
 try:
     import psycopg
@@ -278,7 +278,7 @@ class SeekRow:
 
 @dataclass(frozen=True, slots=True)
 class RatingRow:
-    """One player's Glicko-2 rating in one game (:mod:`dominolab.web.ratings`)."""
+    """One player's Glicko-2 rating in one game (:mod:`dominolab.web.community.ratings`)."""
 
     player: str
     game: str
@@ -330,12 +330,12 @@ class Store:
     Opening it checks it: a file that is not a database, fails ``PRAGMA quick_check``, has
     a newer schema or cannot be written raises :class:`StoreError`, so a server never starts
     on a database it would answer 500 from. Given a ``postgresql://`` URL instead of a
-    path, it is a :class:`dominolab.web.pg.PgStore`."""
+    path, it is a :class:`dominolab.web.storage.pg.PgStore`."""
 
     def __new__(cls, path: str | Path, *args: Any, **kwargs: Any) -> Store:
         if cls is Store and is_database_url(path):
             try:
-                from dominolab.web.pg import PgStore
+                from dominolab.web.storage.pg import PgStore
             except ImportError as exc:
                 raise StoreError(f"a PostgreSQL database needs psycopg 3 ({exc}): "
                                  f"pip install 'psycopg[binary]'") from None
@@ -385,7 +385,7 @@ class Store:
     @contextmanager
     def _write(self) -> Iterator[_Transaction]:
         """One write transaction under the store's lock: ``BEGIN IMMEDIATE`` (SQLite takes
-        its write lock now; on PostgreSQL, web/pg.py's writers' lock), then ``COMMIT`` at
+        its write lock now; on PostgreSQL, web/storage/pg.py's writers' lock), then ``COMMIT`` at
         the end, or ``ROLLBACK`` if the body raised or called :meth:`_Transaction.discard`."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
@@ -528,7 +528,7 @@ class Store:
     # -- players -----------------------------------------------------------------------------
     def create_player(self, row: PlayerRow, skeleton: str) -> bool:
         """Store a new player; False (and nothing stored) if a player of that name skeleton
-        (:func:`dominolab.web.names.skeleton`) exists."""
+        (:func:`dominolab.web.community.names.skeleton`) exists."""
         with self._lock:
             changed = self._db.execute(
                 "INSERT INTO players (id, name, skeleton, key_hash, created) "

@@ -6,8 +6,8 @@ memory as it was, tells every open socket of the game its current state again, a
 503; nothing out of turn can ever be stored.
 
 Everything here runs on the server's event loop. The database works in a thread of its own
-(:class:`~dominolab.web.store.AsyncStore`); the computer's thinking and hints run in a
-bounded pool of worker processes with a fair queue (:mod:`dominolab.web.compute`), and
+(:class:`~dominolab.web.storage.store.AsyncStore`); the computer's thinking and hints run in a
+bounded pool of worker processes with a fair queue (:mod:`dominolab.web.games.compute`), and
 they see nothing but a seat's :class:`~dominolab.core.View`.
 """
 
@@ -43,20 +43,8 @@ from dominolab.core import (
 )
 from dominolab.players import LEVELS
 from dominolab.players.hints import HINT_BUDGET, immediate_points, rank, same_as, win_chance
-from dominolab.web.compute import ComputePool, PoolBusy, analyse_hint, choose_move
-from dominolab.web.events import Events
-from dominolab.web.layout import TableLayout
-from dominolab.web.limits import Limits, RateLimited, RateLimiter
-from dominolab.web.names import NameRefused, check_name, skeleton
-from dominolab.web.payload import (
-    WIDTHS,
-    previous_hand_json,
-    replay_frames,
-    rules_json,
-    seat_state,
-    seen_step_json,
-)
-from dominolab.web.ratings import (
+from dominolab.web.community.names import NameRefused, check_name, skeleton
+from dominolab.web.community.ratings import (
     PROVISIONAL_RD,
     NotCounted,
     change_json,
@@ -65,7 +53,19 @@ from dominolab.web.ratings import (
     rating_json,
     reckon,
 )
-from dominolab.web.store import (
+from dominolab.web.edge.limits import Limits, RateLimited, RateLimiter
+from dominolab.web.games.compute import ComputePool, PoolBusy, analyse_hint, choose_move
+from dominolab.web.games.layout import TableLayout
+from dominolab.web.games.payload import (
+    WIDTHS,
+    previous_hand_json,
+    replay_frames,
+    rules_json,
+    seat_state,
+    seen_step_json,
+)
+from dominolab.web.storage.events import Events
+from dominolab.web.storage.store import (
     DATABASE_ERRORS,
     AsyncStore,
     GameResult,
@@ -303,7 +303,7 @@ class GameService:
                  workers: int | None = None, clock: Callable[[], float] | None = None,
                  events: Events | None = None) -> None:
         self.store = AsyncStore(store, store.reader())
-        #: where committed changes are announced (:mod:`dominolab.web.events`)
+        #: where committed changes are announced (:mod:`dominolab.web.storage.events`)
         self.events = events or Events()
         #: games kept in memory; beyond this the least recently used idle ones are dropped
         #: (they are rebuilt from the database when asked for again)

@@ -1,9 +1,9 @@
 """The games database on PostgreSQL, for several server processes: ``--db postgresql://...``.
 
-:class:`~dominolab.web.store.Store` is written once, in SQLite's dialect, against the few
+:class:`~dominolab.web.storage.store.Store` is written once, in SQLite's dialect, against the few
 methods of an ``sqlite3`` connection it uses. :class:`Connection` offers those methods over
 psycopg 3, so that every ``Store`` method and every migration in
-:data:`~dominolab.web.store.MIGRATIONS` runs here unchanged:
+:data:`~dominolab.web.storage.store.MIGRATIONS` runs here unchanged:
 
 - ``?`` placeholders become psycopg's ``%s`` (``%`` is doubled), comments are dropped;
 - in migrations' types, ``INTEGER`` becomes ``BIGINT`` and ``REAL`` ``DOUBLE PRECISION``
@@ -32,7 +32,7 @@ Write methods in the portable subset: TEXT, INTEGER, REAL; ``?``; ``ON CONFLICT 
 no ``INSERT OR``, ``AUTOINCREMENT``, ``IFNULL`` (use ``COALESCE``) or two-argument ``MAX``;
 and do not go on inside a transaction after a statement failed (PostgreSQL aborts it).
 
-:class:`PgEvents` is :class:`~dominolab.web.events.Events` shared by every process on the
+:class:`PgEvents` is :class:`~dominolab.web.storage.events.Events` shared by every process on the
 database, over PostgreSQL's LISTEN/NOTIFY on one channel (docs/web.md, "Two backends,
 several processes").
 """
@@ -57,8 +57,8 @@ import psycopg
 from psycopg.adapt import Dumper, Loader
 from psycopg.pq import TransactionStatus
 
-from dominolab.web.events import Events
-from dominolab.web.store import BUSY_TIMEOUT, GameResult, Store, StoreError
+from dominolab.web.storage.events import Events
+from dominolab.web.storage.store import BUSY_TIMEOUT, GameResult, Store, StoreError
 
 log = logging.getLogger("dominolab.web")
 
@@ -210,7 +210,7 @@ class Cursor:
 
 
 class Connection:
-    """The methods of ``sqlite3.Connection`` that :class:`~dominolab.web.store.Store` uses
+    """The methods of ``sqlite3.Connection`` that :class:`~dominolab.web.storage.store.Store` uses
     (``execute``, ``executemany``, ``in_transaction``, ``close``), over one psycopg 3
     connection in autocommit mode: like SQLite's with ``isolation_level=None``, a
     transaction is begun and ended by the statements the store sends."""
@@ -371,7 +371,7 @@ class Connection:
 
 class PgStore(Store):
     """The games database on PostgreSQL; ``Store("postgresql://...")`` makes one. Every
-    method is :class:`~dominolab.web.store.Store`'s, run over :class:`Connection`.
+    method is :class:`~dominolab.web.storage.store.Store`'s, run over :class:`Connection`.
 
     Opening it checks it, as for SQLite: a server that cannot be reached, a database with a
     newer schema or one that cannot be written raises :class:`StoreError`, whose message

@@ -22,50 +22,22 @@ import logging
 import math
 import multiprocessing
 import os
-import select
 import signal
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar
+from typing import Any, TypeVar
 
 from dominolab.core import Move, View
 from dominolab.players import Budget, make_player
 from dominolab.players.hints import analyse
 from dominolab.players.search import MoveValue
+from dominolab.processes import end_with, stop_executor
 
 log = logging.getLogger("dominolab.web")
 
 T = TypeVar("T")
-
-#: how long close() waits for the worker processes to end before killing them
-_CLOSE_TIMEOUT: Final = 10.0
-
-
-def stop_executor(executor: concurrent.futures.Executor,
-                  timeout: float = _CLOSE_TIMEOUT) -> None:
-    """End ``executor`` and its processes: running jobs are abandoned (their processes are
-    terminated, then killed if they do not end within ``timeout`` seconds). Unlike
-    ``multiprocessing.Pool.terminate``, which can wait for ever on a result queue's lock
-    that a terminated worker held, this never waits past its deadline on a worker."""
-    if not isinstance(executor, concurrent.futures.ProcessPoolExecutor):
-        executor.shutdown(wait=False, cancel_futures=True)
-        return
-    processes = list((executor._processes or {}).values())
-    executor.shutdown(wait=False, cancel_futures=True)
-    for p in processes:
-        if p.is_alive():
-            p.terminate()
-    deadline = time.monotonic() + timeout
-    for p in processes:
-        p.join(max(0.0, deadline - time.monotonic()))
-        if p.is_alive():
-            p.kill()
-            p.join(timeout)
-    executor.shutdown(wait=True)
-
 
 # -- the jobs --------------------------------------------------------------------------------
 
@@ -92,25 +64,6 @@ def _init_worker(niceness: int, server: int) -> None:
         with contextlib.suppress(OSError):  # not permitted: the server's priority, then
             os.nice(niceness)
     end_with(server)
-
-
-def end_with(parent: int) -> None:
-    """In a worker process: end it when process ``parent`` ends without stopping it (killed),
-    instead of living on as an orphan (a daemon thread waits on the parent)."""
-    threading.Thread(target=_end_with, args=(parent,), name="dominolab-orphan-watch",
-                     daemon=True).start()
-
-
-def _end_with(parent: int) -> None:
-    """Wait for process ``parent`` to end (a pidfd is readable then), then end this one."""
-    try:
-        fd = os.pidfd_open(parent)
-    except OSError:  # gone already, or no pidfds (not Linux): watch the parent id instead
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os._exit(1)
-    select.select([fd], [], [])
-    os._exit(1)
 
 
 def _ready() -> int:
@@ -403,4 +356,4 @@ class ComputePool:
         broken.shutdown(wait=False, cancel_futures=True)
 
 __all__ = ["ComputePool", "PoolBusy", "PoolClosed", "WorkerDied", "analyse_hint",
-           "choose_move", "end_with", "stop_executor"]
+           "choose_move"]

@@ -4,9 +4,9 @@ on the real table, in which the learner makes one move (or draws, then moves).
 A lesson is data: the moves laid before the learner's turn (RULES.md section 6 notation,
 laid by :func:`~dominolab.core.scripted.scripted_position`), the tiles the learner holds, and
 a goal with the moves that meet it. Everything the page shows is computed here through the
-engine, once per process: the table's layout (:func:`~dominolab.web.layout.layout_table`),
-every legal move with where its tile would lie (:func:`~dominolab.web.payload.move_json`),
-what the move would do (its Step, :func:`~dominolab.web.payload.step_json`), and the
+engine, once per process: the table's layout (:func:`~dominolab.web.games.layout.layout_table`),
+every legal move with where its tile would lie (:func:`~dominolab.web.games.payload.move_json`),
+what the move would do (its Step, :func:`~dominolab.web.games.payload.step_json`), and the
 sentences that explain it as text keys with the numbers to fill in (``say``). A held tile
 that cannot be laid gets the sentences that say why.
 
@@ -29,9 +29,9 @@ from starlette.responses import JSONResponse, Response
 
 from dominolab.core import GAMES, Draw, GameSpec, Move, Play, Tile, get_game
 from dominolab.core.scripted import Blocked, Outcome, Position, scripted_position
-from dominolab.web.layout import TableLayout, layout_table
-from dominolab.web.payload import WIDTHS, move_json, rules_json, step_json
-from dominolab.web.service import ApiError, GameService
+from dominolab.web.games.layout import TableLayout, layout_table
+from dominolab.web.games.payload import WIDTHS, move_json, rules_json, step_json
+from dominolab.web.games.service import ApiError, GameService
 
 #: what a goal asks of the learner's move (:func:`meets_goal`)
 GOALS: Final = {

@@ -1,7 +1,7 @@
 """The player's guide (docs/learn.md, "The player's guide"): one page per game, in English
 and Polish, written for players, with small diagrams laid by the engine.
 
-The texts are Markdown files in ``web/guide/``, ``GAME.LANG.md``::
+The texts are Markdown files in ``web/content/guide/``, ``GAME.LANG.md``::
 
     ---
     title: Luzak
@@ -20,7 +20,7 @@ The texts are Markdown files in ``web/guide/``, ``GAME.LANG.md``::
 Every page has the sections :data:`SECTIONS`, in that order, and places each of its game's
 diagrams (:data:`DIAGRAMS`) once. A diagram is a move list laid from an empty table by
 :func:`~dominolab.core.score_moves` (the worked examples of RULES.md section 6) and placed by
-:func:`~dominolab.web.layout.layout_table`, or the tiles left in a hand paired into the best
+:func:`~dominolab.web.games.layout.layout_table`, or the tiles left in a hand paired into the best
 quartets by :func:`~dominolab.core.best_quartets` (the end-of-hand bonus).
 
 Placeholders (never a number typed into a caption):
@@ -68,9 +68,9 @@ from dominolab.core import (
     reason_of,
     score_moves,
 )
-from dominolab.web.layout import Placed, layout_table
-from dominolab.web.payload import step_json
-from dominolab.web.service import ApiError
+from dominolab.web.games.layout import Placed, layout_table
+from dominolab.web.games.payload import step_json
+from dominolab.web.games.service import ApiError
 
 GUIDE_DIR: Final = Path(__file__).parent / "guide"
 #: the guide's languages
@@ -330,7 +330,7 @@ def _read(game: str, lang: str) -> str:
 def guide_page(game: str, lang: str) -> dict[str, Any]:
     """The player's page of ``game`` in ``lang`` (docs/learn.md, "The player's guide")."""
     spec = GAMES[game]
-    where = f"web/guide/{game}.{lang}.md"
+    where = f"web/content/guide/{game}.{lang}.md"
     meta, body = _front(_read(game, lang), where)
     names = tuple(n.strip() for n in meta["players"].split(","))
     if len(names) != 2:

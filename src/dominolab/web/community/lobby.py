@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
 from dominolab.core import RULES_VERSION, OptionError, first_opener_by_lot, get_game
-from dominolab.web.limits import RateLimiter
-from dominolab.web.service import (
+from dominolab.web.edge.limits import RateLimiter
+from dominolab.web.games.service import (
     MOVE_SECONDS,
     MOVE_SECONDS_RANGE,
     ApiError,
@@ -44,7 +44,7 @@ from dominolab.web.service import (
     player_json,
     token_hash,
 )
-from dominolab.web.store import DATABASE_ERRORS, GameRow, PlayerRow, SeekRow
+from dominolab.web.storage.store import DATABASE_ERRORS, GameRow, PlayerRow, SeekRow
 
 log = logging.getLogger("dominolab.web")
 T = TypeVar("T")

@@ -1,0 +1,1 @@
+"""Players among themselves: names, the lobby's seeks and pairings, and ratings."""

@@ -1,0 +1,1 @@
+"""What the site teaches: the player's guide, the lessons and the rules page."""
