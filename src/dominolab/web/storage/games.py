@@ -1,0 +1,145 @@
+"""The games and their moves: storing a game, appending its moves (each committed before
+anyone is told of it), claiming a friend's invitation, making a rematch, and reading a game
+back whole or from a ply on.
+
+A game is stored as what makes it up (game, options, seed, first opener, seats) plus its
+moves in order; the state is rebuilt by re-applying the moves through the engine, so what
+is stored can never disagree with the rules.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+
+from dominolab.web.storage.database import Database
+from dominolab.web.storage.rows import (
+    GAME_COLUMNS,
+    GAME_JOINS,
+    GameResult,
+    GameRow,
+    MoveConflict,
+    game_row,
+)
+
+
+def insert_game(db: sqlite3.Connection, row: GameRow) -> None:
+    """Store a new game on ``db``; call with the store's lock held (games made by a seek or
+    a rematch are stored in the transaction that makes them)."""
+    db.execute(
+        "INSERT INTO games (id, game, options, seed, first_opener, mode, opponent, "
+        "token0, token1, rules_version, created, updated, finished, invite, "
+        "player0, player1, rated, move_seconds) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (row.id, row.game, json.dumps(row.options, sort_keys=True), row.seed,
+         row.first_opener, row.mode, row.opponent, row.token_hashes[0],
+         row.token_hashes[1], row.rules_version, row.created, row.created,
+         int(row.finished), row.invite, *(p and p.id for p in row.players),
+         int(row.rated), row.move_seconds),
+    )
+
+
+class Games(Database):
+    """The games' part of :class:`~dominolab.web.storage.store.Store`."""
+
+    def create_game(self, row: GameRow) -> None:
+        with self._lock:
+            insert_game(self._db, row)
+
+    def load_game(self, game_id: str) -> tuple[GameRow, list[tuple[int, str]]] | None:
+        """The game and its moves as (seat, move) in order, or None."""
+        with self._lock:
+            found = self._db.execute(
+                f"SELECT {GAME_COLUMNS} FROM games g {GAME_JOINS} WHERE g.id = ?", (game_id,)
+            ).fetchone()
+            if found is None:
+                return None
+            moves = self._db.execute(
+                "SELECT seat, move FROM moves WHERE game_id = ? ORDER BY ply", (game_id,)
+            ).fetchall()
+        return game_row(found), [(int(s), str(m)) for s, m in moves]
+
+    def game_since(self, game_id: str, first_ply: int
+                   ) -> tuple[GameRow, list[tuple[int, str]]] | None:
+        """The game and its moves from ``first_ply`` on, or None: how a server catches up
+        with what another process stored (:meth:`load_game` reads every move)."""
+        with self._lock:
+            # one query (one round trip to a database server): the game's columns on every
+            # row, and its moves from first_ply on, or NULLs if there are none
+            rows = self._db.execute(
+                f"SELECT {GAME_COLUMNS}, m.seat, m.move FROM games g {GAME_JOINS} "
+                "LEFT JOIN moves m ON m.game_id = g.id AND m.ply >= ? "
+                "WHERE g.id = ? ORDER BY m.ply", (first_ply, game_id)).fetchall()
+        if not rows:
+            return None
+        return game_row(rows[0]), [(int(r[-2]), str(r[-1])) for r in rows
+                                    if r[-2] is not None]
+
+    def create_rematch(self, game_id: str, seat: int, row: GameRow) -> tuple[str, int] | None:
+        """Store ``row`` as the rematch of the finished game ``game_id``, asked for by
+        ``seat``, in one transaction with the link to it, unless that game has a rematch
+        already. Returns the rematch's id and the seat that asked for it: ``row``'s, or
+        the one stored before (so two calls at once make one game); None if ``game_id`` is
+        no finished game."""
+        with self._write() as tx:
+            found = self._db.execute(
+                "SELECT finished, rematch, rematch_by FROM games WHERE id = ?", (game_id,)
+            ).fetchone()
+            if found is None or not found[0]:
+                tx.discard()
+                return None
+            if found[1] is not None:
+                tx.discard()
+                return str(found[1]), int(found[2])
+            insert_game(self._db, row)
+            self._db.execute("UPDATE games SET rematch = ?, rematch_by = ?, updated = ? "
+                             "WHERE id = ?", (row.id, seat, self.clock(), game_id))
+        return row.id, seat
+
+    def add_moves(self, game_id: str, first_ply: int, moves: Sequence[tuple[int, str]],
+                  finished: bool, result: GameResult | None = None) -> None:
+        """Append moves ``first_ply``, ``first_ply + 1``, ... in one transaction, or nothing:
+        :class:`MoveConflict` if a move is stored at one of those plies already (or the
+        game is gone), ``sqlite3.Error`` if the database fails (locked, full...). A move
+        that finishes the game comes with its ``result``, stored in the same transaction."""
+        now = self.clock()
+        with self._write():
+            stored = self._db.execute(
+                "SELECT COUNT(*) FROM moves WHERE game_id = ?", (game_id,)).fetchone()[0]
+            ended = self._db.execute(
+                "SELECT finished FROM games WHERE id = ?", (game_id,)).fetchone()
+            if ended is not None and ended[0]:
+                # ended another way meanwhile (a clock ran out, in another process)
+                raise MoveConflict(f"game {game_id} is over")
+            if stored != first_ply:
+                raise MoveConflict(f"game {game_id} has {stored} moves stored, not "
+                                   f"{first_ply}")
+            self._db.executemany(
+                "INSERT INTO moves (game_id, ply, seat, move, at) VALUES (?, ?, ?, ?, ?)",
+                [(game_id, first_ply + i, seat, move, now)
+                 for i, (seat, move) in enumerate(moves)],
+            )
+            self._db.execute("UPDATE games SET updated = ?, finished = ? WHERE id = ?",
+                             (now, int(finished), game_id))
+            if result is not None:
+                self._db.execute(
+                    "UPDATE games SET winner = ?, points0 = ?, points1 = ?, ended_by = ? "
+                    "WHERE id = ?", (result.winner, *result.points, result.ended_by,
+                                     game_id))
+
+    def claim_invite(self, game_id: str, invite_hash: str, token_hash: str,
+                     player: str | None = None) -> bool:
+        """Give seat 1 the token ``token_hash`` (and the player ``player``, if named) if
+        ``invite_hash`` is the game's unclaimed invitation; False if it is not (wrong, or
+        claimed already). Claimed once only."""
+        with self._lock:
+            changed = self._db.execute(
+                "UPDATE games SET token1 = ?, invite = NULL, updated = ?, player1 = ? "
+                "WHERE id = ? AND invite = ?",
+                (token_hash, self.clock(), player, game_id, invite_hash)).rowcount
+        return bool(changed == 1)
+
+    def count_games(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0])

@@ -1,0 +1,148 @@
+"""The games database's schema, in one place: :data:`MIGRATIONS` holds one script per
+version, and a database's version is SQLite's ``user_version`` (PostgreSQL's is a one-row
+table, :mod:`dominolab.web.storage.pg`). :meth:`~dominolab.web.storage.database.Database.migrate`
+runs the scripts a database lacks, in order, each in its own transaction. Add new versions
+at the end; never edit a released one. Write them in the portable subset that
+:mod:`dominolab.web.storage.pg` describes, with no semicolon inside a statement.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: schema version N is reached by running MIGRATIONS[N - 1]
+MIGRATIONS: Final[tuple[str, ...]] = (
+    # 1: games and their moves
+    """
+    CREATE TABLE games (
+        id            TEXT PRIMARY KEY,
+        game          TEXT NOT NULL,
+        options       TEXT NOT NULL,           -- JSON, the engine's option names
+        seed          INTEGER NOT NULL,
+        first_opener  INTEGER NOT NULL,
+        mode          TEXT NOT NULL,           -- 'computer' or 'friend'
+        opponent      TEXT,                    -- the computer's level, NULL against a friend
+        token0        TEXT NOT NULL,           -- SHA-256 of seat 0's token
+        token1        TEXT NOT NULL,           -- SHA-256 of seat 1's token
+        rules_version INTEGER NOT NULL,
+        created       REAL NOT NULL,
+        updated       REAL NOT NULL,
+        finished      INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE moves (
+        game_id TEXT NOT NULL REFERENCES games(id),
+        ply     INTEGER NOT NULL,              -- 0, 1, ... over the whole match
+        seat    INTEGER NOT NULL,
+        move    TEXT NOT NULL,                 -- full notation
+        at      REAL NOT NULL,
+        PRIMARY KEY (game_id, ply)
+    ) WITHOUT ROWID;
+    """,
+    # 2: one-time invitations (the friend's seat token is minted when the invitation is
+    # claimed; until then token1 is '' and matches no token), and an index for expiry
+    """
+    ALTER TABLE games ADD COLUMN invite TEXT;   -- SHA-256 of the invitation, NULL once claimed
+    CREATE INDEX games_by_age ON games(finished, updated);
+    """,
+    # 3: rematches: a finished game names the one game that is its rematch (the seats keep
+    # their tokens there) and the seat that asked for it
+    """
+    ALTER TABLE games ADD COLUMN rematch TEXT;      -- the rematch's id, NULL until asked for
+    ALTER TABLE games ADD COLUMN rematch_by INTEGER; -- the seat that asked for it
+    CREATE UNIQUE INDEX games_by_rematch ON games(rematch);
+    """,
+    # 4: players (a display name and a secret key, no password), the players of a game's
+    # seats, and how a finished game ended (so lists need not replay it)
+    """
+    CREATE TABLE players (
+        id       TEXT PRIMARY KEY,
+        name     TEXT NOT NULL,
+        skeleton TEXT NOT NULL UNIQUE, -- names that look alike are one name (community/names.py)
+        key_hash TEXT NOT NULL UNIQUE,     -- SHA-256 of the player's secret key
+        created  REAL NOT NULL
+    );
+    ALTER TABLE games ADD COLUMN player0 TEXT REFERENCES players(id);
+    ALTER TABLE games ADD COLUMN player1 TEXT REFERENCES players(id);
+    ALTER TABLE games ADD COLUMN winner INTEGER;     -- the seat that won (NULL: drawn, or not over)
+    ALTER TABLE games ADD COLUMN points0 INTEGER;    -- the match points at the end
+    ALTER TABLE games ADD COLUMN points1 INTEGER;
+    ALTER TABLE games ADD COLUMN ended_by TEXT;      -- 'play', or how else it ended ('time')
+    ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;  -- counts for the ratings
+    CREATE INDEX games_by_player0 ON games(player0, finished, updated);
+    CREATE INDEX games_by_player1 ON games(player1, finished, updated);
+    """,
+    # 5: ratings (community/ratings.py): a Glicko-2 rating per player and game, each rated match's
+    # change to it, and the mark that a finished rated match's changes are applied (set in
+    # the same transaction as the new ratings, only if unset, so a match counts once even
+    # when several servers see it end)
+    """
+    CREATE TABLE ratings (
+        player     TEXT NOT NULL REFERENCES players(id),
+        game       TEXT NOT NULL,
+        rating     REAL NOT NULL,
+        rd         REAL NOT NULL,               -- the rating deviation
+        volatility REAL NOT NULL,
+        games      INTEGER NOT NULL,            -- rated matches counted, also its version
+        updated    REAL NOT NULL,
+        PRIMARY KEY (player, game)
+    );
+    CREATE INDEX ratings_by_game ON ratings(game, rating);
+    CREATE TABLE rating_changes (
+        game_id         TEXT NOT NULL,          -- the match (kept after it expires)
+        seat            INTEGER NOT NULL,
+        player          TEXT NOT NULL REFERENCES players(id),
+        game            TEXT NOT NULL,
+        rating_before   REAL NOT NULL,
+        rating_after    REAL NOT NULL,
+        rd_before       REAL NOT NULL,
+        rd_after        REAL NOT NULL,
+        opponent_rating REAL NOT NULL,          -- what the change was reckoned against
+        opponent_rd     REAL NOT NULL,
+        at              REAL NOT NULL,
+        PRIMARY KEY (game_id, seat)
+    );
+    CREATE INDEX rating_changes_by_player ON rating_changes(player, at);
+    ALTER TABLE games ADD COLUMN ratings_applied INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX games_by_rating_due ON games(rated, finished, ratings_applied);
+    """,
+    # 6: the lobby. A named player's lobby socket is a row with the server process holding
+    # it and that process's last heartbeat (so a process that dies leaves none behind).
+    # A seek is owned by one such socket and goes with it. Accepting a seek makes the game
+    # and marks the seek with it in one transaction, and the seek stays until its creator's
+    # socket has been told. A lobby game has a clock: the seconds each move may take.
+    """
+    CREATE TABLE lobby_sockets (
+        id      TEXT PRIMARY KEY,
+        player  TEXT NOT NULL REFERENCES players(id),
+        server  TEXT NOT NULL,                 -- the server process holding the socket
+        seen    REAL NOT NULL                  -- when that process last said it is alive
+    );
+    CREATE INDEX lobby_sockets_by_player ON lobby_sockets(player);
+    CREATE INDEX lobby_sockets_by_seen ON lobby_sockets(seen);
+    CREATE TABLE seeks (
+        id           TEXT PRIMARY KEY,
+        player       TEXT NOT NULL REFERENCES players(id),
+        socket       TEXT NOT NULL,            -- the creator's lobby socket
+        game         TEXT NOT NULL,
+        options      TEXT NOT NULL,            -- JSON, the engine's option names
+        rated        INTEGER NOT NULL,
+        move_seconds INTEGER NOT NULL,
+        token_hash   TEXT NOT NULL,            -- SHA-256 of the creator's seat token
+        created      REAL NOT NULL,
+        game_id      TEXT,                     -- the game once accepted, NULL while open
+        seat         INTEGER,                  -- the creator's seat in that game
+        accepted     REAL,                     -- when it was accepted
+        told         INTEGER NOT NULL DEFAULT 0  -- whether its creator has been told
+    );
+    CREATE INDEX seeks_by_socket ON seeks(socket);
+    CREATE INDEX seeks_by_player ON seeks(player, game_id);
+    CREATE INDEX seeks_open ON seeks(game_id, game, created);
+    ALTER TABLE games ADD COLUMN move_seconds INTEGER;  -- a move's time limit, NULL: none
+    CREATE INDEX games_by_clock ON games(finished, move_seconds);
+    """,
+)
+SCHEMA_VERSION: Final = len(MIGRATIONS)
+
+def statements(script: str) -> list[str]:
+    """Split a migration script into statements (no semicolons inside them)."""
+    return [s.strip() for s in script.split(";") if s.strip()]
