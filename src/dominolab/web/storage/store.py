@@ -34,10 +34,12 @@ and the migrations in the portable subset that module describes.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+import inspect
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 from dominolab.web.storage.database import (
     BUSY_TIMEOUT,
@@ -64,6 +66,7 @@ from dominolab.web.storage.schema import MIGRATIONS, SCHEMA_VERSION
 from dominolab.web.storage.seeks import Seeks
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 class Store(Games, Players, Seeks, Expiry):
@@ -95,10 +98,45 @@ class Store(Games, Players, Seeks, Expiry):
         return None
 
 
+class _OffLoop(Generic[P, T]):
+    """A method of :class:`AsyncStore` that runs the :class:`Store` method of the same name
+    in the store's thread, typed as that method (less ``self``) but awaited. The method is
+    looked up on the store at each call, so PostgreSQL's (or a test's) is the one run."""
+
+    def __init__(self, method: Callable[Concatenate[Store, P], T]) -> None:
+        self.name = method.__name__
+        self.__doc__ = method.__doc__
+        shown = inspect.signature(method)
+        #: the signature the bound method shows: the store method's, less ``self``
+        self.signature = shown.replace(parameters=list(shown.parameters.values())[1:])
+
+    @overload
+    def __get__(self, owner: None, kind: type[AsyncStore]) -> _OffLoop[P, T]: ...
+
+    @overload
+    def __get__(self, owner: AsyncStore, kind: type[AsyncStore]
+                ) -> Callable[P, Awaitable[T]]: ...
+
+    def __get__(self, owner: AsyncStore | None, kind: type[AsyncStore]
+                ) -> _OffLoop[P, T] | Callable[P, Awaitable[T]]:
+        if owner is None:
+            return self
+        name = self.name
+
+        async def run(*args: P.args, **kwargs: P.kwargs) -> T:
+            method: Callable[P, T] = getattr(owner.sync, name)
+            return await owner._run(partial(method, *args, **kwargs))
+
+        run.__name__ = run.__qualname__ = name
+        run.__doc__ = self.__doc__
+        run.__signature__ = self.signature  # type: ignore[attr-defined]
+        return run
+
+
 class AsyncStore:
     """The :class:`Store` for the event loop: every call runs in one thread of its own, so
     a write waiting on a lock (or a slow disk) never holds up the loop, and calls keep
-    their order."""
+    their order. Each method is the store's of the same name, awaited."""
 
     def __init__(self, store: Store, reader: Store | None = None) -> None:
         self.sync = store
@@ -112,107 +150,43 @@ class AsyncStore:
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._thread, fn, *args)
 
-    async def create_game(self, row: GameRow) -> None:
-        await self._run(self.sync.create_game, row)
-
-    async def load_game(self, game_id: str) -> tuple[GameRow, list[tuple[int, str]]] | None:
-        return await self._run(self.sync.load_game, game_id)
-
-    async def add_moves(self, game_id: str, first_ply: int, moves: Sequence[tuple[int, str]],
-                        finished: bool, result: GameResult | None = None) -> None:
-        await self._run(self.sync.add_moves, game_id, first_ply, moves, finished, result)
-
-    async def claim_invite(self, game_id: str, invite_hash: str, token_hash: str,
-                           player: str | None = None) -> bool:
-        return await self._run(self.sync.claim_invite, game_id, invite_hash, token_hash,
-                               player)
-
-    async def create_player(self, row: PlayerRow, skeleton: str) -> bool:
-        return await self._run(self.sync.create_player, row, skeleton)
-
-    async def player(self, *, id: str | None = None, key_hash: str | None = None
-                     ) -> PlayerRow | None:
-        return await self._run(lambda: self.sync.player(id=id, key_hash=key_hash))
-
-    async def finished_games_of(self, player: str, limit: int = 50) -> list[GameRow]:
-        return await self._run(self.sync.finished_games_of, player, limit)
-
-    async def create_rematch(self, game_id: str, seat: int, row: GameRow
-                             ) -> tuple[str, int] | None:
-        return await self._run(self.sync.create_rematch, game_id, seat, row)
-
-    async def expire(self, unfinished_before: float, finished_before: float) -> list[str]:
-        return await self._run(self.sync.expire, unfinished_before, finished_before)
-
-    async def ratings_of(self, game: str, players: Sequence[str]) -> dict[str, RatingRow]:
-        return await self._run(self.sync.ratings_of, game, players)
-
-    async def player_ratings(self, player: str) -> list[RatingRow]:
-        return await self._run(self.sync.player_ratings, player)
-
-    async def leaderboard(self, game: str, provisional_rd: float, limit: int = 100
-                          ) -> list[tuple[PlayerRef, RatingRow]]:
-        return await self._run(self.sync.leaderboard, game, provisional_rd, limit)
-
-    async def rating_changes_of(self, player: str, game_ids: Sequence[str]
-                                ) -> dict[str, RatingChange]:
-        return await self._run(self.sync.rating_changes_of, player, game_ids)
-
-    async def ratings_due(self, limit: int = 100) -> list[GameRow]:
-        return await self._run(self.sync.ratings_due, limit)
-
-    async def apply_ratings(self, game_id: str, ratings: Sequence[RatingRow],
-                            changes: Sequence[RatingChange]) -> bool:
-        return await self._run(self.sync.apply_ratings, game_id, ratings, changes)
-    async def open_lobby_socket(self, socket: str, player: str, server: str) -> None:
-        await self._run(self.sync.open_lobby_socket, socket, player, server)
-
-    async def close_lobby_socket(self, socket: str) -> int:
-        return await self._run(self.sync.close_lobby_socket, socket)
-
-    async def heartbeat(self, server: str, sockets: Sequence[tuple[str, str]]) -> None:
-        await self._run(self.sync.heartbeat, server, sockets)
-
-    async def sweep_lobby(self, dead_before: float, told_before: float) -> int:
-        return await self._run(self.sync.sweep_lobby, dead_before, told_before)
-
-    async def create_seek(self, row: SeekRow, max_open: int) -> SeekRow | str:
-        return await self._run(self.sync.create_seek, row, max_open)
-
-    async def seek(self, seek_id: str) -> SeekRow | None:
-        return await self._run(self.sync.seek, seek_id)
-
-    async def delete_seek(self, seek_id: str, player: str) -> bool:
-        return await self._run(self.sync.delete_seek, seek_id, player)
-
-    async def accept_seek(self, seek_id: str, player: str,
-                          build: Callable[[SeekRow], GameRow]) -> GameRow | str:
-        return await self._run(self.sync.accept_seek, seek_id, player, build)
-
-    async def quick_pair(self, seek: SeekRow, max_open: int,
-                         build: Callable[[SeekRow], GameRow]) -> GameRow | SeekRow | str:
-        return await self._run(self.sync.quick_pair, seek, max_open, build)
-
-    async def lobby(self, limit: int = 100
-                    ) -> tuple[list[SeekRow], list[GameRow], list[tuple[str, str, str]]]:
-        return await self._run(self.sync.lobby, limit)
-
-    async def claim_matches(self, socket: str, player: str) -> list[tuple[str, str, int]]:
-        return await self._run(self.sync.claim_matches, socket, player)
-
-    async def moved_at(self, game_id: str) -> float | None:
-        return await self._run(self.sync.moved_at, game_id)
-
-    async def out_of_time(self, ran_out_by: float) -> list[tuple[str, int]]:
-        return await self._run(self.sync.out_of_time, ran_out_by)
-
-    async def end_by_time(self, game_id: str, version: int, result: GameResult,
-                          ran_out_by: float) -> bool:
-        return await self._run(self.sync.end_by_time, game_id, version, result,
-                               ran_out_by)
+    # games
+    create_game = _OffLoop(Store.create_game)
+    load_game = _OffLoop(Store.load_game)
+    add_moves = _OffLoop(Store.add_moves)
+    claim_invite = _OffLoop(Store.claim_invite)
+    create_rematch = _OffLoop(Store.create_rematch)
+    # players and ratings
+    create_player = _OffLoop(Store.create_player)
+    player = _OffLoop(Store.player)
+    finished_games_of = _OffLoop(Store.finished_games_of)
+    ratings_of = _OffLoop(Store.ratings_of)
+    player_ratings = _OffLoop(Store.player_ratings)
+    leaderboard = _OffLoop(Store.leaderboard)
+    rating_changes_of = _OffLoop(Store.rating_changes_of)
+    ratings_due = _OffLoop(Store.ratings_due)
+    apply_ratings = _OffLoop(Store.apply_ratings)
+    # the lobby
+    open_lobby_socket = _OffLoop(Store.open_lobby_socket)
+    close_lobby_socket = _OffLoop(Store.close_lobby_socket)
+    heartbeat = _OffLoop(Store.heartbeat)
+    sweep_lobby = _OffLoop(Store.sweep_lobby)
+    create_seek = _OffLoop(Store.create_seek)
+    seek = _OffLoop(Store.seek)
+    delete_seek = _OffLoop(Store.delete_seek)
+    accept_seek = _OffLoop(Store.accept_seek)
+    quick_pair = _OffLoop(Store.quick_pair)
+    lobby = _OffLoop(Store.lobby)
+    claim_matches = _OffLoop(Store.claim_matches)
+    # clocks and expiry
+    moved_at = _OffLoop(Store.moved_at)
+    out_of_time = _OffLoop(Store.out_of_time)
+    end_by_time = _OffLoop(Store.end_by_time)
+    expire = _OffLoop(Store.expire)
 
     async def game_since(self, game_id: str, first_ply: int
                          ) -> tuple[GameRow, list[tuple[int, str]]] | None:
+        """:meth:`Store.game_since` on the reader, in its own thread, given one."""
         store = self.reader or self.sync
         return await asyncio.get_running_loop().run_in_executor(
             self._reads, store.game_since, game_id, first_ply)
