@@ -6,14 +6,27 @@ from __future__ import annotations
 
 import random
 import sqlite3
+import sys
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import icu
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from dominolab.web.community.names import NameRefused, check_name, skeleton
+from dominolab.web.community.names import (
+    ALPHABET,
+    MAX_LENGTH,
+    MIN_LENGTH,
+    RESERVED,
+    NameRefused,
+    check_name,
+    skeleton,
+)
 from dominolab.web.edge.app import create_app
 from dominolab.web.edge.limits import Limits
 from players_support import register
@@ -34,15 +47,30 @@ def as_player(key: str) -> dict[str, str]:
     return {"X-Player-Key": key}
 
 
+#: "COMPUTER HARD" in Latin small capitals, the issue's first imitation
+SMALL_CAPITALS = "\u1d04\u1d0f\u1d0d\u1d18\u1d1c\u1d1b\u1d07\u0280 \u029c\u1d00\u0280\u1d05"
+
+
 # -- names -----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name, shown", [
     ("Ala", "Ala"), ("  Zażółć   gęślą ", "Zażółć gęślą"), ("jan_kowalski-2", "jan_kowalski-2"),
     ("A.B.C", "A.B.C"),
     ("\uff37\uff49\uff44\uff45\uff4c\uff45\uff43", "Widelec"),  # full-width, composed
+    ("Zaz\u0307o\u0301\u0142c\u0301", "Zażółć"),  # written with combining accents, composed
+    ("Ala\u00a0Kot", "Ala Kot"),  # a no-break space is a space
 ])
 def test_good_names_are_kept_as_shown(name: str, shown: str) -> None:
     assert check_name(name) == shown
+
+
+@pytest.mark.parametrize("name", [
+    "Łukasz Żółć", "Jürgen", "Große Straße", "François", "Ñúñez", "João", "Dvořák",
+    "Ľubomír Šťastný", "Søren Ærø", "Åsa Öberg", "Þóra Guðrún", "Őrs Szűcs", "Ștefan Țară",
+    "Đurđica", "Jūratė", "Līga Ķēniņa", "Cœur", "Niccolò", "Erdoğan",
+])
+def test_real_european_names_are_accepted(name: str) -> None:
+    assert check_name(name) == name
 
 
 @pytest.mark.parametrize("name, why", [
@@ -54,15 +82,118 @@ def test_good_names_are_kept_as_shown(name: str, shown: str) -> None:
     ("Computer", "computer"), ("the computer", "computer"), ("C0MPUTER", "computer"),
     ("c.o.m.p.u.t.e.r", "computer"), ("Kompùter", "komputer"), ("c0mpu7er 2", "computer"),
     ("Dominolab", "dominolab"),
+    # Unicode's confusables, which no hand-made table had: m is rn, and I is l is i
+    ("Cornputer", "computer"), ("AdmIn", "admin"), ("Admln", "admin"),
+    ("do.rni.nolab", "dominolab"),
 ])
 def test_bad_names_are_refused_with_the_reason(name: Any, why: str) -> None:
     with pytest.raises(NameRefused, match=why):
         check_name(name)
 
 
+@pytest.mark.parametrize("name, named", [
+    # the issue's imitations (small capitals, dotless i, a click letter, Latin alpha): each
+    # is refused, and the message names the character
+    (SMALL_CAPITALS, "LATIN LETTER SMALL CAPITAL C"),
+    ("Adm\u0131n", "LATIN SMALL LETTER DOTLESS I"),
+    ("Adm\u01c0n", "LATIN LETTER DENTAL CLICK"),
+    ("\u0251dmin", "LATIN SMALL LETTER ALPHA"),
+    # other scripts, alone or hidden in a Latin name
+    ("Дмитрий", "CYRILLIC CAPITAL LETTER DE"), ("\u0410dmin", "CYRILLIC CAPITAL LETTER A"),
+    ("Αλέξανδρος", "GREEK CAPITAL LETTER ALPHA"),
+    ("c\u03bfmputer", "GREEK SMALL LETTER OMICRON"),
+    ("山田太郎", "CJK UNIFIED IDEOGRAPH-5C71"), ("דוד כהן", "HEBREW LETTER DALET"),
+    ("Ala\u202eKot", "RIGHT-TO-LEFT OVERRIDE"),
+    ("Ħamrun", "LATIN CAPITAL LETTER H WITH STROKE"),
+])
+def test_characters_outside_the_alphabet_are_named(name: str, named: str) -> None:
+    with pytest.raises(NameRefused, match="Latin letters") as refused:
+        check_name(name)
+    code = f"U+{ord(unicodedata.lookup(named)):04X}"
+    assert f"({named}, {code})" in str(refused.value)
+
+
 def test_names_that_look_alike_have_one_skeleton() -> None:
     assert skeleton("Ala Kot") == skeleton("ala_kot") == skeleton("ALA-K0T") == skeleton("Ąla.Kot")
+    assert skeleton("Marta") == skeleton("Rnarta") == skeleton("MÁRTA")
+    assert skeleton("Łukasz") == skeleton("Lukasz") and skeleton("Søren") == skeleton("Soren")
     assert skeleton("Ala") != skeleton("Ola")
+    # a skeleton is Unicode's (UTS #39) at heart: what ICU counts one shape is one here
+    # (Cyrillic a; Cyrillic dze, es, o, er, ie; Greek capital iota)
+    for a, b in [("paypal", "p\u0430yp\u0430l"), ("scope", "\u0455\u0441\u043e\u0440\u0435"),
+                 ("\u0399", "l"), ("0", "O")]:
+        assert skeleton(a) == skeleton(b)
+
+
+def lookalikes() -> dict[str, tuple[str, ...]]:
+    """Each letter of the reserved words, with every text that Unicode's confusables table
+    (as ICU holds it) gives the letter's shape, in either case: every code point of that
+    skeleton, and the skeleton itself when it is not one character (``rn`` for ``m``)."""
+    letters = sorted({ch for word in RESERVED for ch in word})
+    wanted = {SPOOF.getSkeleton(0, form): letter
+              for letter in letters for form in (letter, letter.upper())}
+    found: dict[str, set[str]] = {letter: {letter, letter.upper()} for letter in letters}
+    for shape, letter in wanted.items():
+        if len(shape) > 1:
+            found[letter].add(shape)
+    for point in range(sys.maxunicode + 1):
+        ch = chr(point)
+        if unicodedata.category(ch) in ("Cn", "Cs", "Co"):
+            continue
+        shaped = wanted.get(SPOOF.getSkeleton(0, ch))
+        if shaped is not None:
+            found[shaped].add(ch)
+    return {letter: tuple(sorted(shapes)) for letter, shapes in found.items()}
+
+
+SPOOF = icu.SpoofChecker()
+LOOKALIKES = lookalikes()
+
+
+def test_the_confusables_table_is_really_there() -> None:
+    # a table of a few hand-picked lookalikes would make the property below say little
+    assert all(len(shapes) >= 14 for shapes in LOOKALIKES.values())
+    # m: small roman numeral one thousand, mathematical bold m; i: dotless, small capital,
+    # Cyrillic
+    assert {"rn", "\u217f", "\U0001d426"} <= set(LOOKALIKES["m"])
+    assert {"\u0131", "\u026a", "\u0456"} <= set(LOOKALIKES["i"])
+
+
+@st.composite
+def imitations(draw: st.DrawFn) -> str:
+    """A reserved word written with lookalikes of its letters, perhaps spaced out and
+    perhaps inside a longer name."""
+    word = draw(st.sampled_from(RESERVED))
+    parts = [draw(st.sampled_from(LOOKALIKES[letter])) for letter in word]
+    gap = draw(st.sampled_from(["", "", " ", "_", "-", "."]))
+    before = draw(st.sampled_from(["", "the ", "Mr ", "2"]))
+    after = draw(st.sampled_from(["", " 1", "PL", "_fan"]))
+    return before + gap.join(parts) + after
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(imitations())
+def test_lookalikes_of_reserved_words_are_refused(name: str) -> None:
+    composed = " ".join(unicodedata.normalize("NFKC", name).split())
+    assume(MIN_LENGTH <= len(composed) <= MAX_LENGTH)
+    with pytest.raises(NameRefused) as refused:
+        check_name(name)
+    # what the alphabet lets through, the skeleton must catch
+    if all(ch in ALPHABET for ch in composed):
+        assert "may not contain" in str(refused.value)
+    else:
+        assert "Latin letters" in str(refused.value)
+
+
+def test_every_single_lookalike_in_a_reserved_word_is_refused() -> None:
+    refused = 0
+    for word in RESERVED:
+        for at, letter in enumerate(word):
+            for shape in LOOKALIKES[letter]:
+                with pytest.raises(NameRefused):
+                    check_name(word[:at] + shape + word[at + 1:])
+                refused += 1
+    assert refused > 1000
 
 
 # -- the API ---------------------------------------------------------------------------------
@@ -82,6 +213,28 @@ def test_a_player_is_made_once_per_name_and_known_by_its_key(client: TestClient,
     db = sqlite3.connect(tmp_path / "games.sqlite3")
     stored = db.execute("SELECT name, key_hash FROM players").fetchall()
     assert stored == [("Ala Kot", stored[0][1])] and made["key"] not in stored[0][1]
+
+
+def test_the_api_refuses_imitations_with_the_reason(tmp_path: Path) -> None:
+    app = create_app(tmp_path / "g.sqlite3", computer_delay=0,
+                     limits=Limits(players_per_minute=60, players_burst=20))
+    with TestClient(app) as client:
+        refuses_imitations(client)
+
+
+def refuses_imitations(client: TestClient) -> None:
+    for name, named in [(SMALL_CAPITALS, "SMALL CAPITAL C"),
+                        ("Adm\u0131n", "DOTLESS I"),
+                        ("Adm\u01c0n", "DENTAL CLICK"), ("\u0251dmin", "LATIN SMALL LETTER ALPHA"),
+                        ("Cornputer", "'computer'"), ("\u0410dmin", "CYRILLIC CAPITAL LETTER A")]:
+        r = client.post("/api/players", json={"name": name})
+        assert r.status_code == 422 and named in r.json()["error"], (name, r.text)
+    register(client, "Marta")
+    for name in ("Rnarta", "MARTA", "Márta", "m.a.r.t.a"):
+        r = client.post("/api/players", json={"name": name})
+        assert r.status_code == 409 and "taken" in r.json()["error"], (name, r.text)
+    assert register(client, "Łukasz Żółć")["name"] == "Łukasz Żółć"
+    assert client.post("/api/players", json={"name": "Lukasz Zolc"}).status_code == 409
 
 
 def test_keys_are_checked(client: TestClient) -> None:
