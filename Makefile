@@ -12,7 +12,7 @@ GAME   ?= luzak
 PORT   ?= 8000
 ARGS   ?=
 
-.PHONY: play terminal test lint typecheck pytest browser postgresql bench screenshots clean
+.PHONY: play terminal test lint typecheck pytest browser postgresql icu bench screenshots clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,11 +23,11 @@ $(BIN)/python:
 NATIVE := setup.py $(wildcard src/dominolab/native/csrc/*.c src/dominolab/native/csrc/*.h)
 
 # playing needs the package alone; the tests also need the test tools and the adapters' extras
-$(VENV)/.installed: pyproject.toml $(NATIVE) | $(BIN)/python
+$(VENV)/.installed: pyproject.toml $(NATIVE) | $(BIN)/python icu
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml $(NATIVE) | $(BIN)/python
+$(VENV)/.installed-test: pyproject.toml $(NATIVE) | $(BIN)/python icu
 	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,pettingzoo,lab,cluster]'
 	touch $(VENV)/.installed $@
 
@@ -47,6 +47,15 @@ typecheck: $(VENV)/.installed-test
 
 pytest: $(VENV)/.installed-test
 	$(BIN)/pytest
+
+# PyICU (the look-alike check of display names, web/community/names.py) is built by pip
+# against Debian's libicu-dev with g++; with root and apt-get (as in CI) they are installed
+# here, otherwise pip's error says what is missing
+icu:
+	@pkg-config --exists icu-i18n 2>/dev/null && command -v g++ >/dev/null || { \
+	  command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && (apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libicu-dev pkg-config g++ \
+	  >/dev/null) || echo "note: PyICU needs Debian's libicu-dev, pkg-config and g++ to build"; }
 
 # the end-to-end tests drive Debian's Chromium (/usr/bin/chromium) with Playwright; with
 # root and apt-get (as in CI) it is installed here, otherwise the tests say what is missing
