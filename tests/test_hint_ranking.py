@@ -74,7 +74,7 @@ def test_terminal_hint_lists_moves_in_rank_order(game: str, tmp_path: Path) -> N
 
 def test_web_hint_uses_the_same_ranking(tmp_path: Path,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    import dominolab.web.games.service as service
+    import dominolab.web.games.computer as computer
 
     calls: list[list[MoveValue]] = []
 
@@ -83,7 +83,7 @@ def test_web_hint_uses_the_same_ranking(tmp_path: Path,
         calls.append(ranked)
         return ranked
 
-    monkeypatch.setattr(service, "rank", spy)
+    monkeypatch.setattr(computer, "rank", spy)
     seeds = random.Random(4)
     app = create_app(tmp_path / "games.sqlite3", computer_delay=0,
                      hint_budget=Budget(worlds=60), seeds=lambda: seeds.getrandbits(53))

@@ -392,7 +392,7 @@ def test_reconnecting_rejoins_the_same_seat(client: TestClient) -> None:
 
 def test_idle_games_leave_memory_and_come_back_unchanged(client: TestClient) -> None:
     service = client.app.state.service  # type: ignore[attr-defined]
-    service.max_live = 2
+    service.registry.max_live = 2
     gid, t0, _t1 = friend_game(client)
     r = move(client, gid, t0, state(client, gid, t0)["legal"][0]["move"], 0)
     before = r.json()

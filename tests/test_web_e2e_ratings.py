@@ -21,7 +21,7 @@ from browser import JS_HAS_VERSION, Ui, make_server, play_via_api
 from dominolab.core import RULES_VERSION, first_opener_by_lot, get_game
 from dominolab.players.ratings import LEVEL_RATINGS
 from dominolab.web.edge.process import ServerProcess
-from dominolab.web.games.service import token_hash
+from dominolab.web.games.live import token_hash
 from dominolab.web.storage.store import GameRow, PlayerRef, Store
 
 

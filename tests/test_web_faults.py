@@ -29,7 +29,8 @@ from starlette.testclient import TestClient
 from dominolab.core import Match, get_game
 from dominolab.players import Budget
 from dominolab.web.edge.app import create_app
-from dominolab.web.games.service import Connection, GameService
+from dominolab.web.games.live import Connection
+from dominolab.web.games.service import GameService
 from dominolab.web.storage.store import Store
 from loops import run_async
 

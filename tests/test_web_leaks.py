@@ -249,12 +249,12 @@ def test_a_spectator_shown_a_seat_s_draw_would_fail(client: TestClient,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """The check itself, over the spectator's stream: a spectator's history that named the
     drawn tile (as the drawing seat sees it) is caught."""
-    from dominolab.web.games import payload, service
+    from dominolab.web.games import live, payload
 
     def leaky(game: Any, step: Any, seat: int | None) -> dict[str, Any]:
         return payload.step_json(game, step, step.seat if seat is None else seat)
 
-    monkeypatch.setattr(service, "seen_step_json", leaky)
+    monkeypatch.setattr(live, "seen_step_json", leaky)
     rec = Recorder()
 
     def keep(seat: int | None, state: dict[str, Any]) -> dict[str, Any]:

@@ -24,7 +24,9 @@ from starlette.websockets import WebSocketDisconnect
 from dominolab.web.community.lobby import Lobby, seat_token
 from dominolab.web.edge.app import MAX_BODY, create_app
 from dominolab.web.edge.limits import Limits
-from dominolab.web.games.service import CLOCK_GRACE, MOVE_SECONDS, GameService, token_hash
+from dominolab.web.games.clocks import CLOCK_GRACE, MOVE_SECONDS
+from dominolab.web.games.live import token_hash
+from dominolab.web.games.service import GameService
 from dominolab.web.storage.store import GameRow, PlayerRef, PlayerRow, SeekRow, Store
 from players_support import register
 
@@ -416,13 +418,13 @@ def test_the_clock_ends_a_match_by_time_once(client: TestClient, clock: Clock,
     gid, tokens = lobby_game(client, clock, seconds=30, rated=True)
     service = service_of(client)
     endings: list[str] = []
-    finished = service._on_finished
+    finished = service.finisher.finished
 
     async def counted(live: Any) -> None:
         endings.append(live.id)
         await finished(live)
 
-    service._on_finished = counted  # type: ignore[method-assign]
+    service.finisher.finished = counted  # type: ignore[method-assign]
     first = state(client, gid, tokens[0])
     assert first["deadline"] == START + 30 and first["move_seconds"] == 30
     mover = first["to_move"]
@@ -497,7 +499,7 @@ def test_the_clock_of_a_live_game_ends_it_by_itself(client: TestClient, clock: C
         live = service.games[gid]
 
         async def due() -> None:
-            service._clock_due(live)  # what a move or a load does: the delay is now 0
+            service.clocks.due(live)  # what a move or a load does: the delay is now 0
         run(client, due)
         ended = until(ws, lambda m: m["type"] == "state" and
                       m["state"]["match_result"] is not None)
@@ -515,13 +517,13 @@ def test_the_clock_holds_after_a_restart(tmp_path: Path, clock: Clock) -> None:
     app = make_app(path, clock)
     service: GameService = app.state.service
     endings: list[str] = []
-    finished = service._on_finished
+    finished = service.finisher.finished
 
     async def counted(live: Any) -> None:
         endings.append(live.id)
         await finished(live)
 
-    service._on_finished = counted  # type: ignore[method-assign]
+    service.finisher.finished = counted  # type: ignore[method-assign]
     with TestClient(app) as client:
         run(client, app.state.lobby.sweep)
         run(client, app.state.lobby.sweep)

@@ -29,7 +29,8 @@ import pytest
 
 from dominolab.core import Match, get_game
 from dominolab.web.edge.process import ServerProcess, free_port
-from dominolab.web.games.service import Connection, GameService
+from dominolab.web.games.live import Connection
+from dominolab.web.games.service import GameService
 from dominolab.web.storage.pg import PgEvents, PgStore, redact, translate
 from dominolab.web.storage.store import (
     DATABASE_ERRORS,
@@ -350,7 +351,7 @@ def test_the_computer_s_move_is_played_once_when_two_servers_think_it_out(
                     async with asyncio.timeout(30):
                         await live.computer
             if live_a.version != live_b.version:  # a has yet to hear of b's move
-                await a._on_game_event(f"game:{live_a.id}", {})
+                await a.peers.on_game_event(f"game:{live_a.id}", {})
             assert live_a.version == live_b.version == inbox.states[-1]["version"]
             assert a.seat_of(live_b, token) == 0
         loaded = Store(pg_url).load_game(live_a.id)

@@ -19,8 +19,10 @@ from starlette.testclient import TestClient
 from dominolab.core import RULES_VERSION, first_opener_by_lot, get_game
 from dominolab.players.ratings import LEVEL_RATINGS, LEVEL_RD
 from dominolab.web.community.ratings import PROVISIONAL_RD, START, Glicko, rate
+from dominolab.web.community.standings import Standings
 from dominolab.web.edge.app import create_app
-from dominolab.web.games.service import GameService, token_hash
+from dominolab.web.games.live import token_hash
+from dominolab.web.games.service import GameService
 from dominolab.web.storage.store import GameResult, GameRow, PlayerRef, Store
 from loops import run_async
 from players_support import register
@@ -173,9 +175,9 @@ def test_a_rated_match_updates_both_players_once(client: TestClient, tmp_path: P
     live = service.games[gid]
 
     async def again() -> None:
-        await service._on_finished(live)
-        await service._on_finished(live)
-        await asyncio.gather(service._on_finished(live), service._on_finished(live))
+        await service.finisher.finished(live)
+        await service.finisher.finished(live)
+        await asyncio.gather(service.finisher.finished(live), service.finisher.finished(live))
 
     client.portal.call(again)  # type: ignore[union-attr]
     assert stored_ratings(path) == once and len(changes_of(path, gid)) == 2
@@ -216,8 +218,9 @@ def test_two_servers_that_see_one_end_count_it_once(tmp_path: Path) -> None:
 
     async def race() -> list[bool]:
         services = [GameService(Store(path), workers=0) for _ in range(2)]
+        appliers = [Standings(s.store, s.clock) for s in services]
         try:
-            return list(await asyncio.gather(*(s.apply_ratings(row) for s in services
+            return list(await asyncio.gather(*(s.apply(row) for s in appliers
                                                for row in rows)))
         finally:
             for s in services:
@@ -366,7 +369,8 @@ def test_a_rated_match_whose_end_was_not_applied_is_on_the_next_sweep(tmp_path: 
     async def sweep() -> tuple[int, int]:
         service = GameService(store, workers=0)
         try:
-            return await service.apply_due_ratings(), await service.apply_due_ratings()
+            standings = Standings(service.store, service.clock)
+            return await standings.apply_due(), await standings.apply_due()
         finally:
             await service.close()
 
@@ -401,8 +405,10 @@ def test_a_failing_database_costs_no_move_and_the_sweep_applies_the_ratings_late
             assert r.status_code == 503 and int(r.headers["retry-after"]) >= 1, url
     assert [row.id for row in store.ratings_due()] == [gid]
 
+    standings: Standings = client.app.state.standings  # type: ignore[attr-defined]
+
     async def sweep() -> int:
-        return await service.apply_due_ratings()
+        return await standings.apply_due()
 
     assert client.portal.call(sweep) == 1  # type: ignore[union-attr]
     assert sorted(r[5] for r in stored_ratings(path)) == [1, 1]
@@ -427,8 +433,9 @@ def test_servers_sharing_postgresql_count_one_end_once(pg_url: str) -> None:
 
     async def race() -> list[bool]:
         services = [GameService(Store(pg_url), workers=0) for _ in range(2)]
+        appliers = [Standings(s.store, s.clock) for s in services]
         try:
-            return list(await asyncio.gather(*(s.apply_ratings(loaded[0]) for s in services
+            return list(await asyncio.gather(*(s.apply(loaded[0]) for s in appliers
                                                for _ in range(2))))
         finally:
             for s in services:

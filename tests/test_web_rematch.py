@@ -40,7 +40,8 @@ from browser import (
 from dominolab.web.edge.app import create_app
 from dominolab.web.edge.limits import DAY, Limits
 from dominolab.web.edge.process import ServerProcess
-from dominolab.web.games.service import GameService, LiveGame
+from dominolab.web.games.live import LiveGame
+from dominolab.web.games.service import GameService
 from dominolab.web.storage.store import GameRow, Store
 from loops import run_async
 

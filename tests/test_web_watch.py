@@ -252,7 +252,7 @@ def test_an_expired_game_s_spectators_are_closed_and_uncounted(tmp_path: Path) -
             clock.now += 8 * DAY
             assert client.portal.call(service.expire) == 1  # type: ignore[union-attr]
             assert refused(ws)[1] == 4410
-        assert service.watchers == 0 and not service._watchers
+        assert service.watchers == 0 and not service.sockets.by_client
 
 
 def test_limits_refuse_nonsense_spectator_bounds() -> None:

@@ -33,17 +33,10 @@ from typing import Any, Final, TypeVar
 
 from dominolab.core import RULES_VERSION, OptionError, first_opener_by_lot, get_game
 from dominolab.web.edge.limits import RateLimiter
-from dominolab.web.games.service import (
-    MOVE_SECONDS,
-    MOVE_SECONDS_RANGE,
-    ApiError,
-    Closer,
-    GameService,
-    LiveGame,
-    Sender,
-    player_json,
-    token_hash,
-)
+from dominolab.web.errors import ApiError
+from dominolab.web.games.clocks import MOVE_SECONDS, MOVE_SECONDS_RANGE
+from dominolab.web.games.live import Closer, LiveGame, Sender, player_json, token_hash
+from dominolab.web.games.service import GameService
 from dominolab.web.storage.store import DATABASE_ERRORS, GameRow, PlayerRow, SeekRow
 
 log = logging.getLogger("dominolab.web")
@@ -163,7 +156,7 @@ class Lobby:
         conn = data.get("conn")
         if conn is not None and not _is_id(conn):
             raise ApiError(400, "conn is the id your lobby socket was given in its welcome")
-        self.service._take(self._seek_limit, client, "seeks")
+        self.service.take(self._seek_limit, client, "seeks")
         seek = self._new_seek(player, key, game, options, rated, seconds, conn or "")
         made = await self._db(self.store.create_seek(seek, self.limits.open_seeks_per_player),
                               "open the seek")
@@ -192,7 +185,7 @@ class Lobby:
         """The function that makes the game of an accepted seek (the creator in seat 0,
         ``player`` in seat 1, the first opener by lot), and seat 1's token."""
         token = secrets.token_urlsafe(24)
-        seed = self.service._seed(None)
+        seed = self.service.seed(None)
         game_id = secrets.token_urlsafe(9)
         created = self.service.clock()
 
@@ -214,7 +207,7 @@ class Lobby:
             raise ApiError(401, "accepting a seek needs your player key (X-Player-Key: KEY)")
         if not _is_id(seek_id):
             raise ApiError(404, "there is no such seek")
-        self.service._take(self.service._game_limit, client, "new games")
+        self.service.take(self.service.game_limit, client, "new games")
         build, token = self._builder(player)
         made = await self._db(self.store.accept_seek(seek_id, player.id, build),
                               "accept the seek")
@@ -238,7 +231,7 @@ class Lobby:
         player, key = self._player(player, key)
         game, options, rated, seconds = self._terms({"game": data.get("game", "luzak"),
                                                      "rated": True})
-        self.service._take(self._seek_limit, client, "seeks")
+        self.service.take(self._seek_limit, client, "seeks")
         seek = self._new_seek(player, key, game, options, rated, seconds, "")
         build, token = self._builder(player)
         made = await self._db(self.store.quick_pair(seek, self.limits.open_seeks_per_player,
@@ -362,7 +355,7 @@ class Lobby:
         """A lobby socket ended: its seeks go (by a task of the service's: the ending
         handler may be cancelled)."""
         if self.sockets.pop(sock.id, None) is not None and sock.player is not None:
-            self.service._spawn(self._closed(sock.id), f"lobby socket {sock.id} closed")
+            self.service.spawn(self._closed(sock.id), f"lobby socket {sock.id} closed")
 
     async def _closed(self, socket: str) -> None:
         try:

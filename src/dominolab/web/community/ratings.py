@@ -28,8 +28,9 @@ from glicko2.math import DEFAULT_TAU, mu_to_rating, phi_to_rd, rating_to_mu, rd_
 from glicko2.math import update_rating as _library_update
 from glicko2.models.player import Player as _LibraryPlayer
 
-from dominolab.core import GAMES, OptionError, get_game
+from dominolab.core import GAMES
 from dominolab.players.ratings import LEVEL_RATINGS, LEVEL_RD
+from dominolab.web.games.creator import is_default
 from dominolab.web.storage.store import GameRow, RatingChange, RatingRow
 
 #: Glickman's system constant: how fast a volatility may change (the library's default)
@@ -70,16 +71,6 @@ def rate(before: Glicko, games: Sequence[tuple[float, float, float]]) -> Glicko:
         rating_to_mu(before.rating), rd_to_phi(before.rd), before.volatility,
         [(rating_to_mu(r), rd_to_phi(rd), score) for r, rd, score in games], tau=TAU)
     return Glicko(mu_to_rating(new.mu), phi_to_rd(new.phi), new.sigma)
-
-
-def is_default(game: str, options: Mapping[str, Any]) -> bool:
-    """Whether ``options`` are ``game``'s default rules."""
-    try:
-        spec = get_game(game)
-        return bool(spec.options_class.from_dict(dict(options)).to_dict()
-                    == spec.options(None).to_dict())
-    except (OptionError, TypeError, ValueError):
-        return False
 
 
 class NotCounted(ValueError):

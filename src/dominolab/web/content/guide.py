@@ -68,9 +68,9 @@ from dominolab.core import (
     reason_of,
     score_moves,
 )
+from dominolab.web.errors import ApiError
 from dominolab.web.games.layout import Placed, layout_table
 from dominolab.web.games.payload import step_json
-from dominolab.web.games.service import ApiError
 
 GUIDE_DIR: Final = Path(__file__).parent / "guide"
 #: the guide's languages

@@ -29,9 +29,10 @@ from starlette.responses import JSONResponse, Response
 
 from dominolab.core import GAMES, Draw, GameSpec, Move, Play, Tile, get_game
 from dominolab.core.scripted import Blocked, Outcome, Position, scripted_position
+from dominolab.web.errors import ApiError
 from dominolab.web.games.layout import TableLayout, layout_table
 from dominolab.web.games.payload import WIDTHS, move_json, rules_json, step_json
-from dominolab.web.games.service import ApiError, GameService
+from dominolab.web.games.service import GameService
 
 #: what a goal asks of the learner's move (:func:`meets_goal`)
 GOALS: Final = {

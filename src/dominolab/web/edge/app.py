@@ -32,11 +32,15 @@ from dominolab import __version__
 from dominolab.core import GAMES
 from dominolab.players import LEVELS
 from dominolab.web.community.lobby import Lobby, LobbySocket, seek_json
+from dominolab.web.community.players import Players
+from dominolab.web.community.standings import Standings
 from dominolab.web.content.guide import guide_endpoint, guide_index_endpoint
 from dominolab.web.content.lessons import lessons_endpoint, lessons_index_endpoint
 from dominolab.web.content.rules import rules_html
 from dominolab.web.edge.limits import Limits
-from dominolab.web.games.service import ApiError, Connection, GameService, LiveGame
+from dominolab.web.errors import ApiError
+from dominolab.web.games.live import Connection, LiveGame
+from dominolab.web.games.service import GameService
 from dominolab.web.storage.store import BUSY_TIMEOUT, DATABASE_ERRORS, Store
 
 log = logging.getLogger("dominolab.web")
@@ -113,6 +117,16 @@ def service_of(request: Request | WebSocket) -> GameService:
     return service
 
 
+def players_of(request: Request | WebSocket) -> Players:
+    players: Players = request.app.state.players
+    return players
+
+
+def standings_of(request: Request | WebSocket) -> Standings:
+    standings: Standings = request.app.state.standings
+    return standings
+
+
 def lobby_of(request: Request | WebSocket) -> Lobby:
     lobby: Lobby = request.app.state.lobby
     return lobby
@@ -170,7 +184,7 @@ async def create_game(request: Request) -> Response:
     rated = data.get("rated", False)
     if not isinstance(rated, bool):
         raise ApiError(400, "rated must be true or false")
-    player = await service.player_of(player_key(request))
+    player = await players_of(request).player_of(player_key(request))
     live, token, invite = await service.create(game, data.get("options", {}),
                                                str(opponent), str(first), client_of(request),
                                                player, rated)
@@ -186,7 +200,7 @@ async def join_game(request: Request) -> Response:
     data = await read_json(request)
     service = service_of(request)
     live = await service.get(request.path_params["game_id"])
-    player = await service.player_of(player_key(request))
+    player = await players_of(request).player_of(player_key(request))
     token = await service.join(live, data.get("invite"), client_of(request), player)
     width = service.width_of(data.get("layout"))
     return JSONResponse({"id": live.id, "seat": 1, "token": token,
@@ -248,22 +262,21 @@ async def replay(request: Request) -> Response:
 async def create_player(request: Request) -> Response:
     """A new player: a display name, and the secret key the browser keeps."""
     data = await read_json(request)
-    service = service_of(request)
-    player, key = await service.register(data.get("name"), client_of(request))
+    player, key = await players_of(request).register(data.get("name"), client_of(request))
     return JSONResponse({"id": player.id, "name": player.name, "key": key}, status_code=201)
 
 
 async def me(request: Request) -> Response:
     """The player whose key this request carries (401 without one, or for a key that is
     nobody's)."""
-    player = await service_of(request).player_of(player_key(request))
+    player = await players_of(request).player_of(player_key(request))
     if player is None:
         raise ApiError(401, "this needs your player key (X-Player-Key: KEY)")
     return JSONResponse({"id": player.id, "name": player.name})
 
 
 async def player_page(request: Request) -> Response:
-    return JSONResponse(await service_of(request).player_page(
+    return JSONResponse(await players_of(request).player_page(
         request.path_params["player_id"]))
 
 
@@ -277,7 +290,7 @@ async def watch_state(request: Request) -> Response:
 
 async def leaderboard(request: Request) -> Response:
     """A game's best players by rating, and the computer levels' fixed ratings."""
-    return JSONResponse(await service_of(request).leaderboard(request.path_params["game"]))
+    return JSONResponse(await standings_of(request).leaderboard(request.path_params["game"]))
 # -- the lobby (docs/web.md, "The lobby") ----------------------------------------------------
 
 async def lobby_now(request: Request) -> Response:
@@ -294,13 +307,13 @@ async def lobby_now(request: Request) -> Response:
 async def create_seek(request: Request) -> Response:
     data = await read_json(request)
     key = player_key(request)
-    player = await service_of(request).player_of(key)
+    player = await players_of(request).player_of(key)
     seek = await lobby_of(request).create_seek(data, player, key, client_of(request))
     return JSONResponse(seek_json(seek), status_code=201)
 
 
 async def cancel_seek(request: Request) -> Response:
-    player = await service_of(request).player_of(player_key(request))
+    player = await players_of(request).player_of(player_key(request))
     seek_id = request.path_params["seek_id"]
     await lobby_of(request).cancel(seek_id, player)
     return JSONResponse({"id": seek_id, "cancelled": True})
@@ -317,7 +330,7 @@ def seat_answer(service: GameService, live: LiveGame, token: str, data: dict[str
 async def accept_seek(request: Request) -> Response:
     data = await read_json(request)
     service = service_of(request)
-    player = await service.player_of(player_key(request))
+    player = await players_of(request).player_of(player_key(request))
     live, token = await lobby_of(request).accept(request.path_params["seek_id"], player,
                                                  client_of(request))
     return seat_answer(service, live, token, data)
@@ -328,7 +341,7 @@ async def quick(request: Request) -> Response:
     data = await read_json(request)
     service = service_of(request)
     key = player_key(request)
-    player = await service.player_of(key)
+    player = await players_of(request).player_of(key)
     made = await lobby_of(request).quick(data, player, key, client_of(request))
     if isinstance(made, tuple):
         return seat_answer(service, *made, data, matched=True)
@@ -457,7 +470,7 @@ async def lobby_socket(ws: WebSocket) -> None:
             await _close(ws, code, reason)
 
         try:
-            player = await service.player_of(key)
+            player = await players_of(ws).player_of(key)
             sock = LobbySocket(secrets.token_urlsafe(12), player, key, ws.send_text, close)
             await lobby.attach(sock)
         except ApiError as exc:
@@ -642,6 +655,11 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
     app.state.service = GameService(store, computer_delay=computer_delay,
                                     hint_budget=hint_budget, seeds=seeds, limits=limits,
                                     workers=workers, clock=clock, events=store.events())
-    app.state.lobby = Lobby(app.state.service)
+    # the players' side, over the games' store: ratings follow a rated match's end
+    service: GameService = app.state.service
+    app.state.players = Players(service.store, clock, service.limits)
+    app.state.standings = Standings(service.store, clock)
+    service.rate_with(app.state.standings)
+    app.state.lobby = Lobby(service)
     app.state.allow_origins = frozenset(o.rstrip("/") for o in allow_origins)
     return app

@@ -1,0 +1,36 @@
+"""The errors every room of the web app raises: a refused request (:class:`ApiError`), a
+move that could not be stored (:class:`NotStored`), and a client past one of its rates
+(:func:`take`). The edge turns each into a response with a status and a sentence."""
+
+from __future__ import annotations
+
+import math
+
+from dominolab.web.edge.limits import RateLimited, RateLimiter
+
+
+class ApiError(Exception):
+    """A refused request: an HTTP status and a sentence for a person."""
+
+    def __init__(self, status: int, message: str, *, retry_after: float | None = None
+                 ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        #: seconds, sent as ``Retry-After`` (429, 503)
+        self.retry_after = retry_after
+
+
+class NotStored(ApiError):
+    """A move that could not be stored, and so was not made."""
+
+
+def take(limiter: RateLimiter, client: str, what: str) -> None:
+    """Draw one of ``what`` (new games, hints, ...) from ``client``'s bucket; 429 with the
+    seconds to wait when it is empty."""
+    try:
+        limiter.take(client)
+    except RateLimited as exc:
+        wait = max(1, math.ceil(exc.retry_after))
+        raise ApiError(429, f"too many {what} from your address; try again in {wait} s",
+                       retry_after=wait) from None
