@@ -825,3 +825,40 @@ def test_a_database_from_before_the_lobby_gains_it_and_its_games_have_no_clock(
     assert loaded is not None and loaded[0].move_seconds is None
     assert store.out_of_time(START) == [] and store.lobby() == ([], [], [])
     store.close()
+
+
+def test_a_match_only_sent_before_version_7_is_owed_again_while_its_game_is_played(
+        tmp_path: Path) -> None:
+    """Migration 7: ``told`` said only that a message was sent. A match told so whose game
+    is still played is owed again (the message may have been lost); one of a finished game
+    counts as acknowledged; one not yet told stays owed."""
+    from dominolab.web.storage.store import MIGRATIONS
+
+    path = tmp_path / "v6.sqlite3"
+    db = sqlite3.connect(path, isolation_level=None)
+    for script in MIGRATIONS[:6]:
+        db.executescript(script)
+    db.execute("PRAGMA user_version = 6")
+    db.execute("INSERT INTO players (id, name, skeleton, key_hash, created) VALUES "
+               "('ala0000001', 'Ala', 'ala', 'k0', 1.0), ('ola0000001', 'Ola', 'ola', 'k1', 1.0)")
+    for gid, finished in (("livegame1", 0), ("overgame1", 1), ("newgame01", 0)):
+        db.execute("INSERT INTO games (id, game, options, seed, first_opener, mode, token0, "
+                   "token1, rules_version, created, updated, finished, player0, player1, "
+                   "move_seconds) VALUES (?, 'luzak', '{}', 7, 0, 'lobby', 'h0', 'h1', 1, "
+                   "1.0, 1.0, ?, 'ala0000001', 'ola0000001', 60)", (gid, finished))
+    for seek, gid, told in (("seeklive1", "livegame1", 1), ("seekover1", "overgame1", 1),
+                            ("seeknew01", "newgame01", 0)):
+        db.execute("INSERT INTO seeks (id, player, socket, game, options, rated, "
+                   "move_seconds, token_hash, created, game_id, seat, accepted, told) VALUES "
+                   "(?, 'ala0000001', 'gone', 'luzak', '{}', 0, 60, 'h0', 1.0, ?, 0, 2.0, ?)",
+                   (seek, gid, told))
+    db.close()
+    store = Store(path)
+    assert store.owed_matches("ala0000001") == [("seeklive1", "livegame1", 0),
+                                                ("seeknew01", "newgame01", 0)]
+    assert sorted(r.id for r, _seek in store.live_games_of("ala0000001")) == \
+        ["livegame1", "newgame01"]
+    assert store.ack_match("seeklive1", "ala0000001")
+    assert not store.ack_match("seeklive1", "ola0000001")
+    assert store.owed_matches("ala0000001") == [("seeknew01", "newgame01", 0)]
+    store.close()
