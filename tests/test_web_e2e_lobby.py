@@ -5,6 +5,7 @@ own, so the names are free) under Debian's Chromium; helpers in tests/browser.py
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from browser import JS_HAS_VERSION, Ui, game_attr, game_id_of, make_server, stored_seats
+from rawsocket import call, lobby_hello
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -79,5 +81,59 @@ def test_two_players_meet_in_the_lobby_and_play(chromium: Browser, tmp_path: Pat
                 for url in urls:
                     for secret in secrets:
                         assert secret not in url, url
+        finally:
+            ui.close()
+
+
+def test_a_matched_seek_is_acknowledged_and_the_live_game_rejoined_from_another_device(
+        chromium: Browser, tmp_path: Path) -> None:
+    """Ala's page is told her seek was accepted, keeps her seat and acknowledges it (her
+    next lobby socket is told nothing); on another device holding only her key, the lobby
+    lists the live game and opens her seat (its token derived from the key)."""
+    with make_server(tmp_path / "lobby.sqlite3") as server:
+        ui = Ui(chromium, server.base, tmp_path)
+        try:
+            with ui.guard():
+                a = ui.new_page("A")
+                choose_name(a, "Ala")
+                a.get_by_test_id("new-seek").get_by_test_id("open-seek").click()
+                mine = a.locator('[data-testid=seek][data-mine="true"]')
+                expect(mine).to_have_count(1)
+                seek = mine.get_attribute("data-id") or ""
+                ola = call(server.base, "POST", "/api/players", {"name": "Ola"})[1]
+                status, joined = call(server.base, "POST", f"/api/seeks/{seek}/accept", {},
+                                      key=ola["key"])
+                assert status == 201, joined
+                gid = joined["id"]
+                a.wait_for_url(re.compile(rf"/game/{re.escape(gid)}$"))
+                a.wait_for_function(JS_HAS_VERSION)
+                assert game_attr(a, "seat") == "0"
+                player = a.evaluate("() => localStorage['dominolab.player']")
+                key = json.loads(player)["key"]
+                # acknowledged: a lobby socket of hers now is told nothing
+                ws, _welcome = lobby_hello(server.base, key)
+                ws.send({"type": "ping"})
+                kinds = [ws.receive()["type"]]
+                while kinds[-1] != "pong" and len(kinds) < 10:
+                    kinds.append(ws.receive()["type"])
+                ws.close()
+                assert kinds[-1] == "pong" and "matched" not in kinds, kinds
+
+                other = ui.new_page("A elsewhere")
+                other.goto("/")
+                other.evaluate("(p) => localStorage.setItem('dominolab.player', p)", player)
+                other.goto("/lobby")
+                listed = other.get_by_test_id("my-game")
+                expect(listed).to_have_count(1)
+                expect(listed).to_have_attribute("data-id", gid)
+                expect(listed).to_have_attribute("data-seat", "0")
+                expect(listed).to_contain_text("Ola")
+                assert gid not in stored_seats(other)
+                listed.get_by_test_id("rejoin").click()
+                other.wait_for_url(re.compile(rf"/game/{re.escape(gid)}$"))
+                other.wait_for_function(JS_HAS_VERSION)
+                assert game_attr(other, "seat") == "0"
+                expect(other.get_by_test_id("players")).to_have_text("Ala vs Ola")
+                assert stored_seats(other)[gid]["token"] == stored_seats(a)[gid]["token"]
         finally:
             ui.close()

@@ -24,11 +24,13 @@ from starlette.websockets import WebSocketDisconnect
 from dominolab.web.community.lobby import Lobby, seat_token
 from dominolab.web.edge.app import MAX_BODY, create_app
 from dominolab.web.edge.limits import Limits
+from dominolab.web.edge.process import ServerProcess
 from dominolab.web.games.clocks import CLOCK_GRACE, MOVE_SECONDS
 from dominolab.web.games.live import token_hash
 from dominolab.web.games.service import GameService
 from dominolab.web.storage.store import GameRow, PlayerRef, PlayerRow, SeekRow, Store
 from players_support import register
+from rawsocket import call, lobby_hello
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -399,6 +401,187 @@ def test_a_creator_whose_socket_closed_as_the_seek_was_accepted_is_told_on_retur
     assert state(client, matched["game"], matched["token"])["seat"] == 0
 
 
+def matched_or_pong(ws: Any) -> list[dict[str, Any]]:
+    """The ``matched`` messages a lobby socket is sent up to the answer to a ping (every
+    match owed is told as the socket says hello, before it reads anything)."""
+    ws.send_json({"type": "ping"})
+    found: list[dict[str, Any]] = []
+    for _ in range(30):
+        message: dict[str, Any] = ws.receive_json()
+        if message["type"] == "pong":
+            return found
+        if message["type"] == "matched":
+            found.append(message)
+    raise AssertionError("no pong in 30 messages")
+
+
+def test_a_match_is_owed_to_each_next_socket_until_the_page_acknowledges_it(
+        client: TestClient) -> None:
+    """The creator's socket was sent ``matched`` and died before the page saw it: each next
+    lobby socket of theirs is told it again, once each, until a page acknowledges it, and
+    none after (issue: "no match is lost")."""
+    ala, ola = register(client, "Ala"), register(client, "Ola")
+    with lobby_socket(client, ala) as (ws, welcome):
+        seek = open_seek(client, ala, conn=welcome["conn"])
+        r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ola))
+        assert r.status_code == 201, r.text
+        gid = r.json()["id"]
+        # sent into the socket, as into a dying one: the page never reads it
+        lost = until(ws, lambda m: m["type"] == "matched")
+        # another change of the lobby tells this socket nothing again
+        ela = register(client, "Ela")
+        with lobby_socket(client, ela) as (_other, hers):
+            open_seek(client, ela, conn=hers["conn"])
+            until(ws, lobby_with(seeks=1))
+            assert matched_or_pong(ws) == []
+    for _ in range(2):  # again and again, until it is acknowledged
+        with lobby_socket(client, ala) as (ws, _welcome):
+            told = matched_or_pong(ws)
+            assert told == [lost]
+            assert state(client, gid, told[0]["token"])["seat"] == 0
+    with lobby_socket(client, ala) as (ws, _welcome):
+        assert matched_or_pong(ws) == [lost]
+        ws.send_json({"type": "ack", "seek": seek["id"]})
+        assert ws.receive_json() == {"type": "acked", "seek": seek["id"]}
+        ws.send_json({"type": "ack", "seek": seek["id"]})  # again: harmless
+        assert ws.receive_json() == {"type": "acked", "seek": seek["id"]}
+    with lobby_socket(client, ala) as (ws, _welcome):
+        assert matched_or_pong(ws) == []
+    # acknowledged, the match is still the player's to rejoin
+    me = client.get("/api/me", headers=as_player(ala)).json()
+    assert [g["id"] for g in me["live"]] == [gid]
+
+
+def test_every_lobby_socket_of_the_creator_is_told_until_one_acknowledges(
+        client: TestClient) -> None:
+    """Two tabs (or a tab on each of two servers): both are told the match; the first page
+    to acknowledge it settles it for every later socket."""
+    ala, ola = register(client, "Ala"), register(client, "Ola")
+    with lobby_socket(client, ala) as (one, welcome), lobby_socket(client, ala) as (two, _w):
+        seek = open_seek(client, ala, conn=welcome["conn"])
+        r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ola))
+        assert r.status_code == 201, r.text
+        first = until(one, lambda m: m["type"] == "matched")
+        assert until(two, lambda m: m["type"] == "matched") == first
+        two.send_json({"type": "ack", "seek": seek["id"]})
+        assert until(two, lambda m: m["type"] != "lobby") == {"type": "acked",
+                                                               "seek": seek["id"]}
+    with lobby_socket(client, ala) as (ws, _welcome):
+        assert matched_or_pong(ws) == []
+
+
+@pytest.mark.parametrize(("ack", "status"), [
+    ({"type": "ack"}, 400),
+    ({"type": "ack", "seek": 7}, 400),
+    ({"type": "ack", "seek": "no/such/seek"}, 400),
+    ({"type": "ack", "seek": ["x" * 12]}, 400),
+    ({"type": "ack", "seek": "x" * 12}, 404),
+])
+def test_an_acknowledgement_is_checked(client: TestClient, ack: dict[str, Any],
+                                       status: int) -> None:
+    """An odd ack is a clear error over the socket, which stays open; nobody acknowledges
+    another player's match, an open seek, or anything as a watcher."""
+    ala, ola = register(client, "Ala"), register(client, "Ola")
+    with lobby_socket(client, ala) as (ws, welcome):
+        ws.send_json(ack)
+        refused = ws.receive_json()
+        assert (refused["type"], refused["status"]) == ("error", status), refused
+        seek = open_seek(client, ala, conn=welcome["conn"])
+        ws.send_json({"type": "ack", "seek": seek["id"]})  # open, not accepted
+        assert until(ws, lambda m: m["type"] == "error")["status"] == 404
+        r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ola))
+        assert r.status_code == 201
+        until(ws, lambda m: m["type"] == "matched")
+    with lobby_socket(client, ola) as (ws, _welcome):  # not Ola's seek
+        ws.send_json({"type": "ack", "seek": seek["id"]})
+        assert until(ws, lambda m: m["type"] == "error")["status"] == 404
+    with lobby_socket(client) as (ws, _welcome):  # a watcher
+        ws.send_json({"type": "ack", "seek": seek["id"]})
+        assert until(ws, lambda m: m["type"] == "error")["status"] == 401
+        assert matched_or_pong(ws) == []  # still open
+    with lobby_socket(client, ala) as (ws, _welcome):  # still owed to Ala
+        assert [m["seek"] for m in matched_or_pong(ws)] == [seek["id"]]
+
+
+def test_me_lists_the_live_lobby_games_whose_seats_open_with_a_token_derived_from_the_key(
+        client: TestClient, clock: Clock) -> None:
+    """/api/me lists each lobby game the player is playing, with their seat and the seek
+    it was made of (never a token); each seat's token is seat_token(key, seek), for the
+    creator and for whoever accepted, so any page holding the key rejoins. A game that
+    ended is listed no more."""
+    ala, ola = register(client, "Ala"), register(client, "Ola")
+    assert client.get("/api/me", headers=as_player(ala)).json() == {
+        "id": ala["id"], "name": "Ala", "live": []}
+    with lobby_socket(client, ala) as (ws, welcome):
+        seek = open_seek(client, ala, conn=welcome["conn"], move_seconds=30, rated=True)
+        r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ola))
+        assert r.status_code == 201
+        joined = r.json()
+        until(ws, lambda m: m["type"] == "matched")
+    gid = joined["id"]
+    to_move = state(client, gid, joined["token"])["to_move"]
+    for player, seat, other in ((ala, 0, ola), (ola, 1, ala)):
+        r = client.get("/api/me", headers=as_player(player))
+        assert r.status_code == 200 and r.headers["cache-control"] == "no-store"
+        assert r.json()["live"] == [{
+            "id": gid, "game": "luzak", "seat": seat,
+            "opponent": {"id": other["id"], "name": other["name"]}, "rated": True,
+            "move_seconds": 30, "to_move": to_move, "seek": seek["id"]}]
+        assert "token" not in r.text and player["key"] not in r.text
+        mine = state(client, gid, seat_token(player["key"], seek["id"]))
+        assert mine["seat"] == seat
+    assert seat_token(ola["key"], seek["id"]) == joined["token"]
+    # someone else's key derives no seat
+    ela = register(client, "Ela")
+    assert client.get(f"/api/games/{gid}",
+                      headers=auth(seat_token(ela["key"], seek["id"]))).status_code == 403
+    assert client.get("/api/me", headers=as_player(ela)).json()["live"] == []
+    # the game ends on time: listed no more
+    clock.now += 30 + CLOCK_GRACE + 1
+    run(client, lobby_of(client).sweep)
+    assert state(client, gid, joined["token"])["match_result"]["end"] == "time"
+    assert client.get("/api/me", headers=as_player(ala)).json()["live"] == []
+
+
+def test_a_creator_whose_socket_was_aborted_at_the_accept_is_told_by_the_next(
+        tmp_path: Path) -> None:
+    """A real server on SQLite: the creator's lobby socket is reset (no close frame) as the
+    seek is accepted; their next socket is told the match, and the game opens for them."""
+    with ServerProcess(tmp_path / "lobby.sqlite3", computer_delay=0.0) as server:
+        base = server.base
+        ala = call(base, "POST", "/api/players", {"name": "Ala"})[1]
+        ola = call(base, "POST", "/api/players", {"name": "Ola"})[1]
+        first, welcome = lobby_hello(base, ala["key"])
+        status, seek = call(base, "POST", "/api/seeks", {"conn": welcome["conn"]},
+                            key=ala["key"])
+        assert status == 201, seek
+        status, joined = call(base, "POST", f"/api/seeks/{seek['id']}/accept", {},
+                              key=ola["key"])
+        first.abort()
+        assert status == 201, joined
+        second, _welcome = lobby_hello(base, ala["key"])
+        matched = second.until("matched")
+        assert (matched["game"], matched["seat"], matched["seek"]) == \
+            (joined["id"], 0, seek["id"])
+        status, mine = call(base, "GET", f"/api/games/{joined['id']}",
+                            token=matched["token"])
+        assert (status, mine["seat"]) == (200, 0)
+        second.send({"type": "ack", "seek": seek["id"]})
+        assert second.until("acked") == {"type": "acked", "seek": seek["id"]}
+        second.abort()
+        third, _welcome = lobby_hello(base, ala["key"])
+        third.send({"type": "ping"})
+        kinds = [third.receive()["type"]]
+        while kinds[-1] != "pong" and len(kinds) < 10:
+            kinds.append(third.receive()["type"])
+        assert kinds[-1] == "pong" and "matched" not in kinds, kinds
+        third.close()
+        live = call(base, "GET", "/api/me", key=ala["key"])[1]["live"]
+        assert [(g["id"], g["seat"], g["seek"]) for g in live] == \
+            [(joined["id"], 0, seek["id"])]
+    assert "Traceback" not in server.log.read_text()
+
+
 # -- clocks ----------------------------------------------------------------------------------
 
 def lobby_game(client: TestClient, clock: Clock, seconds: int = 30, rated: bool = False
@@ -643,4 +826,41 @@ def test_a_database_from_before_the_lobby_gains_it_and_its_games_have_no_clock(
     loaded = store.load_game("oldgame01")
     assert loaded is not None and loaded[0].move_seconds is None
     assert store.out_of_time(START) == [] and store.lobby() == ([], [], [])
+    store.close()
+
+
+def test_a_match_only_sent_before_version_7_is_owed_again_while_its_game_is_played(
+        tmp_path: Path) -> None:
+    """Migration 7: ``told`` said only that a message was sent. A match told so whose game
+    is still played is owed again (the message may have been lost); one of a finished game
+    counts as acknowledged; one not yet told stays owed."""
+    from dominolab.web.storage.store import MIGRATIONS
+
+    path = tmp_path / "v6.sqlite3"
+    db = sqlite3.connect(path, isolation_level=None)
+    for script in MIGRATIONS[:6]:
+        db.executescript(script)
+    db.execute("PRAGMA user_version = 6")
+    db.execute("INSERT INTO players (id, name, skeleton, key_hash, created) VALUES "
+               "('ala0000001', 'Ala', 'ala', 'k0', 1.0), ('ola0000001', 'Ola', 'ola', 'k1', 1.0)")
+    for gid, finished in (("livegame1", 0), ("overgame1", 1), ("newgame01", 0)):
+        db.execute("INSERT INTO games (id, game, options, seed, first_opener, mode, token0, "
+                   "token1, rules_version, created, updated, finished, player0, player1, "
+                   "move_seconds) VALUES (?, 'luzak', '{}', 7, 0, 'lobby', 'h0', 'h1', 1, "
+                   "1.0, 1.0, ?, 'ala0000001', 'ola0000001', 60)", (gid, finished))
+    for seek, gid, told in (("seeklive1", "livegame1", 1), ("seekover1", "overgame1", 1),
+                            ("seeknew01", "newgame01", 0)):
+        db.execute("INSERT INTO seeks (id, player, socket, game, options, rated, "
+                   "move_seconds, token_hash, created, game_id, seat, accepted, told) VALUES "
+                   "(?, 'ala0000001', 'gone', 'luzak', '{}', 0, 60, 'h0', 1.0, ?, 0, 2.0, ?)",
+                   (seek, gid, told))
+    db.close()
+    store = Store(path)
+    assert store.owed_matches("ala0000001") == [("seeklive1", "livegame1", 0),
+                                                ("seeknew01", "newgame01", 0)]
+    assert sorted(r.id for r, _seek in store.live_games_of("ala0000001")) == \
+        ["livegame1", "newgame01"]
+    assert store.ack_match("seeklive1", "ala0000001")
+    assert not store.ack_match("seeklive1", "ola0000001")
+    assert store.owed_matches("ala0000001") == [("seeknew01", "newgame01", 0)]
     store.close()

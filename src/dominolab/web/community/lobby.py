@@ -11,10 +11,15 @@ for all its sockets, however many announcements came meanwhile) and sending it t
 socket whose view changed.
 
 Accepting a seek stores the game and marks the seek with it in one transaction, so two
-accepts at once make one game (the other is told 409). The creator's seat token is derived
-from their player key and the seek's id (:func:`seat_token`): the store keeps only its hash,
-and whichever process holds the creator's lobby socket (which said the key in its hello)
-can hand the token over there, never in a URL.
+accepts at once make one game (the other is told 409). Both seats' tokens are derived from
+their player's key and the seek's id (:func:`seat_token`): the store keeps only their
+hashes; whichever process holds a lobby socket of the creator (which said the key in its
+hello) can hand theirs over there, never in a URL; and a page holding a player's key
+rejoins their live games (:meth:`Lobby.live_games`) by deriving the token itself.
+
+The match is owed to the creator until their page acknowledges it (``{"type": "ack"}``):
+every lobby socket of theirs, on any server, is told it once, so a socket that died as the
+seek was accepted (a send into it "succeeds") leaves it owed to the next.
 """
 
 from __future__ import annotations
@@ -81,6 +86,8 @@ class LobbySocket:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     #: the last lobby message sent (one that did not change is not sent again)
     last: str | None = None
+    #: the seeks whose match this socket was told (each is told once per socket)
+    told: set[str] = field(default_factory=set)
 
 
 class Lobby:
@@ -181,34 +188,39 @@ class Lobby:
             raise ApiError(403, "this seek is another player's")
         raise ApiError(409, "this seek has been accepted already")
 
-    def _builder(self, player: PlayerRow) -> tuple[Callable[[SeekRow], GameRow], str]:
+    def _builder(self, player: PlayerRow, key: str
+                 ) -> tuple[Callable[[SeekRow], GameRow], Callable[[], str]]:
         """The function that makes the game of an accepted seek (the creator in seat 0,
-        ``player`` in seat 1, the first opener by lot), and seat 1's token."""
-        token = secrets.token_urlsafe(24)
+        ``player`` with key ``key`` in seat 1, the first opener by lot), and the function
+        that gives seat 1's token once it has made it (derived from the key and the seek's
+        id, as the creator's is)."""
         seed = self.service.seed(None)
         game_id = secrets.token_urlsafe(9)
         created = self.service.clock()
+        tokens: list[str] = []
 
         def build(seek: SeekRow) -> GameRow:
+            tokens.append(seat_token(key, seek.id))
             return GameRow(
                 id=game_id, game=seek.game, options=seek.options, seed=seed,
                 first_opener=first_opener_by_lot(seed), mode="lobby", opponent=None,
-                token_hashes=(seek.token_hash, token_hash(token)),
+                token_hashes=(seek.token_hash, token_hash(tokens[-1])),
                 rules_version=RULES_VERSION, created=created, finished=False,
                 players=(seek.player, player.ref), rated=seek.rated,
                 move_seconds=seek.move_seconds)
 
-        return build, token
+        return build, lambda: tokens[-1]
 
-    async def accept(self, seek_id: str, player: PlayerRow | None, client: str = "local"
-                     ) -> tuple[LiveGame, str]:
-        """``player`` accepts the seek: the new game and their seat's (1) token."""
-        if player is None:
+    async def accept(self, seek_id: str, player: PlayerRow | None, key: str | None,
+                     client: str = "local") -> tuple[LiveGame, str]:
+        """``player`` (whose key is ``key``) accepts the seek: the new game and their
+        seat's (1) token."""
+        if player is None or key is None:
             raise ApiError(401, "accepting a seek needs your player key (X-Player-Key: KEY)")
         if not _is_id(seek_id):
             raise ApiError(404, "there is no such seek")
         self.service.take(self.service.game_limit, client, "new games")
-        build, token = self._builder(player)
+        build, token = self._builder(player, key)
         made = await self._db(self.store.accept_seek(seek_id, player.id, build),
                               "accept the seek")
         if made == "gone":
@@ -220,7 +232,7 @@ class Lobby:
         assert isinstance(made, GameRow)
         live = self.service.install(made)
         await self.service.events.publish("lobby", {"seek": seek_id, "game": made.id})
-        return live, token
+        return live, token()
 
     async def quick(self, data: dict[str, Any], player: PlayerRow | None, key: str | None,
                     client: str = "local") -> tuple[LiveGame, str] | SeekRow:
@@ -233,7 +245,7 @@ class Lobby:
                                                      "rated": True})
         self.service.take(self._seek_limit, client, "seeks")
         seek = self._new_seek(player, key, game, options, rated, seconds, "")
-        build, token = self._builder(player)
+        build, token = self._builder(player, key)
         made = await self._db(self.store.quick_pair(seek, self.limits.open_seeks_per_player,
                                                     build), "pair you")
         if isinstance(made, str):
@@ -241,7 +253,7 @@ class Lobby:
         if isinstance(made, GameRow):
             live = self.service.install(made)
             await self.service.events.publish("lobby", {"game": made.id})
-            return live, token
+            return live, token()
         if made.id == seek.id:
             await self.service.events.publish("lobby", {"seek": made.id})
         return made
@@ -257,9 +269,9 @@ class Lobby:
 
     # -- what the lobby shows ----------------------------------------------------------------
     async def snapshot(self) -> tuple[dict[str, Any], list[tuple[str, str, str]]]:
-        """The lobby as the store has it now (docs/web.md, "The lobby"), and the accepted
-        seeks whose creators are still to be told."""
-        seeks, games, told = await self.store.lobby(SHOWN)
+        """The lobby as the store has it now (docs/web.md, "The lobby"), and the matches
+        owed, as (seek id, socket, player)."""
+        seeks, games, owed = await self.store.lobby(SHOWN)
         live = []
         for row in games:
             totals = None
@@ -272,7 +284,7 @@ class Lobby:
                          "players": [player_json(p) for p in row.players],
                          "totals": totals, "rated": row.rated,
                          "move_seconds": row.move_seconds})
-        return {"seeks": [seek_json(s) for s in seeks], "live": live}, told
+        return {"seeks": [seek_json(s) for s in seeks], "live": live}, owed
 
     async def _on_event(self, topic: str, message: dict[str, Any]) -> None:
         self.refresh()
@@ -289,18 +301,18 @@ class Lobby:
         while self._dirty:
             self._dirty = False
             try:
-                shown, told = await self.snapshot()
+                shown, owed = await self.snapshot()
             except DATABASE_ERRORS as exc:
                 log.warning("could not read the lobby: %s", exc)
                 return  # the next change, or the next sweep, reads it again
             text = json.dumps({"type": "lobby", **shown}, separators=(",", ":"))
             sockets = list(self.sockets.values())
             await asyncio.gather(*(self._send_lobby(s, text) for s in sockets))
-            waiting = {socket for _seek, socket, _player in told} | \
-                      {player for _seek, _socket, player in told}
+            owed_to: dict[str, set[str]] = {}
+            for seek, _socket, player in owed:
+                owed_to.setdefault(player, set()).add(seek)
             for sock in sockets:
-                if sock.player is not None and (sock.id in waiting or
-                                                sock.player.id in waiting):
+                if sock.player is not None and owed_to.get(sock.player.id, set()) - sock.told:
                     await self._tell_matches(sock)
 
     async def _send_lobby(self, sock: LobbySocket, text: str) -> None:
@@ -317,18 +329,61 @@ class Lobby:
             self.detach(sock)
 
     async def _tell_matches(self, sock: LobbySocket) -> None:
-        """Tell a seek's creator that it was accepted: the game, their seat and its token
-        (over this socket only: never in a URL)."""
+        """Tell a seek's creator of each match owed to them that this socket has not told
+        yet: the game, their seat and its token (over the socket only: never in a URL).
+        It stays owed until the page acknowledges it (:meth:`ack`)."""
         assert sock.player is not None and sock.key is not None
         try:
-            found = await self.store.claim_matches(sock.id, sock.player.id)
+            found = await self.store.owed_matches(sock.player.id)
         except DATABASE_ERRORS as exc:
             log.warning("could not read the lobby's matches: %s", exc)
             return
         for seek_id, game_id, seat in found:
+            if seek_id in sock.told:
+                continue
+            sock.told.add(seek_id)
             await self._send(sock, json.dumps({
                 "type": "matched", "game": game_id, "seat": seat, "seek": seek_id,
                 "token": seat_token(sock.key, seek_id)}))
+
+    async def ack(self, sock: LobbySocket, seek_id: Any) -> str:
+        """The page of ``sock`` has the seat of the match of its seek ``seek_id`` (the
+        ``seek`` of a ``matched`` message): it is owed no longer. Returns the seek's id."""
+        if sock.player is None:
+            raise ApiError(401, "only a named player's lobby socket is told of matches; say "
+                                "hello with your player key")
+        if not _is_id(seek_id):
+            raise ApiError(400, "send {\"type\": \"ack\", \"seek\": ID}, the seek of a "
+                                "matched message")
+        if not await self._db(self.store.ack_match(seek_id, sock.player.id),
+                              "take the acknowledgement"):
+            raise ApiError(404, f"no game was made of a seek of yours called {seek_id!r}")
+        return str(seek_id)
+
+    async def live_games(self, player: PlayerRow) -> list[dict[str, Any]]:
+        """The lobby games ``player`` is playing, newest first (docs/web.md, "The
+        lobby"): each game's id, game, the player's seat, the opponent, whether it is
+        rated, its clock, whose move it is (a seat; None while it cannot be read) and the
+        seek it was made of (the seat's token is :func:`seat_token` of the player's key
+        and it: never sent here)."""
+        rows = await self._db(self.store.live_games_of(player.id, SHOWN),
+                              "list your live games")
+        found = []
+        for row, seek_id in rows:
+            seat = 0 if row.players[0] is not None and row.players[0].id == player.id else 1
+            to_move = None
+            try:
+                live = await self.service.get(row.id)
+                if live.over:
+                    continue
+                to_move = live.match.to_move
+            except ApiError:
+                pass
+            found.append({"id": row.id, "game": row.game, "seat": seat,
+                          "opponent": player_json(row.players[1 - seat]),
+                          "rated": row.rated, "move_seconds": row.move_seconds,
+                          "to_move": to_move, "seek": seek_id})
+        return found
 
     # -- sockets -----------------------------------------------------------------------------
     async def attach(self, sock: LobbySocket) -> None:

@@ -268,11 +268,13 @@ async def create_player(request: Request) -> Response:
 
 async def me(request: Request) -> Response:
     """The player whose key this request carries (401 without one, or for a key that is
-    nobody's)."""
+    nobody's), and the lobby games they are playing (``live``; no token: the page derives
+    each seat's from the key)."""
     player = await players_of(request).player_of(player_key(request))
     if player is None:
         raise ApiError(401, "this needs your player key (X-Player-Key: KEY)")
-    return JSONResponse({"id": player.id, "name": player.name})
+    live = await lobby_of(request).live_games(player)
+    return JSONResponse({"id": player.id, "name": player.name, "live": live})
 
 
 async def player_page(request: Request) -> Response:
@@ -330,8 +332,9 @@ def seat_answer(service: GameService, live: LiveGame, token: str, data: dict[str
 async def accept_seek(request: Request) -> Response:
     data = await read_json(request)
     service = service_of(request)
-    player = await players_of(request).player_of(player_key(request))
-    live, token = await lobby_of(request).accept(request.path_params["seek_id"], player,
+    key = player_key(request)
+    player = await players_of(request).player_of(key)
+    live, token = await lobby_of(request).accept(request.path_params["seek_id"], player, key,
                                                  client_of(request))
     return seat_answer(service, live, token, data)
 
@@ -477,14 +480,24 @@ async def lobby_socket(ws: WebSocket) -> None:
             await _close(ws, 1013 if exc.status == 503 else 4401, exc.message)
             return
         async for message in _messages(ws):
+            kind = message.get("type") if isinstance(message, dict) else None
+            if kind == "ping":
+                answer = '{"type":"pong"}'
+            elif kind == "ack":
+                try:
+                    acked = await lobby.ack(sock, message.get("seek"))
+                    answer = json.dumps({"type": "acked", "seek": acked})
+                except ApiError as exc:
+                    answer = json.dumps({"type": "error", "status": exc.status,
+                                         "error": exc.message})
+            else:
+                answer = json.dumps({
+                    "type": "error", "status": 400,
+                    "error": "the lobby socket takes {\"type\": \"ping\"} and {\"type\": "
+                             "\"ack\", \"seek\": ID}; seeks are opened and accepted over "
+                             "HTTP (/api/seeks)"})
             async with sock.lock:  # in order with the lobby messages
-                if isinstance(message, dict) and message.get("type") == "ping":
-                    await ws.send_text('{"type":"pong"}')
-                else:
-                    await ws.send_text(json.dumps({
-                        "type": "error", "status": 400,
-                        "error": "the lobby socket takes {\"type\": \"ping\"}; seeks are "
-                                 "opened and accepted over HTTP (/api/seeks)"}))
+                await ws.send_text(answer)
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:

@@ -94,7 +94,8 @@ class SeekRow:
     that player's lobby socket ``socket``. ``token_hash``: the SHA-256 of the seat token the
     creator will hold in the game (derived from their key, so that whichever server process
     holds their socket can hand it over). ``game_id``/``seat``: the game and the creator's
-    seat, once accepted (until the creator's socket has been told)."""
+    seat, once accepted (kept while that game is played: the match is owed to the creator
+    until their page acknowledges it, and both seats' tokens derive from the seek's id)."""
 
     id: str
     player: PlayerRef

@@ -140,6 +140,17 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     ALTER TABLE games ADD COLUMN move_seconds INTEGER;  -- a move's time limit, NULL: none
     CREATE INDEX games_by_clock ON games(finished, move_seconds);
     """,
+    # 7: a match is owed to its seek's creator until their page says it has the seat
+    # (a message sent proved nothing: a dying socket swallows it). acked is when the page
+    # said so, NULL while the match is owed. A match only sent before, whose game is still
+    # being played, is owed again. An accepted seek now stays while its game is played (the
+    # players' pages derive their seats' tokens from its id)
+    """
+    ALTER TABLE seeks ADD COLUMN acked REAL;   -- when the creator's page acknowledged it
+    UPDATE seeks SET acked = accepted WHERE told = 1 AND game_id NOT IN
+        (SELECT id FROM games WHERE finished = 0);
+    ALTER TABLE seeks DROP COLUMN told;
+    """,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 

@@ -2,8 +2,11 @@
 it is alive (so a process that dies leaves none behind), and the seeks they own.
 
 Accepting a seek stores the game and marks the seek with it in one transaction (two
-accepts at once make one game), and the seek stays until its creator's socket has been
-told (:meth:`Seeks.claim_matches`).
+accepts at once make one game). The match is then owed to the seek's creator
+(:meth:`Seeks.owed_matches`) until their page acknowledges it (:meth:`Seeks.ack_match`):
+a message sent proves nothing, since a dying socket swallows it. The accepted seek stays
+while its game is played: both seats' tokens derive from its id, which
+:meth:`Seeks.live_games_of` gives a player's page.
 """
 
 from __future__ import annotations
@@ -61,18 +64,20 @@ class Seeks(Database):
                 "server = excluded.server",
                 [(socket, player, server, now) for socket, player in sockets])
 
-    def sweep_lobby(self, dead_before: float, told_before: float) -> int:
+    def sweep_lobby(self, dead_before: float, accepted_before: float) -> int:
         """Delete the lobby sockets whose process has not said it is alive since
         ``dead_before`` (it died) with every open seek no socket owns, and the seeks
-        accepted before ``told_before`` (until then a late accept is told it came second);
-        returns how many open seeks went."""
+        accepted before ``accepted_before`` whose game is no longer played (until then a
+        late accept is told it came second, and a match owed is still told); returns how
+        many open seeks went."""
         with self._write():
             self._db.execute("DELETE FROM lobby_sockets WHERE seen < ?", (dead_before,))
             gone = self._db.execute(
                 "DELETE FROM seeks WHERE game_id IS NULL AND socket NOT IN "
                 "(SELECT id FROM lobby_sockets)").rowcount
-            self._db.execute("DELETE FROM seeks WHERE game_id IS NOT NULL AND accepted < ?",
-                             (told_before,))
+            self._db.execute(
+                "DELETE FROM seeks WHERE game_id IS NOT NULL AND accepted < ? AND game_id "
+                "NOT IN (SELECT id FROM games WHERE finished = 0)", (accepted_before,))
         return int(gone)
 
     # -- seeks -------------------------------------------------------------------------------
@@ -195,8 +200,8 @@ class Seeks(Database):
     def lobby(self, limit: int = 100
               ) -> tuple[list[SeekRow], list[GameRow], list[tuple[str, str, str]]]:
         """What the lobby shows: the open seeks, oldest first; the unfinished lobby games,
-        newest first (at most ``limit`` of each); and the accepted seeks whose creator is
-        still to be told, as (seek id, socket, player)."""
+        newest first (at most ``limit`` of each); and the matches owed (accepted seeks
+        whose creator's page has not acknowledged them), as (seek id, socket, player)."""
         with self._lock:
             seeks = self._db.execute(
                 f"SELECT {SEEK_COLUMNS} FROM seeks s {SEEK_JOINS} WHERE s.game_id IS NULL "
@@ -205,21 +210,40 @@ class Seeks(Database):
                 f"SELECT {GAME_COLUMNS} FROM games g {GAME_JOINS} "
                 "WHERE g.finished = 0 AND g.move_seconds IS NOT NULL AND g.mode = 'lobby' "
                 "ORDER BY g.created DESC, g.id LIMIT ?", (limit,)).fetchall()
-            told = self._db.execute(
-                "SELECT id, socket, player FROM seeks WHERE game_id IS NOT NULL AND told = 0"
-            ).fetchall()
+            owed = self._db.execute(
+                "SELECT id, socket, player FROM seeks WHERE game_id IS NOT NULL "
+                "AND acked IS NULL").fetchall()
         return ([seek_row(r) for r in seeks], [game_row(r) for r in live],
-                [(str(a), str(b), str(c)) for a, b, c in told])
+                [(str(a), str(b), str(c)) for a, b, c in owed])
 
-    def claim_matches(self, socket: str, player: str) -> list[tuple[str, str, int]]:
-        """The accepted seeks this lobby socket of ``player`` is to tell them of (its own,
-        and the player's whose socket is gone), as (seek id, game id, seat), marked told as
-        they are returned: each is told once."""
+    def owed_matches(self, player: str) -> list[tuple[str, str, int]]:
+        """The matches owed to ``player``: their accepted seeks that their page has not
+        acknowledged, as (seek id, game id, their seat), oldest first. Reading them marks
+        nothing: they are owed, to every lobby socket of the player, until
+        :meth:`ack_match`."""
+        with self._lock:
+            found = self._db.execute(
+                "SELECT id, game_id, seat FROM seeks WHERE player = ? AND game_id IS NOT NULL "
+                "AND acked IS NULL ORDER BY accepted, id", (player,)).fetchall()
+        return [(str(a), str(b), int(c)) for a, b, c in found]
+
+    def ack_match(self, seek_id: str, player: str) -> bool:
+        """``player``'s page has the seat of the game made of their seek ``seek_id``: the
+        match is no longer owed (again: harmless). False if that is no accepted seek of
+        theirs."""
         with self._write():
-            found = [(str(a), str(b), int(c)) for a, b, c in self._db.execute(
-                "SELECT id, game_id, seat FROM seeks WHERE game_id IS NOT NULL "
-                "AND told = 0 AND player = ? AND (socket = ? OR socket NOT IN "
-                "(SELECT id FROM lobby_sockets)) ORDER BY created, id", (player, socket))]
-            self._db.executemany("UPDATE seeks SET told = 1 WHERE id = ?",
-                                 [(f[0],) for f in found])
-        return found
+            found = self._db.execute(
+                "UPDATE seeks SET acked = COALESCE(acked, ?) WHERE id = ? AND player = ? "
+                "AND game_id IS NOT NULL", (self.clock(), seek_id, player)).rowcount
+        return bool(found == 1)
+
+    def live_games_of(self, player: str, limit: int = 100) -> list[tuple[GameRow, str]]:
+        """The lobby games ``player`` is playing (unfinished), newest first, each with the
+        id of the seek it was made of (both seats' tokens derive from it)."""
+        with self._lock:
+            found = self._db.execute(
+                f"SELECT {GAME_COLUMNS}, s.id FROM games g {GAME_JOINS} "
+                "JOIN seeks s ON s.game_id = g.id "
+                "WHERE g.finished = 0 AND (g.player0 = ? OR g.player1 = ?) "
+                "ORDER BY g.created DESC, g.id LIMIT ?", (player, player, limit)).fetchall()
+        return [(game_row(r), str(r[-1])) for r in found]

@@ -177,7 +177,9 @@ class AsyncStore:
     accept_seek = _OffLoop(Store.accept_seek)
     quick_pair = _OffLoop(Store.quick_pair)
     lobby = _OffLoop(Store.lobby)
-    claim_matches = _OffLoop(Store.claim_matches)
+    owed_matches = _OffLoop(Store.owed_matches)
+    ack_match = _OffLoop(Store.ack_match)
+    live_games_of = _OffLoop(Store.live_games_of)
     # clocks and expiry
     moved_at = _OffLoop(Store.moved_at)
     out_of_time = _OffLoop(Store.out_of_time)

@@ -96,6 +96,8 @@ export const api = {
   lessonIndex: () => request("GET", "/api/lessons"),
   lessons: (game, layout) =>
     request("GET", `/api/lessons/${encodeURIComponent(game)}?layout=${layout}`),
+  // the player of KEY, and the lobby games they are playing (no tokens: see seatToken)
+  me: (key) => request("GET", "/api/me", { playerKey: key }),
   // the lobby (docs/web.md, "The lobby"); KEY is the player's key
   openSeek: (key, body) => request("POST", "/api/seeks", { playerKey: key, body }),
   cancelSeek: (key, id) => request("DELETE", `/api/seeks/${encodeURIComponent(id)}`, { playerKey: key }),
@@ -111,6 +113,21 @@ export const api = {
 function keepNew(res) {
   saveSeat(res.id, { token: res.token, seat: res.seat, invite: null });
   return res;
+}
+
+/** The token of the player's seat in the lobby game made of seek SEEK, derived from
+ * their KEY as the server does (HMAC-SHA256 of "dominolab seat SEEK" under the key, its first
+ * 24 bytes in URL-safe base64): so any page holding the key rejoins the player's live
+ * games, and no listing carries a token. Null where the browser offers no WebCrypto (a
+ * page not served over https or from this machine). */
+export async function seatToken(key, seek) {
+  const subtle = globalThis.crypto && globalThis.crypto.subtle;
+  if (!subtle) return null;
+  const enc = new TextEncoder();
+  const hmac = await subtle.importKey("raw", enc.encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const digest = new Uint8Array(await subtle.sign("HMAC", hmac, enc.encode(`dominolab seat ${seek}`)));
+  const b64 = btoa(String.fromCharCode(...digest.slice(0, 24)));
+  return b64.replace(/\+/g, "-").replace(/\//g, "_");
 }
 
 // ---- the player (a name without a password; docs/web.md, "Players") ------------------

@@ -1,10 +1,12 @@
 // The lobby (/lobby; docs/web.md, "The lobby"): choose a name once (the browser keeps the
 // player's key), see the open seeks and the matches being played, live over /ws/lobby;
 // open a seek, accept one, or play anyone now. A seek lasts while this page's socket is
-// open. When someone accepts my seek, the socket says so with my seat's token, and the page
-// goes to the game.
+// open. When someone accepts my seek, the socket says so with my seat's token; the page
+// keeps it, acknowledges it (until then every lobby socket of mine is told it again), and
+// goes to the game. The lobby games I am playing are listed from /api/me, each rejoined
+// with a token derived from my key.
 
-import { api, ApiError, checkedPlayer, forgetPlayer, loadPlayer, registerPlayer, saveSeat } from "./api.js";
+import { api, ApiError, checkedPlayer, forgetPlayer, loadPlayer, loadSeat, registerPlayer, saveSeat, seatToken } from "./api.js";
 import { t, onLangChange, has } from "./i18n.js";
 import { el, spinner, layoutMode } from "./ui.js";
 
@@ -83,6 +85,11 @@ class LobbySocket {
     this.timer = setTimeout(() => this.connect(), delay);
   }
 
+  /** Send MSG if the socket is open (else it is lost: what it says is said again later). */
+  send(msg) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(msg));
+  }
+
   kick() {
     if (this.stopped || this.ws) return;
     this.attempt = 0;
@@ -106,6 +113,7 @@ export class LobbyView {
     this.navigate = navigate;
     this.player = loadPlayer();
     this.lobby = null;          // the last {seeks, live}
+    this.mine = [];             // my live lobby games, from /api/me
     this.conn = null;           // this socket's id, from its welcome
     this.status = "connecting";
     this.meta = null;
@@ -167,14 +175,44 @@ export class LobbyView {
   receive(msg) {
     if (msg.type === "welcome") {
       this.conn = msg.conn;
+      this.loadMine();
     } else if (msg.type === "lobby") {
       this.lobby = { seeks: msg.seeks || [], live: msg.live || [] };
       this.renderLists();
     } else if (msg.type === "matched" && msg.game && msg.token) {
       // my seek was accepted: my seat's token came over the socket, never in a URL
       saveSeat(msg.game, { token: msg.token, seat: msg.seat, invite: null });
+      // kept: the match is owed no more (the ack goes out before the socket's close)
+      this.socket.send({ type: "ack", seek: msg.seek });
       this.navigate(`/game/${encodeURIComponent(msg.game)}`);
     }
+  }
+
+  /** Read my live lobby games (on each welcome: after a reconnection too). */
+  async loadMine() {
+    if (!this.player) return;
+    const key = this.player.key;
+    try {
+      const me = await api.me(key);
+      if (this.unmounted || !this.player || this.player.key !== key) return;
+      this.mine = me.live || [];
+      this.renderMine();
+    } catch (_) { /* kept as it was: the next welcome reads it again */ }
+  }
+
+  /** Go to my live game G, with its seat's token: kept on this device, or derived. */
+  async rejoin(g) {
+    const kept = loadSeat(g.id);
+    if (!kept || !kept.token || kept.seat !== g.seat) {
+      const token = await seatToken(this.player.key, g.seek);
+      if (!token) {
+        this.error = t("lobby.noDerive");
+        this.renderError();
+        return;
+      }
+      saveSeat(g.id, { token, seat: g.seat, invite: null });
+    }
+    this.navigate(`/game/${encodeURIComponent(g.id)}`);
   }
 
   /** Run an action of the player's; a 401 (a key nobody's) forgets the player. */
@@ -259,11 +297,13 @@ export class LobbyView {
     this.errorEl = el("p", { class: "form-error", role: "alert", "data-testid": "lobby-error", hidden: true });
     this.seeksEl = el("section", { class: "panel lobby-seeks" });
     this.liveEl = el("section", { class: "panel lobby-live" });
+    this.mineEl = el("section", { class: "panel lobby-mine", "data-testid": "my-games", hidden: true });
     this.root.replaceChildren(el("div", { class: "lobby", "data-testid": "lobby" }, [
       el("div", { class: "lobby-head" }, [el("h1", { text: t("lobby.title") }), this.connEl]),
       el("p", { class: "lead", text: t("lobby.lead") }),
       this.player ? this.renderMe() : this.renderNameDialog(),
       this.errorEl,
+      this.mineEl,
       el("div", { class: "lobby-grid" }, [
         el("div", {}, [this.seeksEl, this.player ? this.renderQuick() : null, this.player ? this.renderSeekForm() : null]),
         this.liveEl,
@@ -274,6 +314,21 @@ export class LobbyView {
     this.renderConn();
     this.renderError();
     this.renderLists();
+    this.renderMine();
+  }
+
+  renderMine() {
+    if (!this.mineEl) return;
+    const mine = this.player ? this.mine : [];
+    this.mineEl.hidden = !mine.length;
+    this.mineEl.replaceChildren(
+      el("h2", { class: "section-title", text: t("lobby.mine") }),
+      el("ul", { class: "live-list" }, mine.map((g) => el("li", { "data-testid": "my-game", "data-id": g.id, "data-seat": String(g.seat) }, [
+        el("strong", { text: gameTitle(g.game, this.meta) }), " ",
+        el("span", { class: "muted", text: `${t("lobby.against", { name: (g.opponent && g.opponent.name) || "?" })}${g.rated ? ` · ${t("lobby.rated")}` : ""}${g.to_move === null || g.to_move === undefined ? "" : ` · ${t(g.to_move === g.seat ? "lobby.yourMove" : "lobby.theirMove")}`} ` }),
+        el("button", { type: "button", class: "button primary small", "data-testid": "rejoin", onclick: () => this.rejoin(g) }, [t("lobby.rejoin")]),
+      ]))),
+    );
   }
 
   renderConn() {
