@@ -342,3 +342,37 @@ def test_games_stored_before_players_existed_load_with_no_players(tmp_path: Path
     row, moves = loaded
     assert row.players == (None, None) and row.result is None and moves == []
     store.close()
+
+
+def test_names_stored_under_an_older_key_are_keyed_again_at_start(tmp_path: Path) -> None:
+    """Names registered before the confusable skeleton (keyed the old way: ``marta``, not
+    ``rnarta``) are keyed again when a server starts: the earlier player takes the new key,
+    a later one whose new key is held keeps its old key or, were that held too, one of its
+    own, nobody loses a name, and the
+    look-alikes of both are taken. Once keyed, a start reads nothing again."""
+    from dominolab.web.community.names import KEYS_VERSION
+    from dominolab.web.storage.store import Store
+
+    path = tmp_path / "old-keys.sqlite3"
+    store = Store(path)  # today's schema, with keys written as an older server wrote them
+    store._db.executemany(
+        "INSERT INTO players (id, name, skeleton, key_hash, created) VALUES (?, ?, ?, ?, ?)",
+        [("p-marta", "Marta", "marta", "h1", 1.0), ("p-rnarta", "Rnarta", "rnarta", "h2", 2.0),
+         ("p-soren", "Søren", "søren", "h3", 3.0), ("p-ala", "Ala", skeleton("Ala"), "h4", 4.0)])
+    store.close()
+
+    app = create_app(path, computer_delay=0,
+                     limits=Limits(players_per_minute=60, players_burst=20))
+    with TestClient(app) as client:  # the server's start keys them again
+        for name in ("Marta", "Rnarta", "Søren", "Soren", "S0ren", "Ala"):
+            r = client.post("/api/players", json={"name": name})
+            assert r.status_code == 409 and "taken" in r.json()["error"], (name, r.text)
+    store = Store(path)
+    keys = dict(store._db.execute("SELECT id, skeleton FROM players").fetchall())
+    # Rnarta's old key is Marta's new one, so it keeps a key of its own; its look-alikes
+    # clash with Marta
+    assert keys == {"p-marta": skeleton("Marta"), "p-rnarta": "#p-rnarta",
+                    "p-soren": skeleton("Søren"), "p-ala": skeleton("Ala")}
+    assert store.rekey_players(skeleton, KEYS_VERSION) == 0  # done once, not at every start
+    assert store.rekey_players(lambda name: name.upper(), "another way") == 4
+    store.close()

@@ -44,6 +44,10 @@ RESERVED: Final = ("computer", "komputer", "dominolab", "admin", "moderator")
 #: what the site reads alike beyond Unicode's confusables: digits written for letters, and
 #: ``i`` for ``l`` (``AdmIn`` is ``admin`` by case and ``Admln`` by shape)
 _READ_AS: Final = str.maketrans({"3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "i": "l"})
+#: how :func:`skeleton` makes a name's key: stored with the keys, so that a server whose way
+#: differs (another Unicode version's confusables, a change here: add one to the number)
+#: makes the stored keys again at start (:meth:`Players.rekey`)
+KEYS_VERSION: Final = f"uts39-unicode{icu.UNICODE_VERSION}-1"
 #: ICU's checker; getSkeleton only reads it, so one serves every thread
 _SPOOF: Final = icu.SpoofChecker()
 #: casefold and skeleton alternate until neither changes the text; two rounds suffice for
@@ -102,5 +106,5 @@ def _described(ch: str) -> str:
 
 _RESERVED_KEYS: Final = tuple((word, skeleton(word)) for word in RESERVED)
 
-__all__ = ["ALPHABET", "LETTERS", "MAX_LENGTH", "MIN_LENGTH", "RESERVED", "NameRefused",
-           "check_name", "skeleton"]
+__all__ = ["ALPHABET", "KEYS_VERSION", "LETTERS", "MAX_LENGTH", "MIN_LENGTH", "RESERVED",
+           "NameRefused", "check_name", "skeleton"]

@@ -9,7 +9,7 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
-from dominolab.web.community.names import NameRefused, check_name, skeleton
+from dominolab.web.community.names import KEYS_VERSION, NameRefused, check_name, skeleton
 from dominolab.web.community.ratings import change_json, rating_json
 from dominolab.web.community.standings import RATED_GAMES
 from dominolab.web.edge.limits import Limits, RateLimiter
@@ -35,6 +35,15 @@ class Players:
         self._limit = RateLimiter(limits.players_per_minute, limits.players_burst)
         #: players by the hash of their key, as they were last read (a name never changes)
         self._by_key: dict[str, PlayerRow] = {}
+
+    async def rekey(self) -> int:
+        """At start: the stored name keys made again if :func:`skeleton` has changed since
+        they were made (:meth:`~dominolab.web.storage.store.Store.rekey_players`); returns
+        how many changed."""
+        changed = await self.store.rekey_players(skeleton, KEYS_VERSION)
+        if changed:
+            log.info("made %d players' name keys again (%s)", changed, KEYS_VERSION)
+        return changed
 
     async def register(self, name: Any, client: str = "local") -> tuple[PlayerRow, str]:
         """A new player called ``name``; returns it with its secret key (kept by the

@@ -604,6 +604,7 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         service: GameService = app.state.service
         await service.events.start()  # hearing the other servers before taking requests
+        await app.state.players.rekey()  # names compared the way this server compares them
         sweeper = asyncio.get_running_loop().create_task(service.expire_forever(),
                                                          name="expire games")
         lobby_sweeper = asyncio.get_running_loop().create_task(

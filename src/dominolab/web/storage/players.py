@@ -5,7 +5,7 @@ password); a rating is a Glicko-2 rating per player and game
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from dominolab.web.storage.database import Database
 from dominolab.web.storage.rows import (
@@ -37,6 +37,40 @@ class Players(Database):
                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (row.id, row.name, skeleton, row.key_hash, row.created)).rowcount
         return bool(changed == 1)
+
+    def rekey_players(self, key: Callable[[str], str], version: str) -> int:
+        """Make every player's name key ``key(name)`` again, unless the keys were made by
+        ``version`` of :func:`~dominolab.web.community.names.skeleton` already (then
+        nothing is read): in one transaction, the players in the order they registered, each
+        taking its new key unless an earlier player holds it, and then keeping the key it
+        had (or, were that held too, one of its own that no name matches). Nobody loses a
+        name, two names never share a key, and a new look-alike of either clashes. Returns
+        how many keys changed."""
+        with self._write() as tx:
+            made = self._db.execute("SELECT value FROM facts WHERE name = 'name_keys'"
+                                    ).fetchone()
+            if made is not None and made[0] == version:
+                tx.discard()
+                return 0
+            held: set[str] = set()
+            changed: list[tuple[str, str]] = []
+            for player, name, had in self._db.execute(
+                    "SELECT id, name, skeleton FROM players ORDER BY created, id").fetchall():
+                new = key(name)
+                if new in held:
+                    new = had if had not in held else f"#{player}"
+                held.add(new)
+                if new != had:
+                    changed.append((player, new))
+            # out of the way first: a key may move to a player whose old key it was
+            self._db.executemany("UPDATE players SET skeleton = ? WHERE id = ?",
+                                 [(f"#{player}", player) for player, _new in changed])
+            self._db.executemany("UPDATE players SET skeleton = ? WHERE id = ?",
+                                 [(new, player) for player, new in changed])
+            self._db.execute("DELETE FROM facts WHERE name = 'name_keys'")
+            self._db.execute("INSERT INTO facts (name, value) VALUES ('name_keys', ?)",
+                             (version,))
+        return len(changed)
 
     def player(self, *, id: str | None = None, key_hash: str | None = None
                ) -> PlayerRow | None:

@@ -151,6 +151,15 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         (SELECT id FROM games WHERE finished = 0);
     ALTER TABLE seeks DROP COLUMN told;
     """,
+    # 8: facts about the stored data as a whole, by name; `name_keys` says how the players'
+    # name keys (players.skeleton) were made, so a server whose way differs makes them again
+    # (storage/players.py rekey_players)
+    """
+    CREATE TABLE facts (
+        name  TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 

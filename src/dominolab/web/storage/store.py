@@ -158,6 +158,7 @@ class AsyncStore:
     create_rematch = _OffLoop(Store.create_rematch)
     # players and ratings
     create_player = _OffLoop(Store.create_player)
+    rekey_players = _OffLoop(Store.rekey_players)
     player = _OffLoop(Store.player)
     finished_games_of = _OffLoop(Store.finished_games_of)
     ratings_of = _OffLoop(Store.ratings_of)
