@@ -172,7 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "closed (default: 10)")
     p.add_argument("--keep-alive-timeout", type=TIMEOUT, default=None, metavar="SECONDS",
                    help="an idle connection is closed this long after its last answer "
-                        "(default: 5)")
+                        "(whole seconds, rounded up; default: 5)")
     p.add_argument("--hello-timeout", type=TIMEOUT, default=None, metavar="SECONDS",
                    help="a new WebSocket that has not said hello this long after opening is "
                         "closed (default: 10)")
