@@ -77,6 +77,8 @@ SEAT = whole_number(0, 1, digits=1)
 #: the server's limits (serve --games-per-minute, --abandoned-after ...): a rate a minute,
 #: or days
 LIMIT = decimal_number(0, 100_000, above_low=True)
+#: the server's deadlines (serve --head-timeout, --hello-timeout ...): seconds, at most a day
+TIMEOUT = decimal_number(0, 86_400, above_low=True)
 
 #: the longest number in a budget: 9 digits (a billion worlds, or 30 years) is beyond any use
 BUDGET_DIGITS = 9

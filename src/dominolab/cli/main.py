@@ -9,7 +9,15 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from dominolab import __version__, native
-from dominolab.cli.inputs import COUNT, LIMIT, SEAT, SEED, decimal_number, whole_number
+from dominolab.cli.inputs import (
+    COUNT,
+    LIMIT,
+    SEAT,
+    SEED,
+    TIMEOUT,
+    decimal_number,
+    whole_number,
+)
 from dominolab.core import GAMES, DominoError, get_game
 from dominolab.core.errors import shown
 from dominolab.players import LEVELS
@@ -146,6 +154,33 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--watchers-per-game", type=whole_number(1, 1_000_000, digits=7),
                    default=None, metavar="N",
                    help="spectators one game may have at once (default: 100)")
+    p.add_argument("--sockets-per-address", type=whole_number(1, 1_000_000, digits=7),
+                   default=None, metavar="N",
+                   help="connections one address may hold open at once, of every kind "
+                        "(page and API requests, seats', spectators' and lobby sockets); "
+                        "past it a new one is answered 429 and closed (default: 64)")
+    p.add_argument("--seat-sockets-per-address", type=whole_number(1, 1_000_000, digits=7),
+                   default=None, metavar="N",
+                   help="seats' live sockets one address may hold open at once, over all "
+                        "games (default: 20)")
+    p.add_argument("--lobby-sockets-per-address", type=whole_number(1, 1_000_000, digits=7),
+                   default=None, metavar="N",
+                   help="lobby sockets one address may hold open at once (default: 8)")
+    p.add_argument("--head-timeout", type=TIMEOUT, default=None, metavar="SECONDS",
+                   help="a connection that has not sent a request's whole head this long "
+                        "after opening (or after the first byte of a later request) is "
+                        "closed (default: 10)")
+    p.add_argument("--keep-alive-timeout", type=TIMEOUT, default=None, metavar="SECONDS",
+                   help="an idle connection is closed this long after its last answer "
+                        "(whole seconds, rounded up; default: 5)")
+    p.add_argument("--hello-timeout", type=TIMEOUT, default=None, metavar="SECONDS",
+                   help="a new WebSocket that has not said hello this long after opening is "
+                        "closed (default: 10)")
+    p.add_argument("--forwarded-allow-ips", default="", metavar="ADDRESSES",
+                   help="proxies to believe: comma-separated addresses or networks "
+                        "(like 127.0.0.1 or 10.0.0.0/8; * for any peer) whose "
+                        "X-Forwarded-For names the real client, which every per-address "
+                        "limit then counts (default: none; every client is its TCP peer)")
     p.add_argument("--abandoned-after", type=LIMIT, default=None, metavar="DAYS",
                    help="delete an unfinished game nobody has moved in for this long "
                         "(default: 7)")

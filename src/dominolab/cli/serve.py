@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import errno
 import functools
 import gc
+import ipaddress
+import logging
+import math
 import os
 import random
+import resource
 import socket
 import sys
 from pathlib import Path
@@ -49,17 +54,47 @@ def limits_of(args: argparse.Namespace) -> Limits:
         if value is not None:
             limits = dataclasses.replace(limits, **{flag: value * scale})
     for flag, field in (("watchers_per_address", "watchers_per_client"),
-                        ("watchers_per_game", "watchers_per_game")):
+                        ("watchers_per_game", "watchers_per_game"),
+                        ("sockets_per_address", "sockets_per_client"),
+                        ("seat_sockets_per_address", "seat_sockets_per_client"),
+                        ("lobby_sockets_per_address", "lobby_sockets_per_client"),
+                        ("head_timeout", "head_timeout"),
+                        ("keep_alive_timeout", "keep_alive_timeout"),
+                        ("hello_timeout", "hello_timeout")):
         value = getattr(args, flag)
         if value is not None:
             limits = dataclasses.replace(limits, **{field: value})
     return limits
 
 
+def proxies_of(text: str) -> str | None:
+    """``--forwarded-allow-ips`` in uvicorn's form (``*``, or addresses and networks joined
+    by commas), or None if an item is neither."""
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    for item in items:
+        if item == "*":
+            continue
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            return None
+    return ",".join(items)
+
+
+def raise_open_files() -> None:
+    """The soft limit of open files up to the hard one: every connection is a file, and
+    1,024 (the usual soft limit) is a few hundred visitors."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        with contextlib.suppress(ValueError, OSError):  # an unlimited hard limit may not fit
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
 def run_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from dominolab.web.edge.app import MAX_BODY, create_app
+    from dominolab.web.edge.guard import ACCEPT_BATCH, AcceptFailures, Server, Sockets, protocols
     from dominolab.web.storage.store import StoreError
 
     # say clearly if the port is taken, before uvicorn logs it its own way
@@ -78,12 +113,19 @@ def run_serve(args: argparse.Namespace) -> int:
             print(f"dominolab serve: --allow-origin takes an origin like "
                   f"https://play.example.org, not {origin!r}", file=sys.stderr)
             return 2
+    proxies = proxies_of(args.forwarded_allow_ips)
+    if proxies is None:
+        print(f"dominolab serve: --forwarded-allow-ips takes addresses or networks "
+              f"joined by commas (like 127.0.0.1,10.0.0.0/8) or *, not "
+              f"{args.forwarded_allow_ips!r}", file=sys.stderr)
+        return 2
+    limits = limits_of(args)
     try:
         seeds = None
         if args.game_seeds is not None:
             seeds = functools.partial(random.Random(args.game_seeds).getrandbits, 53)
         app = create_app(db, computer_delay=args.computer_delay, seeds=seeds,
-                         limits=limits_of(args),
+                         limits=limits,
                          workers=args.workers, allow_origins=tuple(args.allow_origin))
     except StoreError as exc:
         print(f"dominolab serve: {exc}", file=sys.stderr)
@@ -102,9 +144,19 @@ def run_serve(args: argparse.Namespace) -> int:
         # sooner (0.5 ms, not 5), which halved the move-to-update time of two servers in
         # `dominolab bench serve`.
         sys.setswitchinterval(0.0005)
-    # on Ctrl-C, requests still waiting (a hint in the queue) get 3 s, then are cancelled
+    raise_open_files()
+    # asyncio logs a traceback for every accept() that finds no file descriptor left
+    # (thousands a second): one line in ten seconds says the same
+    logging.getLogger("asyncio").addFilter(AcceptFailures(10.0))
+    http, ws = protocols(Sockets(limits.sockets_per_client, proxies), limits.head_timeout)
+    # on Ctrl-C, requests still waiting (a hint in the queue) get 3 s, then are cancelled.
+    # uvicorn trusts X-Forwarded-For from 127.0.0.1 unless told otherwise: here only from
+    # the proxies named, and the guard's socket counts use the same rule.
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
                             ws_max_size=MAX_BODY * 4, lifespan="on",
-                            timeout_graceful_shutdown=3)
-    uvicorn.Server(config).run()
+                            timeout_graceful_shutdown=3, http=http, ws=ws,
+                            backlog=ACCEPT_BATCH,
+                            timeout_keep_alive=math.ceil(limits.keep_alive_timeout),
+                            proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None)
+    Server(config).run()
     return 0

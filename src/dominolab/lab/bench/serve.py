@@ -167,9 +167,10 @@ def create_computer_game(port: int, game: str, source: str,
 
 def _abuse_connection(port: int, stop: Any, games: list[tuple[str, str]],
                       lock: threading.Lock, counts: dict[str, Any], seed: int,
-                      open_conns: set[http.client.HTTPConnection]) -> None:
+                      open_conns: set[http.client.HTTPConnection], ready: Any) -> None:
     """One of the abuser's connections: a creation, then a hint on one of its games, and
-    again, until ``stop``; a refusal is never waited out."""
+    again, until ``stop``; a refusal is never waited out. ``ready`` is set at its first
+    answer."""
     rng = random.Random(seed)
     conn: http.client.HTTPConnection | None = None
     sent = 0
@@ -196,6 +197,7 @@ def _abuse_connection(port: int, stop: Any, games: list[tuple[str, str]],
             conn = None
             continue
         sent += 1
+        ready.set()
         with lock:
             if target is None and status == 201:
                 games.append((answer["id"], answer["token"]))
@@ -210,10 +212,12 @@ def _abuse_connection(port: int, stop: Any, games: list[tuple[str, str]],
         conn.close()
 
 
-def abuse(port: int, stop: Any, out: Any, connections: int = ABUSE_CONNECTIONS) -> None:
+def abuse(port: int, stop: Any, out: Any, ready: Any,
+          connections: int = ABUSE_CONNECTIONS) -> None:
     """The abusive client (run in a process of its own, so that its own work does not slow
     the measuring clients' event loop): ``connections`` connections from :data:`ABUSER`
-    until ``stop`` is set; then its counts go to the queue ``out``."""
+    until ``stop`` is set, ``ready`` set once the server has answered the first; then its
+    counts go to the queue ``out``."""
     with contextlib.suppress(OSError):
         os.nice(5)  # its processor time stands for another machine's: the server's comes first
     counts: dict[str, Any] = {"by_status": {"201": 0, "200": 0, "429": 0, "other": 0},
@@ -223,7 +227,8 @@ def abuse(port: int, stop: Any, out: Any, connections: int = ABUSE_CONNECTIONS) 
     open_conns: set[http.client.HTTPConnection] = set()
     started = time.perf_counter()
     threads = [threading.Thread(target=_abuse_connection,
-                                args=(port, stop, games, lock, counts, i, open_conns),
+                                args=(port, stop, games, lock, counts, i, open_conns,
+                                      ready),
                                 daemon=True)
                for i in range(connections)]
     for thread in threads:
@@ -249,12 +254,25 @@ class Abuser:
     def __init__(self, port: int) -> None:
         ctx = multiprocessing.get_context("spawn")
         self._stop = ctx.Event()
+        self._ready = ctx.Event()
         self._out: Any = ctx.Queue()
-        self._proc = ctx.Process(target=abuse, args=(port, self._stop, self._out),
+        self._proc = ctx.Process(target=abuse,
+                                 args=(port, self._stop, self._out, self._ready),
                                  name="dominolab-bench-abuser", daemon=True)
 
-    def start(self) -> None:
+    def start(self, timeout: float = 60) -> None:
+        """Start it and return once the server has answered its first request, so that it
+        floods the whole run: a spawned process takes a second or more to import before its
+        first request (more with the cores busy), which once ate a short run entirely.
+        RuntimeError if it is not flooding within ``timeout`` s."""
         self._proc.start()
+        deadline = time.monotonic() + timeout
+        while not self._ready.wait(0.1):
+            if not self._proc.is_alive() or time.monotonic() > deadline:
+                self._proc.kill()
+                self._proc.join(5)
+                raise RuntimeError(f"the abusive client did not get an answer within "
+                                   f"{timeout:g} s (exit code {self._proc.exitcode})")
 
     def stop(self, timeout: float = 60) -> dict[str, Any]:
         """Stop it and return its counts (RuntimeError if it does not report in time)."""
@@ -471,7 +489,8 @@ async def _run(bases: Sequence[str], games: int, seconds: float, think: float, g
     ports = [int(base.rsplit(":", 1)[1]) for base in bases]
     abuser = Abuser(ports[0]) if abuse else None
     if abuser is not None:
-        abuser.start()  # for the whole run, the creation of the normal games included
+        # flooding for the whole run, the creation of the normal games included
+        await asyncio.to_thread(abuser.start)
     try:
         result = await _play(bases, ports, games, seconds, think, game, seed, computer_games,
                              level)

@@ -13,6 +13,7 @@ import logging
 import math
 import secrets
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -48,8 +49,6 @@ log = logging.getLogger("dominolab.web")
 STATIC: Final = Path(__file__).parent.parent / "static"
 #: the largest request body or WebSocket message accepted
 MAX_BODY: Final = 4096
-#: how long a new WebSocket may take to say hello
-HELLO_TIMEOUT: Final = 10.0
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -62,7 +61,8 @@ def error(status: int, message: str, retry_after: float | None = None) -> JSONRe
 
 def client_of(request: Request | WebSocket) -> str:
     """Who is asking, for the limits: the peer's address (uvicorn puts the address from
-    X-Forwarded-For there when it trusts the proxy, ``--forwarded-allow-ips``)."""
+    X-Forwarded-For there only when ``dominolab serve --forwarded-allow-ips`` trusts the
+    peer as a proxy; none is trusted by default)."""
     return request.client.host if request.client is not None else "unknown"
 
 
@@ -390,7 +390,8 @@ async def game_socket(ws: WebSocket) -> None:
     await ws.accept()
     service = service_of(ws)
     try:
-        hello = parse_json(await asyncio.wait_for(ws.receive_text(), HELLO_TIMEOUT))
+        hello = parse_json(await asyncio.wait_for(ws.receive_text(),
+                                                  service.limits.hello_timeout))
         if not isinstance(hello, dict) or hello.get("type") != "hello":
             raise ValueError
     except (ValueError, TypeError, KeyError, TimeoutError, WebSocketDisconnect):
@@ -399,17 +400,25 @@ async def game_socket(ws: WebSocket) -> None:
     async def close(code: int, reason: str) -> None:
         await _close(ws, code, reason)
 
+    client = client_of(ws)
+    seats: Counter[str] = ws.app.state.seat_sockets
+    seat: int | None = None
     try:
         live = await service.get(ws.path_params["game_id"])
-        seat: int | None = None
         # a spectator needs no token (and a token beside "watch" opens no seat)
         if hello.get("watch") is not True:
             token = hello.get("token")
             seat = await service.seat_for(live, token if isinstance(token, str) else None)
+            if seats[client] >= service.limits.seat_sockets_per_client:
+                seat = None
+                raise ApiError(429, "too many seats' connections from your address; close "
+                                    "another game's page")
+            seats[client] += 1
         conn = Connection(seat, service.width_of(hello.get("layout")), ws.send_text, close,
-                          client_of(ws))
+                          client)
         await service.attach(live, conn)
     except ApiError as exc:
+        _uncount(seats, client, seat)
         await _close(ws, HELLO_CLOSE.get(exc.status, 4401), exc.message)
         return
 
@@ -432,7 +441,7 @@ async def game_socket(ws: WebSocket) -> None:
                     raise ApiError(400, "send {\"type\": \"move\", \"move\": ..., "
                                         "\"version\": ...} as JSON")
                 await service.act(live, seat, message.get("move"), message.get("version"),
-                                  client_of(ws))
+                                  client)
             except ApiError as exc:
                 await reply(json.dumps({"type": "error", "status": exc.status,
                                         "error": exc.message}))
@@ -440,6 +449,15 @@ async def game_socket(ws: WebSocket) -> None:
         pass
     finally:
         service.detach(live, conn)
+        _uncount(seats, client, seat)
+
+
+def _uncount(seats: Counter[str], client: str, seat: int | None) -> None:
+    """A seat's socket of ``client``'s closed (nothing for a spectator's)."""
+    if seat is not None:
+        seats[client] -= 1
+        if seats[client] <= 0:
+            del seats[client]
 
 
 async def lobby_socket(ws: WebSocket) -> None:
@@ -458,7 +476,8 @@ async def lobby_socket(ws: WebSocket) -> None:
                                    "another lobby page")
             return
         try:
-            hello = parse_json(await asyncio.wait_for(ws.receive_text(), HELLO_TIMEOUT))
+            hello = parse_json(await asyncio.wait_for(ws.receive_text(),
+                                                      service.limits.hello_timeout))
             if not isinstance(hello, dict) or hello.get("type") != "hello":
                 raise ValueError
             key = hello.get("player")
@@ -676,4 +695,6 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
     service.rate_with(app.state.standings)
     app.state.lobby = Lobby(service)
     app.state.allow_origins = frozenset(o.rstrip("/") for o in allow_origins)
+    #: the seats' sockets open per client (Limits.seat_sockets_per_client)
+    app.state.seat_sockets = Counter()
     return app

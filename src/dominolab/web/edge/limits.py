@@ -1,10 +1,11 @@
 """How much one client may ask of the server, and how long games are kept.
 
-A client is an address (the TCP peer; behind a reverse proxy, the address uvicorn takes
-from ``X-Forwarded-For`` when ``--forwarded-allow-ips`` trusts the proxy). Creating games,
-claiming invitations and hints each draw from the client's bucket for that kind of request;
-an empty bucket is a 429 with ``Retry-After``. Spectators' sockets are bounded at once, per
-client, per game and in all (docs/web.md, "Spectators").
+A client is an address: the TCP peer, or, when the peer is a proxy trusted with
+``dominolab serve --forwarded-allow-ips`` (none is by default), the address that proxy gives
+in ``X-Forwarded-For``. Creating games, claiming invitations and hints each draw from the
+client's bucket for that kind of request; an empty bucket is a 429 with ``Retry-After``.
+A client's open connections are bounded in all (web/edge/guard.py) and by kind: seats',
+spectators' and lobby sockets (docs/web.md, "Faults and abuse", "Spectators").
 """
 
 from __future__ import annotations
@@ -59,18 +60,32 @@ class Limits:
     watchers_per_game: int = 100
     #: spectators the server takes at once
     watchers_total: int = 5000
+    #: connections one client may hold open at once, of every kind (plain HTTP and every
+    #: WebSocket); past it a new one gets a 429 and is closed before it is read
+    sockets_per_client: int = 64
+    #: seats' sockets one client may hold open at once (over all games and seats)
+    seat_sockets_per_client: int = 20
+    #: seconds a connection has to send a request's whole head (from its opening, or from
+    #: the first byte of a later request on it)
+    head_timeout: float = 10.0
+    #: seconds an idle keep-alive connection is kept after its last answer
+    keep_alive_timeout: float = 5.0
+    #: seconds a new WebSocket has to say hello
+    hello_timeout: float = 10.0
 
     def __post_init__(self) -> None:
         for name in ("games_per_minute", "hints_per_minute", "players_per_minute",
                      "abandoned_after",
                      "finished_kept", "sweep_every", "seeks_per_minute", "lobby_sweep_every",
-                     "lobby_socket_timeout"):
+                     "lobby_socket_timeout", "head_timeout", "keep_alive_timeout",
+                     "hello_timeout"):
             value = getattr(self, name)
             if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number, not {value!r}")
         for name in ("games_burst", "hints_burst", "players_burst", "queued_per_client",
                      "seeks_burst", "open_seeks_per_player", "lobby_sockets_per_client",
-                     "watchers_per_client", "watchers_per_game", "watchers_total"):
+                     "watchers_per_client", "watchers_per_game", "watchers_total",
+                     "sockets_per_client", "seat_sockets_per_client"):
             value = getattr(self, name)
             if not (isinstance(value, int) and value >= 1):
                 raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")

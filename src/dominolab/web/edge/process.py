@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import socket
 import subprocess
 import sys
@@ -42,12 +43,15 @@ def request_json(base: str, method: str, path: str, body: Any = None,
 
 class ServerProcess:
     """``python -m dominolab serve`` on 127.0.0.1, its output in ``log`` (beside an SQLite
-    ``db``; given, for a ``postgresql://`` one)."""
+    ``db``; given, for a ``postgresql://`` one), with at most ``open_files`` files open if
+    given."""
 
     def __init__(self, db: Path | str, *, computer_delay: float = 0.0,
                  game_seeds: int | None = None, extra: tuple[str, ...] = (),
-                 log: Path | None = None) -> None:
+                 log: Path | None = None, open_files: int | None = None) -> None:
         self.db = db
+        #: the server's limit of open files, soft and hard (None: this process's)
+        self.open_files = open_files
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         if log is None:
@@ -73,7 +77,8 @@ class ServerProcess:
         with open(self.log, "ab") as out:
             self.proc = proc = subprocess.Popen(
                 self.command, stdout=out, stderr=out,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=self.log.parent)
+                env={**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=self.log.parent,
+                preexec_fn=None if self.open_files is None else self._limit_files)
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -89,6 +94,12 @@ class ServerProcess:
                     raise RuntimeError(f"the server did not answer within {timeout:g} s "
                                        f"({exc!r})\n{self.output()}") from None
                 time.sleep(0.05)
+
+    def _limit_files(self) -> None:
+        """In the child, before the server starts: its open files limited, as ``ulimit -n``
+        does (both limits, so the server cannot raise its own)."""
+        assert self.open_files is not None
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.open_files, self.open_files))
 
     def request(self, method: str, path: str, body: Any = None, token: str | None = None,
                 timeout: float = 30) -> Any:
