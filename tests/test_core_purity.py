@@ -165,14 +165,6 @@ ROOMS: dict[str, set[str]] = {
     "storage": {"storage"},
     "web": {"web"},
 }
-#: modules a room may import although they stand above it, and which rooms: the server's
-#: limits (plain numbers and a token bucket) are drawn on by every room, and belong beneath
-#: them; they move there once the change under way in edge/limits.py has landed
-NOT_YET_MOVED: dict[str, set[str]] = {
-    "dominolab.web.edge.limits": {"web", "games", "community"},
-}
-
-
 def _room_of(path: Path, web: Path) -> str:
     parts = path.relative_to(web).parts
     return parts[0] if len(parts) > 1 else "web"
@@ -188,7 +180,7 @@ def _room_violations(web: Path) -> list[str]:
             if parts[:2] != ["dominolab", "web"] or len(parts) < 3:
                 continue
             target = parts[2] if parts[2] in ROOMS else "web"
-            if target in ROOMS[room] or room in NOT_YET_MOVED.get(name, set()):
+            if target in ROOMS[room]:
                 continue
             found.append(f"{path.relative_to(web)} ({room}) imports {name} ({target})")
     return found

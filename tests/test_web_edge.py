@@ -26,8 +26,8 @@ from dominolab.cli.main import main
 from dominolab.players import Budget
 from dominolab.web.edge.app import create_app
 from dominolab.web.edge.guard import AcceptFailures, Sockets
-from dominolab.web.edge.limits import Limits
 from dominolab.web.edge.process import ServerProcess, free_port
+from dominolab.web.limits import Limits
 
 #: every test here bounds its own waits; this bounds the test as a whole
 pytestmark = pytest.mark.timeout(120)

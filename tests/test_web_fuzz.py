@@ -27,7 +27,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from dominolab.players import Budget
 from dominolab.web.edge.app import create_app
-from dominolab.web.edge.limits import Limits
+from dominolab.web.limits import Limits
 
 #: examples per property (more with the environment variable FUZZ_EXAMPLES, for a long run)
 FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "150")), deadline=None,

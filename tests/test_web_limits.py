@@ -16,7 +16,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from dominolab.players import Budget
 from dominolab.web.edge.app import create_app
-from dominolab.web.edge.limits import DAY, Limits, RateLimited, RateLimiter
+from dominolab.web.limits import DAY, Limits, RateLimited, RateLimiter
 
 Json = dict[str, Any]
 

@@ -23,11 +23,11 @@ from starlette.websockets import WebSocketDisconnect
 
 from dominolab.web.community.lobby import Lobby, seat_token
 from dominolab.web.edge.app import MAX_BODY, create_app
-from dominolab.web.edge.limits import Limits
 from dominolab.web.edge.process import ServerProcess
 from dominolab.web.games.clocks import CLOCK_GRACE, MOVE_SECONDS
 from dominolab.web.games.live import token_hash
 from dominolab.web.games.service import GameService
+from dominolab.web.limits import Limits
 from dominolab.web.storage.store import GameRow, PlayerRef, PlayerRow, SeekRow, Store
 from players_support import register
 from rawsocket import call, lobby_hello

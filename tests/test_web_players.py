@@ -28,7 +28,7 @@ from dominolab.web.community.names import (
     skeleton,
 )
 from dominolab.web.edge.app import create_app
-from dominolab.web.edge.limits import Limits
+from dominolab.web.limits import Limits
 from players_support import register
 
 pytestmark = pytest.mark.timeout(90)

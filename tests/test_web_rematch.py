@@ -38,10 +38,10 @@ from browser import (
     wait_status,
 )
 from dominolab.web.edge.app import create_app
-from dominolab.web.edge.limits import DAY, Limits
 from dominolab.web.edge.process import ServerProcess
 from dominolab.web.games.live import LiveGame
 from dominolab.web.games.service import GameService
+from dominolab.web.limits import DAY, Limits
 from dominolab.web.storage.store import GameRow, Store
 from loops import run_async
 

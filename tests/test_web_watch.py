@@ -17,7 +17,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from dominolab.players import Budget
 from dominolab.web.edge.app import create_app
-from dominolab.web.edge.limits import DAY, Limits
+from dominolab.web.limits import DAY, Limits
 from test_web_api import auth, friend_game, move, play_out, state
 
 Json = dict[str, Any]

@@ -18,7 +18,7 @@ import socket
 import sys
 from pathlib import Path
 
-from dominolab.web.edge.limits import DAY, Limits
+from dominolab.web.limits import DAY, Limits
 
 
 def default_db() -> Path | str:

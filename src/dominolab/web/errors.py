@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from dominolab.web.edge.limits import RateLimited, RateLimiter
+from dominolab.web.limits import RateLimited, RateLimiter
 
 
 class ApiError(Exception):

@@ -37,11 +37,11 @@ from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
 from dominolab.core import RULES_VERSION, OptionError, first_opener_by_lot, get_game
-from dominolab.web.edge.limits import RateLimiter
 from dominolab.web.errors import ApiError
 from dominolab.web.games.clocks import MOVE_SECONDS, MOVE_SECONDS_RANGE
 from dominolab.web.games.live import Closer, LiveGame, Sender, player_json, token_hash
 from dominolab.web.games.service import GameService
+from dominolab.web.limits import RateLimiter
 from dominolab.web.storage.store import DATABASE_ERRORS, GameRow, PlayerRow, SeekRow
 
 log = logging.getLogger("dominolab.web")

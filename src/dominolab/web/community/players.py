@@ -12,9 +12,9 @@ from typing import Any
 from dominolab.web.community.names import KEYS_VERSION, NameRefused, check_name, skeleton
 from dominolab.web.community.ratings import change_json, rating_json
 from dominolab.web.community.standings import RATED_GAMES
-from dominolab.web.edge.limits import Limits, RateLimiter
 from dominolab.web.errors import ApiError, take
 from dominolab.web.games.live import ID_RE, player_json, token_hash
+from dominolab.web.limits import Limits, RateLimiter
 from dominolab.web.storage.store import (
     DATABASE_ERRORS,
     AsyncStore,

@@ -38,10 +38,10 @@ from dominolab.web.community.standings import Standings
 from dominolab.web.content.guide import guide_endpoint, guide_index_endpoint
 from dominolab.web.content.lessons import lessons_endpoint, lessons_index_endpoint
 from dominolab.web.content.rules import rules_html
-from dominolab.web.edge.limits import Limits
 from dominolab.web.errors import ApiError
 from dominolab.web.games.live import Connection, LiveGame
 from dominolab.web.games.service import GameService
+from dominolab.web.limits import Limits
 from dominolab.web.storage.store import BUSY_TIMEOUT, DATABASE_ERRORS, Store
 
 log = logging.getLogger("dominolab.web")

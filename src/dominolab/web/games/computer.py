@@ -11,13 +11,13 @@ from typing import Any
 
 from dominolab.players import LEVELS
 from dominolab.players.hints import immediate_points, rank, same_as, win_chance
-from dominolab.web.edge.limits import RateLimiter
 from dominolab.web.errors import ApiError, NotStored, take
 from dominolab.web.games.compute import ComputePool, PoolBusy, analyse_hint, choose_move
 from dominolab.web.games.live import LiveGame
 from dominolab.web.games.moves import Moves
 from dominolab.web.games.registry import Registry
 from dominolab.web.games.sockets import Sockets
+from dominolab.web.limits import RateLimiter
 
 log = logging.getLogger("dominolab.web")
 

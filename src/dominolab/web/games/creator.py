@@ -13,13 +13,13 @@ from typing import Any, Final
 
 from dominolab.core import RULES_VERSION, Match, OptionError, first_opener_by_lot, get_game
 from dominolab.players import LEVELS
-from dominolab.web.edge.limits import RateLimiter
 from dominolab.web.errors import ApiError, take
 from dominolab.web.games.clocks import Clocks
 from dominolab.web.games.computer import Computer
 from dominolab.web.games.live import ID_RE, LiveGame, token_hash
 from dominolab.web.games.registry import Registry
 from dominolab.web.games.sockets import Sockets
+from dominolab.web.limits import RateLimiter
 from dominolab.web.storage.store import DATABASE_ERRORS, GameRow, PlayerRow
 
 log = logging.getLogger("dominolab.web")

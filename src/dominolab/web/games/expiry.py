@@ -9,10 +9,10 @@ import asyncio
 import logging
 from dataclasses import replace
 
-from dominolab.web.edge.limits import Limits
 from dominolab.web.games.finisher import Finisher
 from dominolab.web.games.registry import Registry
 from dominolab.web.games.sockets import Sockets
+from dominolab.web.limits import Limits
 from dominolab.web.storage.store import DATABASE_ERRORS
 
 log = logging.getLogger("dominolab.web")

@@ -33,7 +33,6 @@ from typing import Any
 
 from dominolab.core import Match, get_game, match_record
 from dominolab.players.hints import HINT_BUDGET
-from dominolab.web.edge.limits import Limits, RateLimiter
 from dominolab.web.errors import ApiError, take
 from dominolab.web.games.clocks import Clocks
 from dominolab.web.games.compute import ComputePool
@@ -47,6 +46,7 @@ from dominolab.web.games.payload import replay_frames, rules_json
 from dominolab.web.games.peers import Peers
 from dominolab.web.games.registry import Registry
 from dominolab.web.games.sockets import Sockets
+from dominolab.web.limits import Limits, RateLimiter
 from dominolab.web.storage.events import Events
 from dominolab.web.storage.store import DATABASE_ERRORS, AsyncStore, GameRow, PlayerRow, Store
 

@@ -8,10 +8,10 @@ import asyncio
 import logging
 from typing import Any
 
-from dominolab.web.edge.limits import Limits
 from dominolab.web.errors import ApiError
 from dominolab.web.games.live import Connection, LiveGame
 from dominolab.web.games.registry import Registry
+from dominolab.web.limits import Limits
 
 log = logging.getLogger("dominolab.web")
 
