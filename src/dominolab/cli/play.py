@@ -119,40 +119,19 @@ class Thinking:
                 self.stream.flush()
 
 
-class TerminalGame:
-    """One match between you (``seat``) and a computer player, on a text terminal."""
+class PlayScreen:
+    """What ``dominolab play`` prints: the table and your moves, each move made, the end of
+    a hand and of the match, and the help, for the player in ``seat``."""
 
-    def __init__(self, spec: GameSpec, match: Match, seat: int, computer: Player,
-                 save_path: Path, color: bool,
-                 read: Callable[[str], str] = input,
-                 write: Callable[[str], None] = print, *,
-                 budget: Budget | None = None, label: str | None = None,
-                 review: bool = True, hint_budget: Budget | None = None,
-                 pause: bool | None = None) -> None:
+    def __init__(self, spec: GameSpec, match: Match, seat: int, color: bool,
+                 write: Callable[[str], None]) -> None:
         self.spec = spec
-        self.game = spec.name
         self.match = match
         self.me = seat
         self.cpu = 1 - seat
-        self.computer = computer
-        #: the computer's budget per move (None: its own default)
-        self.budget = budget
-        #: how the opponent is named to you, e.g. "hard (expert)"
-        self.label = label or computer.name
-        self.review_hands = review
-        #: the budget of a hint and of each reviewed position (None: the hints' defaults)
-        self.hint_budget = hint_budget
-        #: wait for Enter after a hand's review (default: when the input is a terminal)
-        self.pause = sys.stdin.isatty() if pause is None else pause
-        #: your decisions in this hand: the view you had and the move you chose
-        self.decisions: list[tuple[View, Move]] = []
-        self.save_path = save_path
         self.st = Style(color)
-        self.read = read
         self._write = write
         self.width = min(shutil.get_terminal_size((80, 24)).columns, 100)
-        self.players = ("you", f"computer:{computer.name}") if seat == 0 \
-            else (f"computer:{computer.name}", "you")
 
     def write(self, text: str = "", style: str | None = None) -> None:
         """Print a line; plain text is wrapped to the terminal, then given ``style``."""
@@ -165,7 +144,6 @@ class TerminalGame:
         for line in lines:
             self._write(self.st(line, style) if style else line)
 
-    # -- names -------------------------------------------------------------------------------
     def who(self, seat: int | None) -> str:
         if seat is None:
             return "nobody"
@@ -175,71 +153,6 @@ class TerminalGame:
     def pair(self, points: Sequence[int]) -> str:
         return f"you {points[self.me]}, computer {points[self.cpu]}"
 
-    # -- the match -----------------------------------------------------------------------------
-    def run(self) -> int:
-        st = self.st
-        match = self.match
-        options = match.options
-        self.write(st(f"dominolab play: {self.spec.title}", "bold")
-                   + f" (RULES.md section {self.spec.rules_section})")
-        self.write(f"Seed {match.seed} (play this match again with --seed {match.seed}). "
-                   f"Target {options.target} points.")
-        self.write(f"You are seat {self.me}; the computer is seat {self.cpu}. "
-                   + st(f"Opponent: {self.label}.", "bold"))
-        self.write("Answer with a move's number or the move; 'hint' suggests one, 'help' "
-                   "explains, 'quit' stops.")
-        shown_hand = 0
-        try:
-            while not match.is_over:
-                number = match.hand_number
-                if number != shown_hand:
-                    self.hand_header()
-                    shown_hand = number
-                    self.decisions = []
-                seat = match.to_move
-                assert seat is not None
-                step = self.my_turn() if seat == self.me \
-                    else match.apply(self.computer_move())
-                self.report(step)
-                result = match.hands[number - 1].result
-                if result is not None:
-                    self.hand_summary(number, result)
-                    if self.review_hands and self.hand_review() and self.pause \
-                            and not match.is_over:
-                        self.wait_for_next_hand(number + 1)
-        except _Quit:
-            self.write("")
-            self.write("Stopped.")
-            self.save()
-            return 0
-        except KeyboardInterrupt:
-            self.write("")
-            self.write("Interrupted.")
-            self.save()
-            return 130
-        except Exception:
-            # whatever went wrong, the moves made so far are kept
-            self.save()
-            raise
-        self.match_summary()
-        self.save()
-        return 0
-
-    def computer_move(self) -> Move:
-        view = self.match.view(self.cpu)
-        if len(view.legal_moves) == 1:
-            return view.legal_moves[0]
-        with Thinking(self.st("  computer thinking…", "dim")):
-            return self.computer.choose(view, self.budget)
-
-    def wait_for_next_hand(self, number: int) -> None:
-        try:
-            text = self.read(f"Press Enter for hand {number} (or quit): ")
-        except EOFError:
-            raise _Quit from None
-        if text.strip().lower() in QUIT_WORDS:
-            raise _Quit
-
     def hand_header(self) -> None:
         match = self.match
         opener = match.hand.opener
@@ -248,44 +161,6 @@ class TerminalGame:
         side = max(3, (min(self.width, 78) - len(title)) // 2)
         self.write("")
         self.write(self.st("=" * side, "dim") + self.st(title, "bold") + self.st("=" * side, "dim"))
-
-    # -- your turn -----------------------------------------------------------------------------
-    def my_turn(self) -> Step:
-        match = self.match
-        view = match.view(self.me)
-        legal = view.legal_moves
-        if len(legal) == 1 and isinstance(legal[0], Draw | Pass):
-            self.write("")
-            what = "draw" if isinstance(legal[0], Draw) else "pass"
-            self.write(f"You have no tile that fits: you {what}.")
-            return match.apply(legal[0])
-        self.show(view)
-        while True:
-            try:
-                text = self.read(self.prompt(legal))
-            except EOFError:
-                raise _Quit from None
-            word = text.strip().lower()
-            if not word:
-                continue
-            if word in QUIT_WORDS:
-                raise _Quit
-            if word in HELP_WORDS:
-                self.help()
-                continue
-            if word in SHOW_WORDS:
-                self.show(view)
-                continue
-            if word in HINT_WORDS:
-                self.hint(view)
-                continue
-            try:
-                move = self.read_move(text.strip(), view)
-            except DominoError as exc:
-                self.write(self.st("  ✗ ", "bold-red") + self.why(exc, legal))
-                continue
-            self.decisions.append((view, move))
-            return match.apply(move)
 
     def prompt(self, legal: Sequence[Move]) -> str:
         numbers = "1" if len(legal) == 1 else f"1-{len(legal)}"
@@ -302,49 +177,6 @@ class TerminalGame:
             if i == 0:
                 line = head + self.st(first, style) + line[len(head) + len(first):]
             self._write(line)
-
-    def hint(self, view: View) -> None:
-        """The expert's best moves here, numbered as in the list, each with its reason."""
-        legal = view.legal_moves
-        self.write("")
-        if len(legal) == 1:
-            self.write(f"Only one move here: 1) {legal[0]}.")
-            return
-        try:
-            with Thinking(self.st("Thinking about your moves… (Ctrl-C cancels)", "dim"),
-                          after=0):
-                values = hints.rank(hints.analyse(view, self.hint_budget,
-                                                  self.match.seed or 0))
-            # equivalent moves (a spinner's two short ends...) are one move: shown once
-            values = hints.distinct(values, view)
-        except KeyboardInterrupt:
-            self.write("Hint cancelled.")
-            return
-        best = values[0]
-        tried = sum(v.worlds for v in values)
-        self.write(self.st("Hint:", "bold") + f" the expert's best moves ({tried} deals "
-                   "of the hidden tiles tried; win chance = of the match):")
-        for value in values[:HINT_MOVES]:
-            head = f"  {legal.index(value.move) + 1:>2}) "
-            self.write_item(head, hints.explain(value, view, best),
-                            "bold-green" if value is best else "bold")
-        if len(values) > HINT_MOVES:
-            self.write(self.st(f"  ({len(values) - HINT_MOVES} more move"
-                               f"{'s' if len(values) - HINT_MOVES != 1 else ''} rated lower.)",
-                               "dim"))
-
-    def read_move(self, text: str, view: View) -> Move:
-        """The move ``text`` names: a number on the list, or a move in notation. Only the
-        plain digits 0-9 are numbers and notation (``²¹`` is neither)."""
-        legal = view.legal_moves
-        if text.isascii() and text.isdigit():
-            number = int(text) if len(text) <= LIST_DIGITS else None
-            if number is not None and 1 <= number <= len(legal):
-                return legal[number - 1]
-            if not (len(text) == 2 and all(c <= "6" for c in text)):
-                raise _NotListed(f"there is no move {shown(text)[1:-1]} here: pick "
-                                 f"1-{len(legal)}, or type a move like {legal[0]}")
-        return resolve_move(text, legal, f"tile {view.n + 1} to lay", view.hand)
 
     def why(self, exc: DominoError, legal: Sequence[Move]) -> str:
         if isinstance(exc, AmbiguousMoveError):
@@ -455,7 +287,6 @@ class TerminalGame:
         w("After each hand, a short review lists your moves that cost the most against the")
         w("expert's choice (Ctrl-C while it is computed skips it).")
 
-    # -- reports -------------------------------------------------------------------------------
     def report(self, step: Step) -> None:
         """One line after every move: who, the move, and the reason for the points."""
         st = self.st
@@ -505,6 +336,208 @@ class TerminalGame:
           + st(f"Totals: {self.pair(self.match.totals)}", "bold")
           + f" (target {self.match.options.target}).")
 
+    def match_summary(self) -> None:
+        result = self.match.result
+        assert result is not None
+        st = self.st
+        totals = result.totals
+        if result.winner is None:
+            verdict = st("a draw", "bold")
+        elif result.winner == self.me:
+            verdict = st("you win", "bold-green")
+        else:
+            verdict = st("the computer wins", "bold-red")
+        how = " at once" if result.end == "at-once" else ""
+        self.write("")
+        self.write(st("Match over", "bold") + f" after {result.hands} hand"
+                   f"{'s' if result.hands != 1 else ''}: {verdict}{how}, "
+                   f"{totals[self.me]} to {totals[self.cpu]}.")
+
+
+class TerminalGame:
+    """One match between you (``seat``) and a computer player, on a text terminal: the turns,
+    reading your moves, hints and reviews, and the record; :class:`PlayScreen` prints."""
+
+    def __init__(self, spec: GameSpec, match: Match, seat: int, computer: Player,
+                 save_path: Path, color: bool,
+                 read: Callable[[str], str] = input,
+                 write: Callable[[str], None] = print, *,
+                 budget: Budget | None = None, label: str | None = None,
+                 review: bool = True, hint_budget: Budget | None = None,
+                 pause: bool | None = None) -> None:
+        self.spec = spec
+        self.game = spec.name
+        self.match = match
+        self.me = seat
+        self.cpu = 1 - seat
+        self.computer = computer
+        #: the computer's budget per move (None: its own default)
+        self.budget = budget
+        #: how the opponent is named to you, e.g. "hard (expert)"
+        self.label = label or computer.name
+        self.review_hands = review
+        #: the budget of a hint and of each reviewed position (None: the hints' defaults)
+        self.hint_budget = hint_budget
+        #: wait for Enter after a hand's review (default: when the input is a terminal)
+        self.pause = sys.stdin.isatty() if pause is None else pause
+        #: your decisions in this hand: the view you had and the move you chose
+        self.decisions: list[tuple[View, Move]] = []
+        self.save_path = save_path
+        self.read = read
+        #: where everything is printed
+        self.screen = PlayScreen(spec, match, seat, color, write)
+        self.st = self.screen.st
+        self.write = self.screen.write
+        self.players = ("you", f"computer:{computer.name}") if seat == 0 \
+            else (f"computer:{computer.name}", "you")
+
+    # -- the match -----------------------------------------------------------------------------
+    def run(self) -> int:
+        st = self.st
+        match = self.match
+        options = match.options
+        self.write(st(f"dominolab play: {self.spec.title}", "bold")
+                   + f" (RULES.md section {self.spec.rules_section})")
+        self.write(f"Seed {match.seed} (play this match again with --seed {match.seed}). "
+                   f"Target {options.target} points.")
+        self.write(f"You are seat {self.me}; the computer is seat {self.cpu}. "
+                   + st(f"Opponent: {self.label}.", "bold"))
+        self.write("Answer with a move's number or the move; 'hint' suggests one, 'help' "
+                   "explains, 'quit' stops.")
+        shown_hand = 0
+        try:
+            while not match.is_over:
+                number = match.hand_number
+                if number != shown_hand:
+                    self.screen.hand_header()
+                    shown_hand = number
+                    self.decisions = []
+                seat = match.to_move
+                assert seat is not None
+                step = self.my_turn() if seat == self.me \
+                    else match.apply(self.computer_move())
+                self.screen.report(step)
+                result = match.hands[number - 1].result
+                if result is not None:
+                    self.screen.hand_summary(number, result)
+                    if self.review_hands and self.hand_review() and self.pause \
+                            and not match.is_over:
+                        self.wait_for_next_hand(number + 1)
+        except _Quit:
+            self.write("")
+            self.write("Stopped.")
+            self.save()
+            return 0
+        except KeyboardInterrupt:
+            self.write("")
+            self.write("Interrupted.")
+            self.save()
+            return 130
+        except Exception:
+            # whatever went wrong, the moves made so far are kept
+            self.save()
+            raise
+        self.screen.match_summary()
+        self.save()
+        return 0
+
+    def computer_move(self) -> Move:
+        view = self.match.view(self.cpu)
+        if len(view.legal_moves) == 1:
+            return view.legal_moves[0]
+        with Thinking(self.st("  computer thinking…", "dim")):
+            return self.computer.choose(view, self.budget)
+
+    def wait_for_next_hand(self, number: int) -> None:
+        try:
+            text = self.read(f"Press Enter for hand {number} (or quit): ")
+        except EOFError:
+            raise _Quit from None
+        if text.strip().lower() in QUIT_WORDS:
+            raise _Quit
+
+    # -- your turn -----------------------------------------------------------------------------
+    def my_turn(self) -> Step:
+        match = self.match
+        view = match.view(self.me)
+        legal = view.legal_moves
+        if len(legal) == 1 and isinstance(legal[0], Draw | Pass):
+            self.write("")
+            what = "draw" if isinstance(legal[0], Draw) else "pass"
+            self.write(f"You have no tile that fits: you {what}.")
+            return match.apply(legal[0])
+        self.screen.show(view)
+        while True:
+            try:
+                text = self.read(self.screen.prompt(legal))
+            except EOFError:
+                raise _Quit from None
+            word = text.strip().lower()
+            if not word:
+                continue
+            if word in QUIT_WORDS:
+                raise _Quit
+            if word in HELP_WORDS:
+                self.screen.help()
+                continue
+            if word in SHOW_WORDS:
+                self.screen.show(view)
+                continue
+            if word in HINT_WORDS:
+                self.hint(view)
+                continue
+            try:
+                move = self.read_move(text.strip(), view)
+            except DominoError as exc:
+                self.write(self.st("  ✗ ", "bold-red") + self.screen.why(exc, legal))
+                continue
+            self.decisions.append((view, move))
+            return match.apply(move)
+
+    def hint(self, view: View) -> None:
+        """The expert's best moves here, numbered as in the list, each with its reason."""
+        legal = view.legal_moves
+        self.write("")
+        if len(legal) == 1:
+            self.write(f"Only one move here: 1) {legal[0]}.")
+            return
+        try:
+            with Thinking(self.st("Thinking about your moves… (Ctrl-C cancels)", "dim"),
+                          after=0):
+                values = hints.rank(hints.analyse(view, self.hint_budget,
+                                                  self.match.seed or 0))
+            # equivalent moves (a spinner's two short ends...) are one move: shown once
+            values = hints.distinct(values, view)
+        except KeyboardInterrupt:
+            self.write("Hint cancelled.")
+            return
+        best = values[0]
+        tried = sum(v.worlds for v in values)
+        self.write(self.st("Hint:", "bold") + f" the expert's best moves ({tried} deals "
+                   "of the hidden tiles tried; win chance = of the match):")
+        for value in values[:HINT_MOVES]:
+            head = f"  {legal.index(value.move) + 1:>2}) "
+            self.screen.write_item(head, hints.explain(value, view, best),
+                            "bold-green" if value is best else "bold")
+        if len(values) > HINT_MOVES:
+            self.write(self.st(f"  ({len(values) - HINT_MOVES} more move"
+                               f"{'s' if len(values) - HINT_MOVES != 1 else ''} rated lower.)",
+                               "dim"))
+
+    def read_move(self, text: str, view: View) -> Move:
+        """The move ``text`` names: a number on the list, or a move in notation. Only the
+        plain digits 0-9 are numbers and notation (``²¹`` is neither)."""
+        legal = view.legal_moves
+        if text.isascii() and text.isdigit():
+            number = int(text) if len(text) <= LIST_DIGITS else None
+            if number is not None and 1 <= number <= len(legal):
+                return legal[number - 1]
+            if not (len(text) == 2 and all(c <= "6" for c in text)):
+                raise _NotListed(f"there is no move {shown(text)[1:-1]} here: pick "
+                                 f"1-{len(legal)}, or type a move like {legal[0]}")
+        return resolve_move(text, legal, f"tile {view.n + 1} to lay", view.hand)
+
+    # -- coaching ------------------------------------------------------------------------------
     def hand_review(self) -> bool:
         """After a hand: your moves that lost the most against the expert's. Return True if
         something was shown (so the next hand may wait for you)."""
@@ -559,23 +592,6 @@ class TerminalGame:
     def values_text(value: hints.MoveValue) -> str:
         chance = hints.percent(hints.win_chance(value))
         return f" win chance {chance:>4}, margin {value.margin:+5.1f}"
-
-    def match_summary(self) -> None:
-        result = self.match.result
-        assert result is not None
-        st = self.st
-        totals = result.totals
-        if result.winner is None:
-            verdict = st("a draw", "bold")
-        elif result.winner == self.me:
-            verdict = st("you win", "bold-green")
-        else:
-            verdict = st("the computer wins", "bold-red")
-        how = " at once" if result.end == "at-once" else ""
-        self.write("")
-        self.write(st("Match over", "bold") + f" after {result.hands} hand"
-                   f"{'s' if result.hands != 1 else ''}: {verdict}{how}, "
-                   f"{totals[self.me]} to {totals[self.cpu]}.")
 
     def save(self) -> None:
         record = match_record(self.match, self.players)
