@@ -42,12 +42,15 @@ def request_json(base: str, method: str, path: str, body: Any = None,
 
 class ServerProcess:
     """``python -m dominolab serve`` on 127.0.0.1, its output in ``log`` (beside an SQLite
-    ``db``; given, for a ``postgresql://`` one)."""
+    ``db``; given, for a ``postgresql://`` one). With ``source``, the server is the
+    ``dominolab`` package found in that directory (another checkout's ``src``, to compare
+    two versions side by side) rather than the one importing this module."""
 
     def __init__(self, db: Path | str, *, computer_delay: float = 0.0,
                  game_seeds: int | None = None, extra: tuple[str, ...] = (),
-                 log: Path | None = None) -> None:
+                 log: Path | None = None, source: Path | None = None) -> None:
         self.db = db
+        self.source = source
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         if log is None:
@@ -70,10 +73,12 @@ class ServerProcess:
     def start(self, timeout: float = 30) -> str:
         """Start it and wait until it answers; returns the base URL. RuntimeError (with the
         server's output) if it exits or does not answer in time."""
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        if self.source is not None:
+            env["PYTHONPATH"] = str(self.source)
         with open(self.log, "ab") as out:
             self.proc = proc = subprocess.Popen(
-                self.command, stdout=out, stderr=out,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=self.log.parent)
+                self.command, stdout=out, stderr=out, env=env, cwd=self.log.parent)
         deadline = time.monotonic() + timeout
         while True:
             try:
