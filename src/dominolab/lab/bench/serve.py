@@ -720,7 +720,7 @@ def cpu_sampler(server_pids: Sequence[int], db_pids: Sequence[int]
     def sample() -> CpuSample:
         own = cpu_seconds(server_pids)
         trees = cpu_seconds([p for pid in server_pids for p in process_tree(pid)], reaped=True)
-        return CpuSample(own, None if own is None or trees is None else trees - own,
+        return CpuSample(own, None if own is None or trees is None else round(trees - own, 6),
                          cpu_seconds(db_pids))
 
     return sample
