@@ -414,6 +414,22 @@ def test_bounds_enclose_every_tile() -> None:
         assert y0 == min(p.y for p in tiles) and y1 == max(p.y + p.h for p in tiles)
 
 
+
+def test_to_json_is_made_of_the_tiles_and_a_fresh_list() -> None:
+    """The LAYOUT object, kept tile by tile, is exactly the tiles' PLACED objects and their
+    bounds; a caller changing the lists it was given changes nothing for the next."""
+    for i, laid in enumerate(every_laid()):
+        if i % 7:
+            continue
+        layout = laid.layout
+        given = layout.to_json()
+        assert given == {"tiles": [p.to_json() for p in layout.tiles],
+                         "bounds": list(layout.bounds())}
+        given["tiles"].clear()
+        given["bounds"].clear()
+        assert len(layout.to_json()["tiles"]) == len(layout.tiles) > 0
+        assert len(layout.to_json()["bounds"]) == 4
+
 # -- 7: specific pictures -------------------------------------------------------------------------
 
 def plays(moves: str) -> tuple[Play, ...]:

@@ -217,6 +217,18 @@ def _clockwise(dx: int, dy: int) -> tuple[int, int]:
     return -dy, dx
 
 
+def _grown(box: tuple[float, float, float, float] | None, p: Placed
+           ) -> tuple[float, float, float, float]:
+    """``box`` (None: nothing yet) grown to enclose ``p`` and its link."""
+    x0, y0, x1, y1 = (p.x, p.y, p.x + p.w, p.y + p.h) if box is None else \
+        (min(box[0], p.x), min(box[1], p.y), max(box[2], p.x + p.w), max(box[3], p.y + p.h))
+    if p.link is not None:
+        lx0, ly0, lx1, ly1 = p.link
+        x0, x1 = min(x0, lx0, lx1), max(x1, lx0, lx1)
+        y0, y1 = min(y0, ly0, ly1), max(y1, ly0, ly1)
+    return (x0, y0, x1, y1)
+
+
 def _cells(r: Rect) -> list[int]:
     return [x * _KEY + y for x in range(r[0], r[2]) for y in range(r[1], r[3])]
 
@@ -247,6 +259,10 @@ class TableLayout:
         self._ends: dict[int, _End] = {}
         self._placed: list[Placed] = []
         self._tuple: tuple[Placed, ...] = ()
+        #: each tile's PLACED object, made once, and the box of them all: every state sent
+        #: carries the table, twice a move
+        self._json: list[dict[str, Any]] = []
+        self._box: tuple[float, float, float, float] = (-1.0, -1.0, 1.0, 1.0)
         #: solved spots by (port, across, the half a luzak's neighbour must touch), each
         #: with the box of every rectangle its solving looked at (see :meth:`place`)
         self._cache: dict[tuple[int, bool, int], tuple[_Spot, Rect]] = {}
@@ -289,6 +305,8 @@ class TableLayout:
             self._ends[port.index] = spot.ends[0]
         self._placed.append(placed)
         self._tuple = (*self._tuple, placed)
+        self._json.append(placed.to_json())
+        self._box = _grown(self._box if k > 1 else None, placed)
         self._forget(spot, gone, port)
         return placed
 
@@ -300,22 +318,13 @@ class TableLayout:
     def bounds(self) -> tuple[float, float, float, float]:
         """``(x0, y0, x1, y1)`` enclosing every tile (and link); for the empty table, the box
         the lead will lie in."""
-        if not self._placed:
-            return (-1.0, -1.0, 1.0, 1.0)
-        x0 = min(p.x for p in self._placed)
-        y0 = min(p.y for p in self._placed)
-        x1 = max(p.x + p.w for p in self._placed)
-        y1 = max(p.y + p.h for p in self._placed)
-        for p in self._placed:
-            if p.link is not None:
-                lx0, ly0, lx1, ly1 = p.link
-                x0, x1 = min(x0, lx0, lx1), max(x1, lx0, lx1)
-                y0, y1 = min(y0, ly0, ly1), max(y1, ly0, ly1)
-        return (x0, y0, x1, y1)
+        return self._box
 
     def to_json(self) -> dict[str, Any]:
-        """The LAYOUT object of docs/web.md: ``{"tiles": [PLACED...], "bounds": [...]}``."""
-        return {"tiles": [p.to_json() for p in self._placed], "bounds": list(self.bounds())}
+        """The LAYOUT object of docs/web.md: ``{"tiles": [PLACED...], "bounds": [...]}``.
+        The PLACED objects are made once and shared by every call: read them, never change
+        them."""
+        return {"tiles": list(self._json), "bounds": list(self._box)}
 
     # -- solving -----------------------------------------------------------------------------
     def _across(self, mv: Play) -> bool:
