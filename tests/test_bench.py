@@ -4,10 +4,16 @@ speed targets live in the benchmarks, never in tests)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+import dominolab
 from dominolab.cli.main import main
 from dominolab.lab.bench.serve import reply_target
 
@@ -48,6 +54,63 @@ def test_bench_serve_json(capsys: pytest.CaptureFixture[str]) -> None:
         assert 0 < run["p50_ms"] <= run["p99_ms"] <= run["max_ms"]
         assert "abuse" not in run
         _check_computer_games(run["computer"], 1)
+        # playing costs the server processor time, SQLite none of a database's own
+        assert run["server_cpu_ms_per_move"] > 0 and run["workers_cpu_ms_per_move"] >= 0
+        assert run["database_cpu_ms_per_move"] == 0.0
+        assert run["backend"] == "sqlite" and run["source"] is None
+    assert data["sources"] == [None]
+
+
+def test_bench_serve_against_another_source_tree(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--server-src DIR``: each run is played against this tree's server, then against
+    the one in DIR (here this same tree, named by its checkout), each measured alike."""
+    src = Path(dominolab.__file__).resolve().parents[1]
+    assert main(["bench", "serve", "--games", "2", "--seconds", "1", "--think", "0.05",
+                 "--computer-games", "0", "--server-src", str(src.parent), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["sources"] == [None, str(src)]
+    assert [r["source"] for r in data["runs"]] == [None, str(src)]
+    for run in data["runs"]:
+        assert run["moves"] > 5 and run["errors"] == 0 and run["lost_moves"] == 0
+        assert run["server_cpu_ms_per_move"] > 0 and "computer" not in run
+
+
+def test_bench_serve_refuses_a_directory_without_the_package(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "serve", "--server-src", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"--server-src: {str(tmp_path)!r} holds no dominolab package" in err
+    assert "Traceback" not in err
+
+
+def test_cpu_sampler_counts_the_servers_children() -> None:
+    """The sampler adds a server's children (its workers) to the figure apart from its own
+    time; a process that cannot be read gives no figure rather than a wrong one."""
+    from dominolab.lab.bench.serve import cpu_per_move, cpu_sampler, process_tree
+
+    sample = cpu_sampler([os.getpid()], [])
+    before = sample()
+    child = subprocess.Popen([sys.executable, "-c",
+                              "import time\nend = time.process_time() + 0.3\n"
+                              "while time.process_time() < end: pass\ninput()"],
+                             stdin=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while (after := sample()).workers is not None and before.workers is not None \
+                and after.workers - before.workers < 0.25:
+            assert time.monotonic() < deadline, "the child's processor time never showed"
+            time.sleep(0.05)
+        assert child.pid in process_tree(os.getpid())
+    finally:
+        child.communicate(b"\n", timeout=30)
+    figures = cpu_per_move(before, sample(), 1)  # reaped: its time stays counted
+    assert figures["workers_cpu_ms_per_move"] is not None
+    assert figures["workers_cpu_ms_per_move"] >= 250
+    assert figures["database_cpu_ms_per_move"] == 0.0
+    assert child.pid not in process_tree(os.getpid())
+    gone = cpu_sampler([child.pid], [])()
+    assert gone.servers is None and gone.workers is None
+    assert cpu_per_move(before, gone, 10)["server_cpu_ms_per_move"] is None
 
 
 def _check_computer_games(computer: dict[str, Any], games: int, level: str = "easy") -> None:

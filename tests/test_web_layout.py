@@ -113,10 +113,10 @@ class Laid:
     earlier_unchanged: bool = True
 
 
-def random_hand(game: str, options: Options, rng: random.Random) -> tuple[
-        tuple[Play, ...], dict[int, list[Play]]]:
+def random_hand(game: str, options: Options, rng: random.Random, sampled: int = SAMPLED
+                ) -> tuple[tuple[Play, ...], dict[int, list[Play]]]:
     """A finished hand with random legal moves: its placements, and the plays to preview at
-    ``SAMPLED`` random positions (by the number of tiles on the table then): the legal
+    ``sampled`` random positions (by the number of tiles on the table then): the legal
     plays, and in the Luzak games luzaks of one double and one non-double of the mover's
     too (so every free port is previewed across and along, both ways round)."""
     hand: Hand[Options]
@@ -141,7 +141,7 @@ def random_hand(game: str, options: Options, rng: random.Random) -> tuple[
         if plays:
             seen[hand.n] = plays
         hand.apply_unchecked(legal[rng.randrange(len(legal))])
-    chosen = rng.sample(sorted(seen), min(SAMPLED, len(seen)))
+    chosen = rng.sample(sorted(seen), min(sampled, len(seen)))
     return hand.table_placements, {n: seen[n] for n in chosen}
 
 
@@ -336,6 +336,28 @@ def test_stable_one_by_one_equals_layout_table() -> None:
             assert again.to_json() == laid.layout.to_json()
 
 
+@pytest.mark.parametrize("config", CONFIGS, ids=[c[0] for c in CONFIGS])
+@pytest.mark.parametrize("width", WIDTHS)
+def test_kept_spots_equal_spots_solved_afresh(config: tuple[str, str, Options],
+                                              width: str) -> None:
+    """A layout keeps the spots it solved for the ports a new tile cannot have changed:
+    at every position of many hands, previewing every play (and a luzak of each kind) on
+    the layout kept all along gives exactly what a layout laid afresh to that position
+    gives, whose every spot is solved anew."""
+    _, game, options = config
+    rng = random.Random(f"kept spots {game} {width}")
+    for _ in range(60):
+        placements, previewed = random_hand(game, options, rng, sampled=100)
+        kept = TableLayout(game, options, width)
+        for n, mv in enumerate(placements):
+            plays = [p for p in previewed.get(n, []) if p.port is not None]
+            if plays:
+                fresh = layout_table(game, options, placements[:n], width)
+                assert [kept.preview(p) for p in plays] == [fresh.preview(p) for p in plays], \
+                    (placements[:n], plays)
+            kept.place(mv)
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**9), config=st.sampled_from(CONFIGS),
        width=st.sampled_from(WIDTHS))
@@ -391,6 +413,22 @@ def test_bounds_enclose_every_tile() -> None:
         assert x0 == min(p.x for p in tiles) and x1 == max(p.x + p.w for p in tiles)
         assert y0 == min(p.y for p in tiles) and y1 == max(p.y + p.h for p in tiles)
 
+
+
+def test_to_json_is_made_of_the_tiles_and_a_fresh_list() -> None:
+    """The LAYOUT object, kept tile by tile, is exactly the tiles' PLACED objects and their
+    bounds; a caller changing the lists it was given changes nothing for the next."""
+    for i, laid in enumerate(every_laid()):
+        if i % 7:
+            continue
+        layout = laid.layout
+        given = layout.to_json()
+        assert given == {"tiles": [p.to_json() for p in layout.tiles],
+                         "bounds": list(layout.bounds())}
+        given["tiles"].clear()
+        given["bounds"].clear()
+        assert len(layout.to_json()["tiles"]) == len(layout.tiles) > 0
+        assert len(layout.to_json()["bounds"]) == 4
 
 # -- 7: specific pictures -------------------------------------------------------------------------
 

@@ -126,6 +126,28 @@ def test_websocket_rejoins_after_a_restart(server: ServerProcess) -> None:
     assert again["hand"] == first["hand"] and again["table"] == first["table"]
 
 
+def test_serve_sends_states_uncompressed(server: ServerProcess) -> None:
+    """A client offering per-message deflate (as browsers and ``websockets`` do) is
+    answered without it: compressing every state for every socket cost the server more
+    processor time than anything else in a move."""
+    from websockets.asyncio.client import connect
+
+    made = server.request("POST", "/api/games", {"game": "luzak", "opponent": "friend",
+                                                 "first": "me"})
+
+    async def hello() -> tuple[str | None, dict[str, Any]]:
+        url = server.base.replace("http", "ws") + f"/ws/games/{made['id']}"
+        async with asyncio.timeout(30), connect(url, compression="deflate") as ws:
+            await ws.send(json.dumps({"type": "hello", "token": made["token"]}))
+            message: dict[str, Any] = json.loads(await ws.recv())
+            assert ws.response is not None
+            return ws.response.headers.get("Sec-WebSocket-Extensions"), message
+
+    extensions, message = run_async(hello())
+    assert extensions is None
+    assert message["type"] == "state" and message["state"]["seat"] == 0
+
+
 def test_wrong_token_after_restart_is_still_refused(server: ServerProcess) -> None:
     made = server.request("POST", "/api/games", {"game": "luzak", "opponent": "friend"})
     server.kill()

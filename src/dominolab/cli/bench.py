@@ -19,7 +19,8 @@ import os
 import platform
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from dominolab import native
@@ -35,7 +36,8 @@ def run_bench(args: argparse.Namespace) -> int:
         return _bench_serve(args.games or [50, 200], args.seconds, args.think,
                             games[0] if args.game else "luzak", args.json,
                             abuse=args.abuse, computer_games=args.computer_games,
-                            level=args.computer_level, servers=args.servers, db=args.db)
+                            level=args.computer_level, servers=args.servers, db=args.db,
+                            sources=args.server_src or [])
     if args.what == "players":
         return _bench_players(args, games)
     if args.what == "simulate":
@@ -199,13 +201,16 @@ def _redacted(url: str) -> str:
 
 
 def _print_serve_run(result: dict[str, Any]) -> None:
+    if result["source"] is not None:
+        print(f"  the server from {result['source']}:")
     print(f"  N={result['games']:<4} friend games: {result['moves']:>6} moves "
           f"({result['moves_per_s']:,.0f}/s)  move -> opponent's update: p50 "
           f"{result['p50_ms']} ms, p99 {result['p99_ms']} ms, max {result['max_ms']} ms;  "
           f"errors {result['errors']}, lost moves {result['lost_moves']}", flush=True)
-    if result.get("server_cpu_ms_per_move") is not None:
+    if result["server_cpu_ms_per_move"] is not None:
         print(f"         processor time per move: servers {result['server_cpu_ms_per_move']} ms"
-              f", database {result['database_cpu_ms_per_move']} ms", flush=True)
+              f", their workers {result['workers_cpu_ms_per_move']} ms, database "
+              f"{result['database_cpu_ms_per_move']} ms", flush=True)
     for example in result["error_examples"]:
         print(f"      e.g. {example}")
     if "computer" in result:
@@ -229,13 +234,22 @@ def _print_serve_run(result: dict[str, Any]) -> None:
 
 def _bench_serve(games: list[int], seconds: float, think: float, game: str, as_json: bool,
                  abuse: bool = False, computer_games: int = 10, level: str = "easy",
-                 servers: int = 1, db: str | None = None) -> int:
+                 servers: int = 1, db: str | None = None,
+                 sources: Sequence[Path] = ()) -> int:
     from dominolab.lab.bench.serve import (
         ABUSE_CONNECTIONS,
         ABUSER,
         failed,
         run_serve_bench,
+        source_tree,
     )
+
+    for source in sources:
+        try:
+            source_tree(source)
+        except ValueError as exc:
+            print(f"dominolab bench serve: --server-src: {exc}", file=sys.stderr)
+            return 2
 
     if db is None and servers != 1:
         print("dominolab bench serve: --servers needs --db postgresql://...: several "
@@ -252,6 +266,9 @@ def _bench_serve(games: list[int], seconds: float, think: float, game: str, as_j
         where = "one server process" if db is None else \
             f"{servers} server process{'es' if servers > 1 else ''} on PostgreSQL, each " \
             f"game's two seats on different ones, then one on SQLite"
+        if sources:
+            print(f"each run against this server, then against "
+                  f"{', '.join(str(source_tree(s)) for s in sources)}")
         print(f"{game}: N friend games at once, each seat a scripted WebSocket client "
               f"thinking {think:g} s a move on average, {seconds:g} s a run; {where}, "
               f"on loopback ({os.cpu_count()} cores shared with the clients)")
@@ -275,7 +292,8 @@ def _bench_serve(games: list[int], seconds: float, think: float, game: str, as_j
                                   on_start=None if as_json else start,
                                   on_run=None if as_json else _print_serve_run,
                                   servers=servers, db=db,
-                                  on_setup=None if as_json else setup)
+                                  on_setup=None if as_json else setup,
+                                  sources=[None, *sources])
     except RuntimeError as exc:  # a server that did not start: its output says why
         print(f"dominolab bench serve: {exc}", file=sys.stderr)
         return 2
@@ -283,6 +301,7 @@ def _bench_serve(games: list[int], seconds: float, think: float, game: str, as_j
         print(json.dumps({"game": game, "think_s": think, "seconds": seconds,
                           "abuse": abuse, "computer_games": computer_games,
                           "computer_level": level, "servers": servers,
+                          "sources": [None, *(str(source_tree(s)) for s in sources)],
                           "db": None if db is None else _redacted(db),
                           "runs": results}, indent=2))
     return 1 if failed(results) else 0

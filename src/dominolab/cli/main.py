@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from dominolab import __version__, native
@@ -238,6 +239,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "servers on, in a schema of their own dropped afterwards; the same "
                         "runs are then played against one server on SQLite (default: SQLite "
                         "only)")
+    p.add_argument("--server-src", action="append", type=Path, default=None, metavar="DIR",
+                   help="serve: also play every run against the server of another checkout "
+                        "(DIR or DIR/src holding its dominolab package; repeatable), each "
+                        "run against this one and then each of those in turn, to compare "
+                        "versions side by side under the same load")
     p.add_argument("--computer-level", choices=list(LEVELS), default="easy",
                    help="serve: the level of those K games' computer (default: easy, whose "
                         "replies are to stay under 1 s at p99; medium and hard are to reply "

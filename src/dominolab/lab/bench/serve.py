@@ -485,7 +485,8 @@ def _latency_figures(seconds: list[float]) -> dict[str, float | None]:
 
 async def _run(bases: Sequence[str], games: int, seconds: float, think: float, game: str,
                seed: int, abuse: bool = False, computer_games: int = 0,
-               level: str = "easy") -> dict[str, Any]:
+               level: str = "easy", cpu: Callable[[], CpuSample] | None = None
+               ) -> dict[str, Any]:
     ports = [int(base.rsplit(":", 1)[1]) for base in bases]
     abuser = Abuser(ports[0]) if abuse else None
     if abuser is not None:
@@ -493,7 +494,7 @@ async def _run(bases: Sequence[str], games: int, seconds: float, think: float, g
         await asyncio.to_thread(abuser.start)
     try:
         result = await _play(bases, ports, games, seconds, think, game, seed, computer_games,
-                             level)
+                             level, cpu)
     finally:
         abused = abuser.stop() if abuser is not None else None
     if abused is not None:
@@ -509,7 +510,12 @@ def server_of(index: int, seat: int, servers: int) -> int:
 
 async def _play(bases: Sequence[str], ports: Sequence[int], games: int, seconds: float,
                 think: float, game: str, seed: int, computer_games: int = 0,
-                level: str = "easy") -> dict[str, Any]:
+                level: str = "easy", cpu: Callable[[], CpuSample] | None = None
+                ) -> dict[str, Any]:
+    """Create the games, connect their clients, play for ``seconds`` and wait for the
+    answers still due. ``cpu()``, sampled as the first move may go and once the last
+    answer is in, gives the processor time per move: that of playing alone, not of
+    creating the games or connecting their clients."""
     n = len(ports)
     runs: list[GameRun] = []
     for index in range(games):
@@ -541,6 +547,7 @@ async def _play(bases: Sequence[str], ports: Sequence[int], games: int, seconds:
         task.add_done_callback(lambda _: clients.changed.set())
     # every client connected and holding its first state before the first move
     await clients.until(clients.all_ready.is_set, 60)
+    cpu_before = None if cpu is None else cpu()
     go.set()
     started = time.perf_counter()
     await asyncio.sleep(seconds)
@@ -552,6 +559,7 @@ async def _play(bases: Sequence[str], ports: Sequence[int], games: int, seconds:
         return answered or all(task.done() for task in tasks)
 
     await clients.until(settled, DRAIN_SECONDS)
+    cpu_after = None if cpu is None else cpu()
     for task in tasks:
         task.cancel()
     results = await asyncio.gather(*tasks, return_exceptions=True)
@@ -578,6 +586,8 @@ async def _play(bases: Sequence[str], ports: Sequence[int], games: int, seconds:
         **_latency_figures([x for run in runs for x in run.latencies]),
         "errors": len(errors), "lost_moves": lost, "matches_finished": sum(r.over for r in runs),
         "error_examples": errors[:3],
+        # every move a client made (a friend's or the person's against the computer)
+        **cpu_per_move(cpu_before, cpu_after, moves + sum(p.moves for p in people)),
     }
     if people:
         result["computer"] = await _computer_figures(
@@ -650,33 +660,106 @@ def scratch_schema(url: str) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def bench_servers(tmp: Path, db: str | None, servers: int
+def bench_servers(tmp: Path, db: str | None, servers: int, source: Path | None = None
                   ) -> Iterator[tuple[list[ServerProcess], str | None]]:
     """``servers`` servers on loopback on a fresh database: an SQLite file in ``tmp``
-    (``db`` None; one server), or a scratch schema of the PostgreSQL database ``db``.
-    Yields them and the URL they use (None for SQLite)."""
+    (``db`` None; one server), or a scratch schema of the PostgreSQL database ``db``; each
+    the ``dominolab`` in ``source`` if given. Yields them and the URL they use (None for
+    SQLite)."""
     with contextlib.ExitStack() as stack:
         url = None
         if db is None:
             database: Path | str = tmp / "bench.sqlite3"
         else:
             database = url = stack.enter_context(scratch_schema(db))
-        procs = [stack.enter_context(ServerProcess(database, log=tmp / f"server{i}.log"))
+        procs = [stack.enter_context(ServerProcess(database, log=tmp / f"server{i}.log",
+                                                   source=source))
                  for i in range(servers)]
         yield procs, url
 
 
-def cpu_seconds(pids: Sequence[int]) -> float | None:
+def source_tree(path: Path) -> Path:
+    """The directory holding the ``dominolab`` package of the checkout or source directory
+    ``path`` (its ``src`` if it has one); ValueError naming ``path`` if there is none."""
+    for where in (path / "src", path):
+        if (where / "dominolab" / "__init__.py").is_file():
+            return where.resolve()
+    raise ValueError(f"{str(path)!r} holds no dominolab package (neither "
+                     f"{str(path / 'src' / 'dominolab')!r} nor {str(path / 'dominolab')!r})")
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and every process descended from it that is alive now (from /proc; just
+    ``pid`` where the children cannot be read)."""
+    tree, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        tree.append(parent)
+        try:
+            tasks = list(Path(f"/proc/{parent}/task").iterdir())
+        except OSError:
+            continue
+        for task in tasks:
+            with contextlib.suppress(OSError, ValueError):
+                todo.extend(int(c) for c in (task / "children").read_text().split())
+    return tree
+
+
+def cpu_seconds(pids: Sequence[int], reaped: bool = False) -> float | None:
     """The processor time (user and system) the processes ``pids`` have used so far, from
-    /proc; None if any of them cannot be read (not on this machine, or not Linux)."""
+    /proc (``reaped``: with that of their children that ended and were waited for); None if
+    any of them cannot be read (not on this machine, or not Linux)."""
     total = 0
     try:
         for pid in pids:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
+            total += sum(int(f) for f in fields[11:15 if reaped else 13])
     except (OSError, IndexError, ValueError):
         return None
     return total / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass(frozen=True)
+class CpuSample:
+    """The processor time, in seconds, used so far by the servers' own processes
+    (``servers``), by their descendants (``workers``: the computer's pool; those that
+    ended included) and by the database's backends (``database``); None where /proc
+    cannot be read."""
+
+    servers: float | None
+    workers: float | None
+    database: float | None
+
+
+def cpu_sampler(server_pids: Sequence[int], db_pids: Sequence[int]
+                ) -> Callable[[], CpuSample]:
+    """What :func:`_play` calls as the measured window opens and closes: the processor
+    time of the servers ``server_pids`` and their process trees, and of ``db_pids``."""
+
+    def sample() -> CpuSample:
+        own = cpu_seconds(server_pids)
+        trees = cpu_seconds([p for pid in server_pids for p in process_tree(pid)], reaped=True)
+        return CpuSample(own, None if own is None or trees is None else round(trees - own, 6),
+                         cpu_seconds(db_pids))
+
+    return sample
+
+
+def cpu_per_move(before: CpuSample | None, after: CpuSample | None, moves: int
+                 ) -> dict[str, float | None]:
+    """Milliseconds of processor time per move between two samples: the servers' own
+    (``server_cpu_ms_per_move``, the figure a move costs the server), their workers' and
+    the database's (None where a sample is missing)."""
+
+    def per_move(a: float | None, b: float | None) -> float | None:
+        return None if a is None or b is None else round((a - b) / max(1, moves) * 1000, 3)
+
+    if before is None or after is None:
+        return {"server_cpu_ms_per_move": None, "workers_cpu_ms_per_move": None,
+                "database_cpu_ms_per_move": None}
+    return {"server_cpu_ms_per_move": per_move(after.servers, before.servers),
+            "workers_cpu_ms_per_move": per_move(after.workers, before.workers),
+            "database_cpu_ms_per_move": per_move(after.database, before.database)}
 
 
 def database_pids(url: str) -> list[int]:
@@ -696,48 +779,52 @@ def run_serve_bench(games: Sequence[int], seconds: float, think: float, game: st
                     on_start: Callable[[], None] | None = None,
                     on_run: Callable[[dict[str, Any]], None] | None = None,
                     servers: int = 1, db: str | None = None,
-                    on_setup: Callable[[str, int], None] | None = None
+                    on_setup: Callable[[str, int], None] | None = None,
+                    sources: Sequence[Path | None] = (None,)
                     ) -> list[dict[str, Any]]:
-    """Start a server on loopback with a fresh database and play one run for each number of
-    friend games in ``games`` (``seconds`` each; the run with N games uses the seed N), with
-    ``computer_games`` more games against the computer at ``level``. With ``db``, a
-    PostgreSQL URL: first ``servers`` servers on that database, then the same runs against
-    one server on SQLite. ``on_start()`` is called once the first servers are up,
-    ``on_setup(backend, servers)`` as each set of servers starts, ``on_run(result)`` as each
-    run ends. Returns every run's figures, each saying its ``backend`` and ``servers``."""
+    """Play one run for each number of friend games in ``games`` (``seconds`` each; the run
+    with N games uses the seed N), with ``computer_games`` more games against the computer
+    at ``level``, each run against servers started for it on loopback on a fresh database.
+    With ``db``, a PostgreSQL URL: first on ``servers`` servers on that database, then the
+    same runs against one server on SQLite. Each run is played once for each of
+    ``sources`` in turn (None: this ``dominolab``; a directory: the ``dominolab`` in it, as
+    :func:`source_tree` finds it), so that versions are compared side by side under the same
+    load. ``on_start()`` is called once the first servers are up, ``on_setup(backend,
+    servers)`` as each backend's first servers are up, ``on_run(result)`` as each run ends. Returns
+    every run's figures, each saying its ``backend``, ``servers`` and ``source`` (None for
+    this one)."""
     if db is None and servers != 1:
         raise ValueError("several servers share a PostgreSQL database: give --db "
                          "postgresql://...; an SQLite file serves one")
+    trees = [None if s is None else source_tree(s) for s in sources]
     setups = [("sqlite", 1, None)] if db is None else \
         [("postgresql", servers, db), ("sqlite", 1, None)]
     results: list[dict[str, Any]] = []
-    for number, (backend, count, url) in enumerate(setups):
-        with tempfile.TemporaryDirectory(prefix="dominolab-bench-") as tmp, \
-                bench_servers(Path(tmp), url, count) as (procs, scratch):
-            bases = [proc.base for proc in procs]
-            if number == 0 and on_start is not None:
-                on_start()
-            if on_setup is not None:
-                on_setup(backend, count)
-            for n in games:
-                servers_pids = [proc.proc.pid for proc in procs if proc.proc is not None]
-                db_pids = database_pids(scratch) if scratch is not None else []
-                before = cpu_seconds(servers_pids), cpu_seconds(db_pids)
-                with ThreadPoolExecutor(1) as pool:  # a loop of its own, whatever the caller's
-                    result = pool.submit(asyncio.run,
-                                         _run(bases, n, seconds, think, game, seed=n,
-                                              abuse=abuse, computer_games=computer_games,
-                                              level=level)
-                                         ).result()
-                after = cpu_seconds(servers_pids), cpu_seconds(db_pids)
-                moves = max(1, result["moves"] + result.get("computer", {}).get("moves", 0))
-                used = [None if a is None or b is None else round((a - b) / moves * 1000, 2)
-                        for a, b in zip(after, before, strict=True)]
-                # processor time per move (friend and computer games' moves alike): the
-                # servers' own (their workers' searches not included), and PostgreSQL's
-                result = {"backend": backend, "servers": count, **result,
-                          "server_cpu_ms_per_move": used[0],
-                          "database_cpu_ms_per_move": used[1] if scratch is not None else 0.0}
+    started = False
+    for backend, count, url in setups:
+        announced = False
+        for n in games:
+            for tree in trees:
+                with tempfile.TemporaryDirectory(prefix="dominolab-bench-") as tmp, \
+                        bench_servers(Path(tmp), url, count, tree) as (procs, scratch):
+                    if not started and on_start is not None:
+                        on_start()
+                    if not announced and on_setup is not None:
+                        on_setup(backend, count)
+                    started = announced = True
+                    sample = cpu_sampler(
+                        [proc.proc.pid for proc in procs if proc.proc is not None],
+                        database_pids(scratch) if scratch is not None else [])
+                    with ThreadPoolExecutor(1) as pool:  # a loop of its own, whatever the caller's
+                        result = pool.submit(
+                            asyncio.run,
+                            _run([proc.base for proc in procs], n, seconds, think, game,
+                                 seed=n, abuse=abuse, computer_games=computer_games,
+                                 level=level, cpu=sample)).result()
+                if scratch is None:
+                    result["database_cpu_ms_per_move"] = 0.0  # SQLite works in the server
+                result = {"backend": backend, "servers": count,
+                          "source": None if tree is None else str(tree), **result}
                 results.append(result)
                 if on_run is not None:
                     on_run(result)
@@ -754,7 +841,8 @@ def failed(results: Sequence[dict[str, Any]]) -> bool:
 
 __all__ = ["ABUSER", "ABUSE_CONNECTIONS", "COMPUTER_REPLY_TARGET_MS", "DRAIN_SECONDS",
            "SEARCH_REPLY_MEDIAN_MS", "SEARCH_REPLY_WORST_MS",
-           "HARD_OPENS", "SERVER", "Abuser", "ComputerRun", "FriendSeat", "GameRun", "abuse",
-           "call", "computer_player_address", "create_computer_game", "create_friend_game",
-           "failed", "player_address", "reply_target", "run_serve_bench", "scratch_schema",
-           "server_of"]
+           "HARD_OPENS", "SERVER", "Abuser", "ComputerRun", "CpuSample", "FriendSeat", "GameRun",
+           "abuse", "call", "computer_player_address", "cpu_per_move", "cpu_sampler",
+           "cpu_seconds", "create_computer_game", "create_friend_game", "failed",
+           "player_address", "process_tree", "reply_target", "run_serve_bench",
+           "scratch_schema", "server_of", "source_tree"]

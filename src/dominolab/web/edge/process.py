@@ -44,14 +44,18 @@ def request_json(base: str, method: str, path: str, body: Any = None,
 class ServerProcess:
     """``python -m dominolab serve`` on 127.0.0.1, its output in ``log`` (beside an SQLite
     ``db``; given, for a ``postgresql://`` one), with at most ``open_files`` files open if
-    given."""
+    given. With ``source``, the server is the ``dominolab`` package found in that directory
+    (another checkout's ``src``, to compare two versions side by side) rather than the one
+    importing this module."""
 
     def __init__(self, db: Path | str, *, computer_delay: float = 0.0,
                  game_seeds: int | None = None, extra: tuple[str, ...] = (),
-                 log: Path | None = None, open_files: int | None = None) -> None:
+                 log: Path | None = None, open_files: int | None = None,
+                 source: Path | None = None) -> None:
         self.db = db
         #: the server's limit of open files, soft and hard (None: this process's)
         self.open_files = open_files
+        self.source = source
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         if log is None:
@@ -74,10 +78,12 @@ class ServerProcess:
     def start(self, timeout: float = 30) -> str:
         """Start it and wait until it answers; returns the base URL. RuntimeError (with the
         server's output) if it exits or does not answer in time."""
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        if self.source is not None:
+            env["PYTHONPATH"] = str(self.source)
         with open(self.log, "ab") as out:
             self.proc = proc = subprocess.Popen(
-                self.command, stdout=out, stderr=out,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=self.log.parent,
+                self.command, stdout=out, stderr=out, env=env, cwd=self.log.parent,
                 preexec_fn=None if self.open_files is None else self._limit_files)
         deadline = time.monotonic() + timeout
         while True:

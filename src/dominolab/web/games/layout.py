@@ -217,6 +217,18 @@ def _clockwise(dx: int, dy: int) -> tuple[int, int]:
     return -dy, dx
 
 
+def _grown(box: tuple[float, float, float, float] | None, p: Placed
+           ) -> tuple[float, float, float, float]:
+    """``box`` (None: nothing yet) grown to enclose ``p`` and its link."""
+    x0, y0, x1, y1 = (p.x, p.y, p.x + p.w, p.y + p.h) if box is None else \
+        (min(box[0], p.x), min(box[1], p.y), max(box[2], p.x + p.w), max(box[3], p.y + p.h))
+    if p.link is not None:
+        lx0, ly0, lx1, ly1 = p.link
+        x0, x1 = min(x0, lx0, lx1), max(x1, lx0, lx1)
+        y0, y1 = min(y0, ly0, ly1), max(y1, ly0, ly1)
+    return (x0, y0, x1, y1)
+
+
 def _cells(r: Rect) -> list[int]:
     return [x * _KEY + y for x in range(r[0], r[2]) for y in range(r[1], r[3])]
 
@@ -247,7 +259,13 @@ class TableLayout:
         self._ends: dict[int, _End] = {}
         self._placed: list[Placed] = []
         self._tuple: tuple[Placed, ...] = ()
-        self._cache: dict[tuple[int, bool, int], _Spot] = {}
+        #: each tile's PLACED object, made once, and the box of them all: every state sent
+        #: carries the table, twice a move
+        self._json: list[dict[str, Any]] = []
+        self._box: tuple[float, float, float, float] = (-1.0, -1.0, 1.0, 1.0)
+        #: solved spots by (port, across, the half a luzak's neighbour must touch), each
+        #: with the box of every rectangle its solving looked at (see :meth:`place`)
+        self._cache: dict[tuple[int, bool, int], tuple[_Spot, Rect]] = {}
 
     # -- public ------------------------------------------------------------------------------
     @property
@@ -270,8 +288,7 @@ class TableLayout:
             self._occ.add(key)
         port = mv.port
         k = len(self._placed) + 1
-        if port is not None:
-            del self._ends[port.index]
+        gone = None if port is None else self._ends.pop(port.index)
         if mv.luzak and not self._tree and not mv.tile.is_double:  # across: high half first
             r = spot.rect
             if r[2] - r[0] > r[3] - r[1]:
@@ -288,7 +305,9 @@ class TableLayout:
             self._ends[port.index] = spot.ends[0]
         self._placed.append(placed)
         self._tuple = (*self._tuple, placed)
-        self._cache.clear()
+        self._json.append(placed.to_json())
+        self._box = _grown(self._box if k > 1 else None, placed)
+        self._forget(spot, gone, port)
         return placed
 
     def preview(self, mv: Play) -> Placed:
@@ -299,22 +318,13 @@ class TableLayout:
     def bounds(self) -> tuple[float, float, float, float]:
         """``(x0, y0, x1, y1)`` enclosing every tile (and link); for the empty table, the box
         the lead will lie in."""
-        if not self._placed:
-            return (-1.0, -1.0, 1.0, 1.0)
-        x0 = min(p.x for p in self._placed)
-        y0 = min(p.y for p in self._placed)
-        x1 = max(p.x + p.w for p in self._placed)
-        y1 = max(p.y + p.h for p in self._placed)
-        for p in self._placed:
-            if p.link is not None:
-                lx0, ly0, lx1, ly1 = p.link
-                x0, x1 = min(x0, lx0, lx1), max(x1, lx0, lx1)
-                y0, y1 = min(y0, ly0, ly1), max(y1, ly0, ly1)
-        return (x0, y0, x1, y1)
+        return self._box
 
     def to_json(self) -> dict[str, Any]:
-        """The LAYOUT object of docs/web.md: ``{"tiles": [PLACED...], "bounds": [...]}``."""
-        return {"tiles": [p.to_json() for p in self._placed], "bounds": list(self.bounds())}
+        """The LAYOUT object of docs/web.md: ``{"tiles": [PLACED...], "bounds": [...]}``.
+        The PLACED objects are made once and shared by every call: read them, never change
+        them."""
+        return {"tiles": list(self._json), "bounds": list(self._box)}
 
     # -- solving -----------------------------------------------------------------------------
     def _across(self, mv: Play) -> bool:
@@ -332,10 +342,28 @@ class TableLayout:
             raise ValueError(f"{mv}: port {port} is not a free port of this table")
         need = None if end.match is None else end.match.get(mv.inner)
         key = (port.index, across, -1 if need is None else mv.inner)
-        spot = self._cache.get(key)
-        if spot is None:
-            spot = self._cache[key] = self._solve(port.index, end, across, need)
-        return spot
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = self._solve(port.index, end, across, need)
+        return found[0]
+
+    def _forget(self, spot: _Spot, gone: _End | None, port: Port | None) -> None:
+        """After ``spot`` was laid at ``port`` (whose end ``gone`` left), drop the solved
+        spots it may have changed; keep the rest. Solving a port reads the table only
+        through the cells of the rectangles it looks at and through the other ports' fronts
+        overlapping them, all inside the box kept with the spot: a spot whose box the new
+        tile, the ports it opens and the port it closed all miss would be solved again to
+        the same place (``tests/test_web_layout.py`` checks this against layouts solved
+        afresh)."""
+        if port is None:
+            self._cache.clear()
+            return
+        changed = [spot.rect, *(end.front for end in spot.ends)]
+        if gone is not None:
+            changed.append(gone.front)
+        self._cache = {key: found for key, found in self._cache.items()
+                       if key[0] != port.index
+                       and not any(_overlap(r, found[1]) for r in changed)}
 
     def _placed_of(self, mv: Play, spot: _Spot) -> Placed:
         tile = mv.tile
@@ -472,14 +500,16 @@ class TableLayout:
         ex, ey = _edge(r, hx, hy)
         return r, None, ex, ey, 2
 
-    def _solve(self, index: int, end: _End, across: bool, need: Rect | None) -> _Spot:
+    def _solve(self, index: int, end: _End, across: bool, need: Rect | None
+               ) -> tuple[_Spot, Rect]:
         """The cheapest free spot touching the port (touching the square ``need`` too, if
-        given), or a detached one."""
+        given), or a detached one; and the box of every rectangle looked at for it."""
         best: tuple[int, int, int, int, int, Rect, Rect | None, int, int, int] | None = None
         best_cost = math.inf
         ends = self._ends
         tree = self._tree
         room = self._room
+        seen: Rect = (end.cx, end.cy, end.cx, end.cy)
         for base, kind, hx, hy, s in self._candidates(end, across):
             if base >= best_cost:
                 break
@@ -489,16 +519,19 @@ class TableLayout:
             r, inner, ex, ey, hl = shape
             if need is not None and not _touch(r if inner is None else inner, need):
                 continue
+            seen = _union(seen, r)
             if not self._free(r):
                 continue
             cost = base + self._frame_cost(r)
             ahead = _beyond(ex, ey, hx, hy, room[inner is None], 2, 0)
+            seen = _union(seen, ahead)
             if self._frame_cost(ahead) or not self._free(ahead):
                 cost += _NO_ROOM_AHEAD
             if inner is None and tree:  # a spinner: room at its short ends too
                 for sx, sy in ((hy, hx), (-hy, -hx)):
                     px, py = _edge(r, sx, sy)
                     front = _beyond(px, py, sx, sy, 2, 2, 0)
+                    seen = _union(seen, front)
                     if self._frame_cost(front) or not self._free(front):
                         cost += _NO_ROOM_AHEAD
             for i, other in ends.items():
@@ -508,12 +541,13 @@ class TableLayout:
                 best_cost = cost
                 best = (cost, kind, hx, hy, s, r, inner, ex, ey, hl)
         if best is None:
-            return self._detached(end, across)
+            return self._detached(end, across, seen)
         _, kind, hx, hy, s, r, inner, ex, ey, hl = best
-        return self._make_spot(end, r, inner, hx, hy, ex, ey, hl, None)
+        return self._make_spot(end, r, inner, hx, hy, ex, ey, hl, None), seen
 
-    def _detached(self, end: _End, across: bool) -> _Spot:
-        """No free spot touches the parent: the nearest free spot straight on, linked."""
+    def _detached(self, end: _End, across: bool, seen: Rect) -> tuple[_Spot, Rect]:
+        """No free spot touches the parent: the nearest free spot straight on, linked; and
+        ``seen`` grown by every rectangle looked at."""
         cx, cy, dx, dy = end.cx, end.cy, end.dx, end.dy
         step = 1
         while True:
@@ -524,12 +558,13 @@ class TableLayout:
             else:
                 inner = _beyond(px, py, dx, dy, 2, 2, 0)
                 r = _union(inner, _shift(inner, dx, dy))
+            seen = _union(seen, r)
             if self._free(r):
                 break
             step += 1
         ex, ey = _edge(r, dx, dy)
         link = (cx / 2, cy / 2, px / 2, py / 2)
-        return self._make_spot(end, r, inner, dx, dy, ex, ey, 2 if across else 1, link)
+        return self._make_spot(end, r, inner, dx, dy, ex, ey, 2 if across else 1, link), seen
 
     def _make_spot(self, end: _End, r: Rect, inner: Rect | None, hx: int, hy: int, ex: int,
                    ey: int, hl: int, link: tuple[float, float, float, float] | None) -> _Spot:
