@@ -140,6 +140,14 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     ALTER TABLE games ADD COLUMN move_seconds INTEGER;  -- a move's time limit, NULL: none
     CREATE INDEX games_by_clock ON games(finished, move_seconds);
     """,
+    # 7: rated matches always end. A rated match against the computer has a clock as a
+    # lobby match has; those made before are given the default then (120 s, the lobby's,
+    # written out: a released migration never changes), counted from their last move, so
+    # one abandoned longer ago ends by time at the first sweep, and counts.
+    """
+    UPDATE games SET move_seconds = 120
+        WHERE finished = 0 AND rated = 1 AND move_seconds IS NULL
+    """,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 
