@@ -182,12 +182,23 @@ def test_a_rated_match_against_the_computer_from_the_start_page(ui_rated: Ui,
         form.locator("select[name=opponent]").select_option("friend")
         expect(page.get_by_test_id("rated")).to_be_hidden()
         form.locator("select[name=opponent]").select_option("easy")
+        # a rated match has the lobby's clock: its choice shows once rated is ticked
+        expect(page.get_by_test_id("rated-time")).to_be_hidden()
         page.get_by_test_id("rated").check()
+        expect(page.get_by_test_id("rated-time")).to_have_value("120")
+        page.get_by_test_id("rated-time").select_option("60")
         with page.expect_response(lambda r: r.url.endswith("/api/games")) as answer:
             form.get_by_test_id("start").click()
         made = answer.value.json()
         assert made["rated"] is True and made["state"]["players"][0]["id"] == ela["id"]
+        assert made["state"]["move_seconds"] == 60
         page.wait_for_function(JS_HAS_VERSION)
+        # the game page shows it as a lobby match's, on the player's turn (the computer's
+        # has none)
+        clock = page.get_by_test_id("clock")
+        expect(clock).to_have_attribute("data-mine", "true")
+        expect(clock).to_be_visible()
+        assert 0 < int(clock.get_attribute("data-seconds") or "0") <= 60
         # to other rules it is refused, with the server's reason shown
         page.goto("/")
         form.locator("select[name=opponent]").select_option("easy")

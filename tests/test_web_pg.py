@@ -666,4 +666,5 @@ def test_every_migration_since_players_is_portable_sql(number: int) -> None:
         assert not dash or ";" not in comment, line
     types = {w for w in script.replace(",", " ").replace(";", " ").split()
              if w in ("TEXT", "INTEGER", "REAL", "BLOB", "NUMERIC", "BOOLEAN", "DATETIME")}
-    assert types and types <= {"TEXT", "INTEGER", "REAL"}, types
+    # (a migration that only updates rows names no type at all)
+    assert types <= {"TEXT", "INTEGER", "REAL"}

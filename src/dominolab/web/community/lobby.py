@@ -38,7 +38,7 @@ from typing import Any, Final, TypeVar
 
 from dominolab.core import RULES_VERSION, OptionError, first_opener_by_lot, get_game
 from dominolab.web.errors import ApiError
-from dominolab.web.games.clocks import MOVE_SECONDS, MOVE_SECONDS_RANGE
+from dominolab.web.games.clocks import move_seconds_of
 from dominolab.web.games.live import Closer, LiveGame, Sender, player_json, token_hash
 from dominolab.web.games.service import GameService
 from dominolab.web.limits import RateLimiter
@@ -122,12 +122,7 @@ class Lobby:
         rated = data.get("rated", False)
         if not isinstance(rated, bool):
             raise ApiError(400, "rated must be true or false")
-        seconds = data.get("move_seconds", MOVE_SECONDS)
-        low, high = MOVE_SECONDS_RANGE
-        if isinstance(seconds, bool) or not isinstance(seconds, int) or \
-                not low <= seconds <= high:
-            raise ApiError(422, f"move_seconds (the time a move may take) is a whole number "
-                                f"from {low} to {high}")
+        seconds = move_seconds_of(data.get("move_seconds"))
         chosen = opts.to_dict()
         if rated and chosen != spec.options_class().to_dict():
             raise ApiError(422, "a rated match is played with the game's default options; "

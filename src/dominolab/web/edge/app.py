@@ -187,7 +187,7 @@ async def create_game(request: Request) -> Response:
     player = await players_of(request).player_of(player_key(request))
     live, token, invite = await service.create(game, data.get("options", {}),
                                                str(opponent), str(first), client_of(request),
-                                               player, rated)
+                                               player, rated, data.get("move_seconds"))
     link = None if invite is None else f"/game/{live.id}#i={invite}"
     width = service.width_of(data.get("layout"))
     return JSONResponse({"id": live.id, "seat": 0, "token": token, "invite": link,

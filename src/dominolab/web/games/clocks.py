@@ -1,5 +1,7 @@
-"""Lobby games' clocks (docs/web.md, "Clocks"): each move may take ``move_seconds``; the
-player to move who runs out of it loses. A live game's own timer ends it when it is due,
+"""Games' clocks (docs/web.md, "Clocks"): lobby matches and rated matches against the
+computer. Each move may take ``move_seconds``; the player to move who runs out of it loses.
+Only a person's turn is timed: the computer's has no deadline, and the person's time runs
+from the computer's move once it is stored. A live game's own timer ends it when it is due,
 and a sweep ends the games no process is watching (after a restart, or a process that
 died). The ending is stored once, whichever comes first."""
 
@@ -9,7 +11,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Final
+from typing import Any, Final
 
 from dominolab.web.errors import ApiError
 from dominolab.web.games.finisher import Finisher
@@ -20,13 +22,26 @@ from dominolab.web.storage.store import DATABASE_ERRORS, GameResult
 
 log = logging.getLogger("dominolab.web")
 
-#: a lobby game's clock: the seconds each move may take, by default and at the least and
-#: the most (docs/web.md, "Clocks")
+#: a clock (a lobby seek's, a rated match against the computer's): the seconds each move
+#: may take, by default and at the least and the most (docs/web.md, "Clocks")
 MOVE_SECONDS: Final = 120
 MOVE_SECONDS_RANGE: Final = (30, 600)
 #: a clock is enforced this long after it ran out: a move sent in the last second still
 #: reaches the server in time
 CLOCK_GRACE: Final = 2.0
+
+
+def move_seconds_of(value: Any) -> int:
+    """A clock's ``move_seconds`` as a request gives it: None is :data:`MOVE_SECONDS`;
+    anything but a whole number in :data:`MOVE_SECONDS_RANGE` is refused (422, quoting
+    it)."""
+    if value is None:
+        return MOVE_SECONDS
+    low, high = MOVE_SECONDS_RANGE
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ApiError(422, f"move_seconds (the time a move may take) is a whole number "
+                            f"from {low} to {high}, not {str(value)[:40]!r}")
+    return value
 
 
 class Clocks:

@@ -14,7 +14,7 @@ from typing import Any, Final
 from dominolab.core import RULES_VERSION, Match, OptionError, first_opener_by_lot, get_game
 from dominolab.players import LEVELS
 from dominolab.web.errors import ApiError, take
-from dominolab.web.games.clocks import Clocks
+from dominolab.web.games.clocks import Clocks, move_seconds_of
 from dominolab.web.games.computer import Computer
 from dominolab.web.games.live import ID_RE, LiveGame, token_hash
 from dominolab.web.games.registry import Registry
@@ -55,7 +55,8 @@ class Creator:
 
     async def create(self, game: str, options: Any, opponent: str, first: str,
                      client: str = "local", player: PlayerRow | None = None,
-                     rated: bool = False) -> tuple[LiveGame, str, str | None]:
+                     rated: bool = False, move_seconds: Any = None
+                     ) -> tuple[LiveGame, str, str | None]:
         """See :meth:`GameService.create`."""
         try:
             spec = get_game(game)
@@ -73,8 +74,14 @@ class Creator:
             raise ApiError(422, f"no opponent {opponent!r}; choose one of {', '.join(OPPONENTS)}")
         if first not in FIRST:
             raise ApiError(422, f"first must be one of {', '.join(FIRST)}, not {first!r}")
+        clock = None
         if rated:
             check_rated(spec.name, opts.to_dict(), opponent, player)
+            # a rated match always ends: walking away loses on time (docs/web.md, "Clocks")
+            clock = move_seconds_of(move_seconds)
+        elif move_seconds is not None:
+            raise ApiError(422, "move_seconds is for a rated match (a clock: the time a "
+                                "move may take); a casual game has none, so leave it out")
         take(self.game_limit, client, "new games")
         seed = self.seed({"me": 0, "opponent": 1}.get(first))
         first_opener = first_opener_by_lot(seed)
@@ -91,6 +98,7 @@ class Creator:
             rules_version=RULES_VERSION, created=self.registry.clock(), finished=False,
             invite=None if invite is None else token_hash(invite),
             players=(None if player is None else player.ref, None), rated=rated,
+            move_seconds=clock,
         )
         try:
             await self.registry.store.create_game(row)
@@ -98,9 +106,10 @@ class Creator:
             log.error("could not store a new game: %s", exc)
             raise ApiError(503, "the new game could not be saved just now; try again in a "
                                 "moment", retry_after=2) from None
-        live = LiveGame(row, match, 0)
+        live = LiveGame(row, match, 0, moved_at=row.created)
         self.registry.keep(live)
         self.computer.if_due(live, client)
+        self.clocks.due(live)
         return live, token, invite
 
     def seed(self, opener: int | None) -> int:

@@ -99,9 +99,13 @@ class LiveGame:
 
     @property
     def deadline(self) -> float | None:
-        """When the player to move runs out of time (epoch seconds); None without a clock
-        or once the match is over."""
-        if self.row.move_seconds is None or self.over:
+        """When the player to move runs out of time (epoch seconds); None without a clock,
+        once the match is over, and on the computer's turn: only a person's turn is timed
+        (a busy pool never costs anyone the match), and the person's time runs from the
+        computer's move once it is stored."""
+        computer = self.computer_seat
+        if self.row.move_seconds is None or self.over or \
+                (computer is not None and self.match.to_move == computer):
             return None
         return self.moved_at + self.row.move_seconds
 

@@ -8,7 +8,7 @@ each keep one concern of a live game, found by name:
 - :mod:`~dominolab.web.games.computer`: the computer's turns and the hints;
 - :mod:`~dominolab.web.games.sockets`: who is connected, and telling them;
 - :mod:`~dominolab.web.games.peers`: other servers' changes caught up with;
-- :mod:`~dominolab.web.games.clocks`: lobby games' clocks;
+- :mod:`~dominolab.web.games.clocks`: the clocks of lobby and rated computer matches;
 - :mod:`~dominolab.web.games.finisher`: what follows a finished game;
 - :mod:`~dominolab.web.games.expiry`: old games deleted, gone ones forgotten.
 
@@ -130,14 +130,16 @@ class GameService:
     # -- creating and finding games ----------------------------------------------------------
     async def create(self, game: str, options: Any, opponent: str, first: str,
                      client: str = "local", player: PlayerRow | None = None,
-                     rated: bool = False) -> tuple[LiveGame, str, str | None]:
+                     rated: bool = False, move_seconds: Any = None
+                     ) -> tuple[LiveGame, str, str | None]:
         """A new game; returns it with seat 0's token and, against a friend, the one-time
         invitation for seat 1 (seat 1's token is minted when the invitation is claimed).
         ``player``: the named player who takes seat 0, if any. ``rated``: the match counts
         for ``player``'s rating (against the computer only, to the default rules; 422
-        otherwise)."""
+        otherwise), and has a clock: ``move_seconds`` a move (None: the lobby's default;
+        422 outside its range, or given for a casual game)."""
         return await self.creator.create(game, options, opponent, first, client, player,
-                                         rated)
+                                         rated, move_seconds)
 
     async def rematch(self, live: LiveGame, seat: int, client: str = "local"
                       ) -> tuple[LiveGame, bool]:

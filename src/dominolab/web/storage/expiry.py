@@ -1,5 +1,6 @@
-"""How games end without a move: a move's clock that ran out (lobby games), and games
-deleted when nobody has touched them for long (:meth:`Expiry.expire`).
+"""How games end without a move: a move's clock that ran out (lobby games and rated
+matches against the computer), and games deleted when nobody has touched them for long
+(:meth:`Expiry.expire`).
 """
 
 from __future__ import annotations
@@ -59,11 +60,14 @@ class Expiry(Database):
 
     # -- expiry ------------------------------------------------------------------------------
     def expire(self, unfinished_before: float, finished_before: float) -> list[str]:
-        """Delete the unfinished games last changed before ``unfinished_before`` and the
-        finished ones before ``finished_before``; returns their ids."""
+        """Delete the unfinished games without a clock last changed before
+        ``unfinished_before`` and the finished ones before ``finished_before``; returns
+        their ids. An unfinished game with a clock is never deleted: its clock ends it (a
+        rated match is then counted), and it goes once it has been finished for long."""
         with self._write():
             ids = [r[0] for r in self._db.execute(
-                "SELECT id FROM games WHERE (finished = 0 AND updated < ?) "
+                "SELECT id FROM games WHERE "
+                "(finished = 0 AND move_seconds IS NULL AND updated < ?) "
                 "OR (finished = 1 AND updated < ?)", (unfinished_before, finished_before))]
             self._db.executemany("DELETE FROM moves WHERE game_id = ?",
                                  [(i,) for i in ids])

@@ -160,6 +160,14 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         value TEXT NOT NULL
     );
     """,
+    # 9: rated matches always end. A rated match against the computer has a clock as a
+    # lobby match has; those made before are given the default then (120 s, the lobby's,
+    # written out: a released migration never changes), counted from their last move, so
+    # one abandoned longer ago ends by time at the first sweep, and counts.
+    """
+    UPDATE games SET move_seconds = 120
+        WHERE finished = 0 AND rated = 1 AND move_seconds IS NULL
+    """,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 

@@ -5,13 +5,14 @@ import { api, ApiError, storedGames, forgetGame, loadPlayer } from "./api.js";
 import { t, onLangChange, has } from "./i18n.js";
 import { el } from "./ui.js";
 import { tileSVG } from "./tiles.js";
+import { MOVE_SECONDS, DEFAULT_SECONDS, secondsText } from "./lobby.js";
 
 let metaCache = null;
 
 export class HomeView {
   constructor(navigate) {
     this.navigate = navigate;
-    this.values = { game: null, opponent: "medium", first: "lot", options: {}, rated: false };
+    this.values = { game: null, opponent: "medium", first: "lot", options: {}, rated: false, seconds: DEFAULT_SECONDS };
     this.disposers = [];
     this.submitting = false;
     this.createError = null;   // why the last creation failed (an ApiError), shown in the form
@@ -141,26 +142,41 @@ export class HomeView {
   }
 
   /** A stored player may make a match against the computer rated (ratings: the default
-   * rules only, which the server checks); with a link to their page. */
+   * rules only, which the server checks), with a clock as the lobby's (the time a move
+   * may take; walking away loses on time); with a link to their page. */
   ratedField() {
     const player = loadPlayer();
     this.ratedEl = null;
+    this.clockFieldEl = null;
     if (!player) return null;
-    this.ratedEl = el("div", { class: "check", hidden: this.values.opponent === "friend" }, [
+    this.ratedEl = el("div", { class: "check" }, [
       el("input", {
         type: "checkbox", name: "rated", id: "f-rated", "data-testid": "rated", checked: this.values.rated,
-        onchange: (ev) => { this.values.rated = ev.target.checked; },
+        onchange: (ev) => { this.values.rated = ev.target.checked; this.showRated(); },
       }),
       el("label", { for: "f-rated", text: t("home.rated") }),
     ]);
+    this.clockFieldEl = el("div", { class: "field" }, [
+      el("label", { for: "f-rated-time", text: t("lobby.time") }),
+      el("select", {
+        id: "f-rated-time", name: "move_seconds", "data-testid": "rated-time",
+        onchange: (ev) => { this.values.seconds = Number(ev.target.value); },
+      }, MOVE_SECONDS.map((s) => el("option", { value: String(s), selected: s === this.values.seconds }, [secondsText(s)]))),
+      el("p", { class: "muted small-note", text: t("home.ratedClock") }),
+    ]);
+    this.showRated();
     return el("div", { class: "field" }, [
       this.ratedEl,
+      this.clockFieldEl,
       el("p", { class: "small-note" }, [el("a", { href: `/player/${encodeURIComponent(player.id)}`, "data-link": "", "data-testid": "my-page-link", text: `${t("home.myPage")} (${player.name})` })]),
     ]);
   }
 
+  /** The rated choice is not for a friend game; its clock shows while it is chosen. */
   showRated() {
-    if (this.ratedEl) this.ratedEl.hidden = this.values.opponent === "friend";
+    const friend = this.values.opponent === "friend";
+    if (this.ratedEl) this.ratedEl.hidden = friend;
+    if (this.clockFieldEl) this.clockFieldEl.hidden = friend || !this.values.rated;
   }
 
   optionField(gameName, o) {
@@ -203,7 +219,10 @@ export class HomeView {
     };
     const player = loadPlayer();
     const rated = !!player && body.opponent !== "friend" && !!form.elements.rated && form.elements.rated.checked;
-    if (rated) body.rated = true;
+    if (rated) {
+      body.rated = true;
+      body.move_seconds = Number(form.elements.move_seconds.value);
+    }
     this.submitting = true;
     this.createError = null;
     const old = form.querySelector("[data-testid=start-error]");

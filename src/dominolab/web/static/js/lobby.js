@@ -10,8 +10,10 @@ import { api, ApiError, checkedPlayer, forgetPlayer, loadPlayer, loadSeat, regis
 import { t, onLangChange, has } from "./i18n.js";
 import { el, spinner, layoutMode } from "./ui.js";
 
-const MOVE_SECONDS = [30, 60, 120, 180, 300, 600];
-const DEFAULT_SECONDS = 120;
+// a clock's choices (the server's MOVE_SECONDS_RANGE); a rated match against the computer
+// (home.js) offers the same
+export const MOVE_SECONDS = [30, 60, 120, 180, 300, 600];
+export const DEFAULT_SECONDS = 120;
 // close codes after which reconnecting with the same hello cannot help
 const NOBODY = 4401, ORIGIN = 4403;
 

@@ -47,6 +47,7 @@ export const en = {
   "player.nobody": "—",
 
   "home.rated": "Rated match: it counts for your rating (the default rules only)",
+  "home.ratedClock": "A rated match has a clock, as in the lobby: run out of time for a move and you lose the match. The computer's turns do not use your time.",
   "home.myPage": "Your page and ratings",
 };
 
@@ -95,6 +96,7 @@ export const pl = {
   "player.nobody": "—",
 
   "home.rated": "Rozgrywka rankingowa: liczy się do twojego rankingu (tylko zasady domyślne)",
+  "home.ratedClock": "Rozgrywka rankingowa ma zegar, jak w lobby: gdy skończy ci się czas na ruch, przegrywasz rozgrywkę. Ruchy komputera nie zabierają twojego czasu.",
   "home.myPage": "Twoja strona i rankingi",
 };
 
