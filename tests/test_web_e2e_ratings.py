@@ -199,6 +199,8 @@ def test_a_rated_match_against_the_computer_from_the_start_page(ui_rated: Ui,
         expect(clock).to_have_attribute("data-mine", "true")
         expect(clock).to_be_visible()
         assert 0 < int(clock.get_attribute("data-seconds") or "0") <= 60
+        # and no hint button: the rating is the player's, not the expert's
+        expect(page.get_by_test_id("hint")).to_have_count(0)
         # to other rules it is refused, with the server's reason shown
         page.goto("/")
         form.locator("select[name=opponent]").select_option("easy")

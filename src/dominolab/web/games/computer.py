@@ -96,11 +96,15 @@ class Computer:
 
     async def hint(self, live: LiveGame, seat: int, client: str = "local") -> dict[str, Any]:
         """The moves ``seat`` could make now, best first, each with its chance to win
-        (docs/web.md, HINT); none in a lobby match, and only on the seat's turn."""
+        (docs/web.md, HINT); none in a lobby match or a rated one (the expert's advice would
+        be the rating's), and only on the seat's turn."""
         match = live.match
         if live.row.mode == "lobby":
             raise ApiError(403, "there are no hints in a match against another player from "
                                 "the lobby")
+        if live.row.rated:
+            raise ApiError(403, "there are no hints in a rated match: the rating is yours, "
+                                "not the expert's")
         if live.over or match.to_move != seat:
             raise ApiError(409, "a hint is for your turn, and it is not your turn now")
         if live.hint_lock.locked():

@@ -198,6 +198,7 @@ class LiveGame:
                 "hands": match.hand_number})
         state["deadline"] = self.deadline
         state["move_seconds"] = self.row.move_seconds
+        state["rated"] = self.row.rated
         text = json.dumps(state, separators=(",", ":"))
         # the previous hand never changes: encoded once
         key = (number, seat, width)

@@ -903,8 +903,9 @@ export class GameView {
       disabled: !this.canMove() || this.hints === "loading",
       onclick: () => this.askHint(),
     }, [t("btn.hint"), el("kbd", { "aria-hidden": "true", text: "h" })]);
-    // no hints against a person from the lobby (the server refuses them too)
-    if (st.mode !== "lobby") btns.push(hintBtn);
+    // no hints against a person from the lobby, nor in a rated match (the server refuses
+    // them too)
+    if (st.mode !== "lobby" && !st.rated) btns.push(hintBtn);
     this.actionsEl.replaceChildren(...btns);
     this.keyHintEl.textContent = st.match_result ? "" : t("hand.keyHint");
   }
