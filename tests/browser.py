@@ -260,10 +260,14 @@ def ui(chromium: Browser, server: str, tmp_path: Path) -> Iterator[Ui]:
 # -- driving the page ------------------------------------------------------------------------
 
 #: the history lists one move per version, both read at one moment
-JS_HISTORY_IS_VERSION = """() => {
+#: in hand HAND (the argument), one history item per move of the match so far; true too once
+#: another hand is shown (the computer's reply may end the hand before the page is read)
+JS_HISTORY_IS_VERSION = """(hand) => {
   const g = document.querySelector('[data-testid="game"]');
+  if (g === null) return false;
+  if (g.dataset.hand !== hand) return true;
   const items = document.querySelectorAll('[data-testid="history"] li').length;
-  return g !== null && items === Number(g.dataset.version);
+  return items === Number(g.dataset.version);
 }"""
 
 

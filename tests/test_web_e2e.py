@@ -105,7 +105,9 @@ def test_full_hand_by_clicking(ui: Ui, game: str) -> None:
                 assert after > before, f"table-tile count {before} -> {after} after a play"
                 # one li per move; in hand 1 that is every move of the match so far (read
                 # together: the computer may move between two separate reads)
-                page.wait_for_function(JS_HISTORY_IS_VERSION, timeout=5000)
+                page.wait_for_function(JS_HISTORY_IS_VERSION, arg=hand, timeout=5000)
+                if game_attr(page, "hand") != hand:
+                    continue  # the computer's reply ended the hand meanwhile
                 expect(page.get_by_test_id("scores")).to_contain_text(re.compile(r"\d"))
                 if game != "widelec":
                     expect(page.get_by_test_id("count")).to_have_text(re.compile(r"\d"))
