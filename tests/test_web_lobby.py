@@ -529,8 +529,10 @@ def test_me_lists_the_live_lobby_games_whose_seats_open_with_a_token_derived_fro
             "rated": True, "move_seconds": 30, "to_move": to_move,
             "token_from": {"kind": "seek", "id": seek["id"]}, "device_only": False,
             "seek": seek["id"]}]
-        assert "token" not in r.text and player["key"] not in r.text
-        mine = state(client, gid, seat_token(player["key"], seek["id"]))
+        mine_token = seat_token(player["key"], seek["id"])
+        assert '"token"' not in r.text and mine_token not in r.text
+        assert player["key"] not in r.text
+        mine = state(client, gid, mine_token)
         assert mine["seat"] == seat
     assert seat_token(ola["key"], seek["id"]) == joined["token"]
     # someone else's key derives no seat
