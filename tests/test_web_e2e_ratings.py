@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from browser import JS_HAS_VERSION, Ui, make_server, play_via_api
+from browser import JS_HAS_VERSION, Ui, game_attr, make_server, play_via_api, stored_seats
 from dominolab.core import RULES_VERSION, first_opener_by_lot, get_game
 from dominolab.players.ratings import LEVEL_RATINGS
 from dominolab.web.edge.process import ServerProcess
@@ -214,3 +214,51 @@ def test_a_rated_match_against_the_computer_from_the_start_page(ui_rated: Ui,
     assert get(server.base, f"/api/players/{ela['id']}")["ratings"]["luzak"] is None
     # the player's key went in a header only: no address the server logs holds it
     assert urls and not [u for u in urls if ela["key"] in u]
+
+
+def test_a_rated_computer_match_is_rejoined_from_a_browser_holding_only_the_key(
+        ui_rated: Ui, rated: dict[str, Any]) -> None:
+    """Uma's rated match against the computer, made elsewhere: a browser holding only her
+    key lists it in the lobby's "your live games" (the computer's level, rated, the clock)
+    and opens her seat with the token it derives from the key; a casual game made before
+    tokens were derived (stored here with a random token) is listed as held elsewhere."""
+    server: ServerProcess = rated["server"]
+    uma = post(server.base, "/api/players", {"name": "Uma"})
+    spec = get_game("luzak-line")
+    store = Store(server.db)
+    old = secrets.token_urlsafe(9)
+    store.create_game(GameRow(
+        id=old, game=spec.name, options=spec.options(None).to_dict(), seed=5,
+        first_opener=first_opener_by_lot(5), mode="computer", opponent="hard",
+        token_hashes=(token_hash(secrets.token_urlsafe(24)), ""),
+        rules_version=RULES_VERSION, created=store.clock() - 60, finished=False,
+        players=(PlayerRef(uma["id"], "Uma"), None)))
+    store.close()
+    made = post(server.base, "/api/games", {"game": "luzak-line", "opponent": "easy",
+                                            "rated": True, "move_seconds": 300,
+                                            "first": "me"}, key=uma["key"])
+    gid = made["id"]
+    page = ui_rated.new_page("rejoin-elsewhere")
+    as_player(page, uma)
+    with ui_rated.guard():
+        page.goto("/lobby")
+        listed = page.get_by_test_id("my-game")
+        expect(listed).to_have_count(2)
+        mine = listed.nth(0)  # the newest first
+        expect(mine).to_have_attribute("data-id", gid)
+        expect(mine).to_have_attribute("data-mode", "computer")
+        expect(mine).to_contain_text("Computer (easy)")
+        expect(mine).to_contain_text("rated")
+        expect(mine).to_contain_text("5 min a move")
+        elsewhere = listed.nth(1)
+        expect(elsewhere).to_have_attribute("data-id", old)
+        expect(elsewhere).to_contain_text("Computer (hard)")
+        expect(elsewhere).to_contain_text("casual")
+        expect(elsewhere.get_by_test_id("device-only")).to_be_visible()
+        expect(elsewhere.get_by_test_id("rejoin")).to_have_count(0)
+        assert gid not in stored_seats(page)
+        mine.get_by_test_id("rejoin").click()
+        page.wait_for_url(re.compile(rf"/game/{re.escape(gid)}$"))
+        page.wait_for_function(JS_HAS_VERSION)
+        assert game_attr(page, "seat") == "0"
+        assert stored_seats(page)[gid]["token"] == made["token"]

@@ -21,11 +21,11 @@ import pytest
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from dominolab.web.community.lobby import Lobby, seat_token
+from dominolab.web.community.lobby import Lobby
 from dominolab.web.edge.app import MAX_BODY, create_app
 from dominolab.web.edge.process import ServerProcess
 from dominolab.web.games.clocks import CLOCK_GRACE, MOVE_SECONDS
-from dominolab.web.games.live import token_hash
+from dominolab.web.games.live import seat_token, token_hash
 from dominolab.web.games.service import GameService
 from dominolab.web.limits import Limits
 from dominolab.web.storage.store import GameRow, PlayerRef, PlayerRow, SeekRow, Store
@@ -524,11 +524,15 @@ def test_me_lists_the_live_lobby_games_whose_seats_open_with_a_token_derived_fro
         r = client.get("/api/me", headers=as_player(player))
         assert r.status_code == 200 and r.headers["cache-control"] == "no-store"
         assert r.json()["live"] == [{
-            "id": gid, "game": "luzak", "seat": seat,
-            "opponent": {"id": other["id"], "name": other["name"]}, "rated": True,
-            "move_seconds": 30, "to_move": to_move, "seek": seek["id"]}]
-        assert "token" not in r.text and player["key"] not in r.text
-        mine = state(client, gid, seat_token(player["key"], seek["id"]))
+            "id": gid, "game": "luzak", "mode": "lobby", "seat": seat,
+            "opponent": {"id": other["id"], "name": other["name"]}, "computer": None,
+            "rated": True, "move_seconds": 30, "to_move": to_move,
+            "token_from": {"kind": "seek", "id": seek["id"]}, "device_only": False,
+            "seek": seek["id"]}]
+        mine_token = seat_token(player["key"], seek["id"])
+        assert '"token"' not in r.text and mine_token not in r.text
+        assert player["key"] not in r.text
+        mine = state(client, gid, mine_token)
         assert mine["seat"] == seat
     assert seat_token(ola["key"], seek["id"]) == joined["token"]
     # someone else's key derives no seat
@@ -858,8 +862,10 @@ def test_a_match_only_sent_before_version_7_is_owed_again_while_its_game_is_play
     store = Store(path)
     assert store.owed_matches("ala0000001") == [("seeklive1", "livegame1", 0),
                                                 ("seeknew01", "newgame01", 0)]
-    assert sorted(r.id for r, _seek in store.live_games_of("ala0000001")) == \
-        ["livegame1", "newgame01"]
+    # (and migration 10 gives the lobby games made before their seek's id, whence their
+    # seats' tokens derive)
+    assert sorted((r.id, r.token_from) for r in store.live_games_of("ala0000001")) == \
+        [("livegame1", "seeklive1"), ("newgame01", "seeknew01")]
     assert store.ack_match("seeklive1", "ala0000001")
     assert not store.ack_match("seeklive1", "ola0000001")
     assert store.owed_matches("ala0000001") == [("seeknew01", "newgame01", 0)]

@@ -28,9 +28,8 @@ from typing import Any
 import pytest
 
 from dominolab.core import Match, get_game
-from dominolab.web.community.lobby import seat_token
 from dominolab.web.edge.process import ServerProcess, free_port
-from dominolab.web.games.live import Connection
+from dominolab.web.games.live import Connection, seat_token
 from dominolab.web.games.service import GameService
 from dominolab.web.storage.pg import PgEvents, PgStore, redact, translate
 from dominolab.web.storage.store import (

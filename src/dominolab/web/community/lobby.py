@@ -25,12 +25,10 @@ seek was accepted (a send into it "succeeds") leaves it owed to the next.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import hmac
 import json
 import logging
 import secrets
-from base64 import urlsafe_b64encode
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -39,7 +37,15 @@ from typing import Any, Final, TypeVar
 from dominolab.core import RULES_VERSION, OptionError, first_opener_by_lot, get_game
 from dominolab.web.errors import ApiError
 from dominolab.web.games.clocks import move_seconds_of
-from dominolab.web.games.live import Closer, LiveGame, Sender, player_json, token_hash
+from dominolab.web.games.live import (
+    Closer,
+    LiveGame,
+    Sender,
+    game_seat_token,
+    player_json,
+    seat_token,
+    token_hash,
+)
 from dominolab.web.games.service import GameService
 from dominolab.web.limits import RateLimiter
 from dominolab.web.storage.store import DATABASE_ERRORS, GameRow, PlayerRow, SeekRow
@@ -59,12 +65,19 @@ def _is_id(value: Any) -> bool:
     return isinstance(value, str) and 8 <= len(value) <= 40 and set(value) <= _ID_CHARS
 
 
-def seat_token(key: str, seek_id: str) -> str:
-    """The seat token the creator of seek ``seek_id`` holds in the game made of it: an
-    HMAC of the seek's id under the creator's player key."""
-    digest = hmac.new(key.encode(), b"dominolab seat " + seek_id.encode(),
-                      hashlib.sha256).digest()
-    return urlsafe_b64encode(digest[:24]).decode()
+def _token_source(row: GameRow, seat: int, key: str) -> dict[str, str] | None:
+    """What ``seat``'s token in ``row`` is derived from with the player's ``key``:
+    ``{"kind": "seek", "id": ...}`` (:func:`seat_token`) or ``{"kind": "game", "id": ...}``
+    (:func:`game_seat_token`), checked against the stored hash; None if the token is not
+    derived from this key (random: made before tokens were derived, or a friend's
+    invitation claimed)."""
+    if row.token_from is None:
+        return None
+    kind, derive = ("seek", seat_token) if row.mode == "lobby" else ("game", game_seat_token)
+    if not hmac.compare_digest(token_hash(derive(key, row.token_from)),
+                               row.token_hashes[seat]):
+        return None
+    return {"kind": kind, "id": row.token_from}
 
 
 def seek_json(seek: SeekRow) -> dict[str, Any]:
@@ -202,7 +215,7 @@ class Lobby:
                 token_hashes=(seek.token_hash, token_hash(tokens[-1])),
                 rules_version=RULES_VERSION, created=created, finished=False,
                 players=(seek.player, player.ref), rated=seek.rated,
-                move_seconds=seek.move_seconds)
+                move_seconds=seek.move_seconds, token_from=seek.id)
 
         return build, lambda: tokens[-1]
 
@@ -355,16 +368,19 @@ class Lobby:
             raise ApiError(404, f"no game was made of a seek of yours called {seek_id!r}")
         return str(seek_id)
 
-    async def live_games(self, player: PlayerRow) -> list[dict[str, Any]]:
-        """The lobby games ``player`` is playing, newest first (docs/web.md, "The
-        lobby"): each game's id, game, the player's seat, the opponent, whether it is
-        rated, its clock, whose move it is (a seat; None while it cannot be read) and the
-        seek it was made of (the seat's token is :func:`seat_token` of the player's key
-        and it: never sent here)."""
+    async def live_games(self, player: PlayerRow, key: str) -> list[dict[str, Any]]:
+        """Every unfinished game ``player`` (whose key is ``key``) holds a seat in, newest
+        first (docs/web.md, "Seats and tokens"): in the lobby, against the computer, with a
+        friend. Each with its id, game and mode, the player's seat, the opponent (a player,
+        or None) or the computer's level, whether it is rated, its clock, whose move it is
+        (a seat; None while it cannot be read) and what the seat's token is derived from
+        with the key (``token_from``: a seek's or a game's id; the token itself is never
+        sent here), or ``device_only``: the token is random, held only by the device that
+        made the game or claimed the seat."""
         rows = await self._db(self.store.live_games_of(player.id, SHOWN),
                               "list your live games")
         found = []
-        for row, seek_id in rows:
+        for row in rows:
             seat = 0 if row.players[0] is not None and row.players[0].id == player.id else 1
             to_move = None
             try:
@@ -374,10 +390,16 @@ class Lobby:
                 to_move = live.match.to_move
             except ApiError:
                 pass
-            found.append({"id": row.id, "game": row.game, "seat": seat,
-                          "opponent": player_json(row.players[1 - seat]),
-                          "rated": row.rated, "move_seconds": row.move_seconds,
-                          "to_move": to_move, "seek": seek_id})
+            source = _token_source(row, seat, key)
+            entry = {"id": row.id, "game": row.game, "mode": row.mode, "seat": seat,
+                     "opponent": player_json(row.players[1 - seat]),
+                     "computer": row.opponent if row.mode == "computer" else None,
+                     "rated": row.rated, "move_seconds": row.move_seconds,
+                     "to_move": to_move, "token_from": source,
+                     "device_only": source is None}
+            if source is not None and source["kind"] == "seek":
+                entry["seek"] = source["id"]  # as before token_from was given
+            found.append(entry)
         return found
 
     # -- sockets -----------------------------------------------------------------------------
@@ -446,4 +468,4 @@ class Lobby:
             await asyncio.sleep(self.limits.lobby_sweep_every)
 
 
-__all__ = ["Lobby", "LobbySocket", "seat_token", "seek_json"]
+__all__ = ["Lobby", "LobbySocket", "seek_json"]

@@ -184,10 +184,11 @@ async def create_game(request: Request) -> Response:
     rated = data.get("rated", False)
     if not isinstance(rated, bool):
         raise ApiError(400, "rated must be true or false")
-    player = await players_of(request).player_of(player_key(request))
+    key = player_key(request)
+    player = await players_of(request).player_of(key)
     live, token, invite = await service.create(game, data.get("options", {}),
                                                str(opponent), str(first), client_of(request),
-                                               player, rated, data.get("move_seconds"))
+                                               player, rated, data.get("move_seconds"), key)
     link = None if invite is None else f"/game/{live.id}#i={invite}"
     width = service.width_of(data.get("layout"))
     return JSONResponse({"id": live.id, "seat": 0, "token": token, "invite": link,
@@ -268,12 +269,13 @@ async def create_player(request: Request) -> Response:
 
 async def me(request: Request) -> Response:
     """The player whose key this request carries (401 without one, or for a key that is
-    nobody's), and the lobby games they are playing (``live``; no token: the page derives
-    each seat's from the key)."""
-    player = await players_of(request).player_of(player_key(request))
-    if player is None:
+    nobody's), and every unfinished game they hold a seat in (``live``; no token: the page
+    derives each seat's from the key and what ``token_from`` names)."""
+    key = player_key(request)
+    player = await players_of(request).player_of(key)
+    if player is None or key is None:
         raise ApiError(401, "this needs your player key (X-Player-Key: KEY)")
-    live = await lobby_of(request).live_games(player)
+    live = await lobby_of(request).live_games(player, key)
     return JSONResponse({"id": player.id, "name": player.name, "live": live})
 
 

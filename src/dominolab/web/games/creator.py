@@ -16,7 +16,7 @@ from dominolab.players import LEVELS
 from dominolab.web.errors import ApiError, take
 from dominolab.web.games.clocks import Clocks, move_seconds_of
 from dominolab.web.games.computer import Computer
-from dominolab.web.games.live import ID_RE, LiveGame, token_hash
+from dominolab.web.games.live import ID_RE, LiveGame, game_seat_token, token_hash
 from dominolab.web.games.registry import Registry
 from dominolab.web.games.sockets import Sockets
 from dominolab.web.limits import RateLimiter
@@ -55,7 +55,7 @@ class Creator:
 
     async def create(self, game: str, options: Any, opponent: str, first: str,
                      client: str = "local", player: PlayerRow | None = None,
-                     rated: bool = False, move_seconds: Any = None
+                     rated: bool = False, move_seconds: Any = None, key: str | None = None
                      ) -> tuple[LiveGame, str, str | None]:
         """See :meth:`GameService.create`."""
         try:
@@ -86,11 +86,14 @@ class Creator:
         seed = self.seed({"me": 0, "opponent": 1}.get(first))
         first_opener = first_opener_by_lot(seed)
         match = Match(spec, opts, seed=seed, first_opener=first_opener)
-        token = secrets.token_urlsafe(24)
+        game_id = secrets.token_urlsafe(9)
+        # a named player's seat is theirs on any device that holds their key
+        derive = key if player is not None else None
+        token = secrets.token_urlsafe(24) if derive is None else game_seat_token(derive, game_id)
         friend = opponent == "friend"
         invite = secrets.token_urlsafe(24) if friend else None
         row = GameRow(
-            id=secrets.token_urlsafe(9), game=spec.name, options=opts.to_dict(), seed=seed,
+            id=game_id, game=spec.name, options=opts.to_dict(), seed=seed,
             first_opener=first_opener, mode="friend" if friend else "computer",
             opponent=None if friend else opponent,
             # the computer's seat and an unclaimed seat have no token: '' matches none
@@ -98,7 +101,7 @@ class Creator:
             rules_version=RULES_VERSION, created=self.registry.clock(), finished=False,
             invite=None if invite is None else token_hash(invite),
             players=(None if player is None else player.ref, None), rated=rated,
-            move_seconds=clock,
+            move_seconds=clock, token_from=None if derive is None else game_id,
         )
         try:
             await self.registry.store.create_game(row)

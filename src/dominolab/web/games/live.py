@@ -9,6 +9,7 @@ import hashlib
 import hmac
 import json
 import re
+from base64 import urlsafe_b64encode
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -25,6 +26,26 @@ ID_RE: Final = re.compile(r"^[A-Za-z0-9_-]{8,40}$")
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _derived(key: str, domain: bytes, source: str) -> str:
+    digest = hmac.new(key.encode(), domain + source.encode(), hashlib.sha256).digest()
+    return urlsafe_b64encode(digest[:24]).decode()
+
+
+def seat_token(key: str, seek_id: str) -> str:
+    """The seat token the creator of seek ``seek_id`` holds in the game made of it (and
+    its acceptor too, with their own key): an HMAC of the seek's id under the player's
+    key."""
+    return _derived(key, b"dominolab seat ", seek_id)
+
+
+def game_seat_token(key: str, game_id: str) -> str:
+    """The seat token a named player holds in a game they made (``POST /api/games`` with
+    their key): an HMAC of the game's id under their key, with a prefix of its own, so it
+    never equals a lobby seat's :func:`seat_token`. A rematch keeps the token of the game
+    its chain began with (:attr:`~dominolab.web.storage.store.GameRow.token_from`)."""
+    return _derived(key, b"dominolab game seat ", game_id)
 
 
 #: how every state message begins (the state follows, then one closing brace)

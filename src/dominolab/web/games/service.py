@@ -130,16 +130,18 @@ class GameService:
     # -- creating and finding games ----------------------------------------------------------
     async def create(self, game: str, options: Any, opponent: str, first: str,
                      client: str = "local", player: PlayerRow | None = None,
-                     rated: bool = False, move_seconds: Any = None
+                     rated: bool = False, move_seconds: Any = None, key: str | None = None
                      ) -> tuple[LiveGame, str, str | None]:
         """A new game; returns it with seat 0's token and, against a friend, the one-time
         invitation for seat 1 (seat 1's token is minted when the invitation is claimed).
-        ``player``: the named player who takes seat 0, if any. ``rated``: the match counts
-        for ``player``'s rating (against the computer only, to the default rules; 422
-        otherwise), and has a clock: ``move_seconds`` a move (None: the lobby's default;
+        ``player``: the named player who takes seat 0, if any, whose key is ``key``: their
+        token is then :func:`~dominolab.web.games.live.game_seat_token` of the key and the
+        game's id, so any device holding the key rejoins (random otherwise). ``rated``:
+        the match counts for ``player``'s rating (against the computer only, to the default
+        rules; 422 otherwise), and has a clock: ``move_seconds`` a move (None: the lobby's default;
         422 outside its range, or given for a casual game)."""
         return await self.creator.create(game, options, opponent, first, client, player,
-                                         rated, move_seconds)
+                                         rated, move_seconds, key)
 
     async def rematch(self, live: LiveGame, seat: int, client: str = "local"
                       ) -> tuple[LiveGame, bool]:

@@ -30,13 +30,13 @@ def insert_game(db: sqlite3.Connection, row: GameRow) -> None:
     db.execute(
         "INSERT INTO games (id, game, options, seed, first_opener, mode, opponent, "
         "token0, token1, rules_version, created, updated, finished, invite, "
-        "player0, player1, rated, move_seconds) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "player0, player1, rated, move_seconds, token_from) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (row.id, row.game, json.dumps(row.options, sort_keys=True), row.seed,
          row.first_opener, row.mode, row.opponent, row.token_hashes[0],
          row.token_hashes[1], row.rules_version, row.created, row.created,
          int(row.finished), row.invite, *(p and p.id for p in row.players),
-         int(row.rated), row.move_seconds),
+         int(row.rated), row.move_seconds, row.token_from),
     )
 
 

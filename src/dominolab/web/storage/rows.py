@@ -86,6 +86,12 @@ class GameRow:
     rated: bool = False
     #: the seconds a move may take (lobby games), None: no clock
     move_seconds: int | None = None
+    #: what its named players' seat tokens are derived from (with their keys): the seek's
+    #: id for a lobby game (both seats, :func:`~dominolab.web.games.live.seat_token`), else
+    #: the id of the game its creator made (seat 0,
+    #: :func:`~dominolab.web.games.live.game_seat_token`); a rematch keeps it. None: the
+    #: tokens are random (no named creator, or made before tokens were derived)
+    token_from: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +160,7 @@ GAME_COLUMNS: Final = (
     "g.id, g.game, g.options, g.seed, g.first_opener, g.mode, g.opponent, g.token0, g.token1, "
     "g.rules_version, g.created, g.finished, g.invite, g.rematch, g.rematch_by, "
     "g.player0, p0.name, g.player1, p1.name, g.winner, g.points0, g.points1, g.ended_by, "
-    "g.rated, g.move_seconds")
+    "g.rated, g.move_seconds, g.token_from")
 GAME_JOINS: Final = ("LEFT JOIN players p0 ON p0.id = g.player0 "
                      "LEFT JOIN players p1 ON p1.id = g.player1")
 
@@ -182,7 +188,7 @@ def game_row(found: Sequence[Any]) -> GameRow:
     return GameRow(found[0], found[1], json.loads(found[2]), found[3], found[4], found[5],
                    found[6], (found[7], found[8]), found[9], found[10], bool(found[11]),
                    found[12], found[13], found[14], (players[0], players[1]), result,
-                   bool(found[23]), None if found[24] is None else int(found[24]))
+                   bool(found[23]), None if found[24] is None else int(found[24]), found[25])
 
 
 #: a rating's columns, in :class:`RatingRow`'s order

@@ -168,6 +168,16 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     UPDATE games SET move_seconds = 120
         WHERE finished = 0 AND rated = 1 AND move_seconds IS NULL
     """,
+    # 10: what a named player's seat token is derived from, so a page holding only the
+    # player's key rejoins the game from any device: a lobby game's seek (both seats), or
+    # the game a named player made (its seat 0: computer and friend games). A rematch
+    # keeps it, as it keeps the tokens. NULL: the token is random, held by one device.
+    # Lobby games made before are given their seek's id
+    """
+    ALTER TABLE games ADD COLUMN token_from TEXT;   -- a seek's id (lobby) or a game's
+    UPDATE games SET token_from = (SELECT s.id FROM seeks s WHERE s.game_id = games.id)
+        WHERE mode = 'lobby'
+    """,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 

@@ -5,8 +5,8 @@ Accepting a seek stores the game and marks the seek with it in one transaction (
 accepts at once make one game). The match is then owed to the seek's creator
 (:meth:`Seeks.owed_matches`) until their page acknowledges it (:meth:`Seeks.ack_match`):
 a message sent proves nothing, since a dying socket swallows it. The accepted seek stays
-while its game is played: both seats' tokens derive from its id, which
-:meth:`Seeks.live_games_of` gives a player's page.
+while its game is played. Both seats' tokens derive from its id, which the game keeps
+(``token_from``) for :meth:`Seeks.live_games_of` to give a player's page.
 """
 
 from __future__ import annotations
@@ -237,13 +237,12 @@ class Seeks(Database):
                 "AND game_id IS NOT NULL", (self.clock(), seek_id, player)).rowcount
         return bool(found == 1)
 
-    def live_games_of(self, player: str, limit: int = 100) -> list[tuple[GameRow, str]]:
-        """The lobby games ``player`` is playing (unfinished), newest first, each with the
-        id of the seek it was made of (both seats' tokens derive from it)."""
+    def live_games_of(self, player: str, limit: int = 100) -> list[GameRow]:
+        """The unfinished games ``player`` holds a seat in (lobby, against the computer,
+        with a friend), newest first."""
         with self._lock:
             found = self._db.execute(
-                f"SELECT {GAME_COLUMNS}, s.id FROM games g {GAME_JOINS} "
-                "JOIN seeks s ON s.game_id = g.id "
+                f"SELECT {GAME_COLUMNS} FROM games g {GAME_JOINS} "
                 "WHERE g.finished = 0 AND (g.player0 = ? OR g.player1 = ?) "
                 "ORDER BY g.created DESC, g.id LIMIT ?", (player, player, limit)).fetchall()
-        return [(game_row(r), str(r[-1])) for r in found]
+        return [game_row(r) for r in found]

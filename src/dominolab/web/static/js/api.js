@@ -96,7 +96,7 @@ export const api = {
   lessonIndex: () => request("GET", "/api/lessons"),
   lessons: (game, layout) =>
     request("GET", `/api/lessons/${encodeURIComponent(game)}?layout=${layout}`),
-  // the player of KEY, and the lobby games they are playing (no tokens: see seatToken)
+  // the player of KEY, and every live game they hold a seat in (no tokens: see liveSeatToken)
   me: (key) => request("GET", "/api/me", { playerKey: key }),
   // the lobby (docs/web.md, "The lobby"); KEY is the player's key
   openSeek: (key, body) => request("POST", "/api/seeks", { playerKey: key, body }),
@@ -115,19 +115,41 @@ function keepNew(res) {
   return res;
 }
 
+/** HMAC-SHA256 of DOMAIN + SOURCE under KEY, its first 24 bytes in URL-safe base64, as
+ * the server derives seat tokens (web/games/live.py); null without WebCrypto. */
+async function derive(key, domain, source) {
+  const subtle = globalThis.crypto && globalThis.crypto.subtle;
+  if (!subtle) return null;
+  const enc = new TextEncoder();
+  const hmac = await subtle.importKey("raw", enc.encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const digest = new Uint8Array(await subtle.sign("HMAC", hmac, enc.encode(`${domain}${source}`)));
+  const b64 = btoa(String.fromCharCode(...digest.slice(0, 24)));
+  return b64.replace(/\+/g, "-").replace(/\//g, "_");
+}
+
 /** The token of the player's seat in the lobby game made of seek SEEK, derived from
  * their KEY as the server does (HMAC-SHA256 of "dominolab seat SEEK" under the key, its first
  * 24 bytes in URL-safe base64): so any page holding the key rejoins the player's live
  * games, and no listing carries a token. Null where the browser offers no WebCrypto (a
  * page not served over https or from this machine). */
 export async function seatToken(key, seek) {
-  const subtle = globalThis.crypto && globalThis.crypto.subtle;
-  if (!subtle) return null;
-  const enc = new TextEncoder();
-  const hmac = await subtle.importKey("raw", enc.encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const digest = new Uint8Array(await subtle.sign("HMAC", hmac, enc.encode(`dominolab seat ${seek}`)));
-  const b64 = btoa(String.fromCharCode(...digest.slice(0, 24)));
-  return b64.replace(/\+/g, "-").replace(/\//g, "_");
+  return derive(key, "dominolab seat ", seek);
+}
+
+/** The token of the player's seat in a game they made with their KEY (against the
+ * computer, or a friend's game), or in its rematches: "dominolab game seat GAME" under the
+ * key, GAME the id of the game they made. Null without WebCrypto. */
+export async function gameSeatToken(key, game) {
+  return derive(key, "dominolab game seat ", game);
+}
+
+/** The token of my seat in G, a game of /api/me's live list, derived from my KEY and what
+ * its token_from names (a seek or a game); null if it is not derived (device_only: held
+ * only by the device that made the game) or without WebCrypto. */
+export async function liveSeatToken(key, g) {
+  const from = g.token_from;
+  if (!from) return null;
+  return from.kind === "seek" ? seatToken(key, from.id) : gameSeatToken(key, from.id);
 }
 
 // ---- the player (a name without a password; docs/web.md, "Players") ------------------

@@ -230,7 +230,8 @@ export class HomeView {
     const btn = form.querySelector("[data-testid=start]");
     if (btn) { btn.disabled = true; btn.textContent = t("form.starting"); }
     try {
-      const res = await api.createGame(body, rated ? player.key : null);
+      // a stored player's games are theirs: their seat opens on any device holding their key
+      const res = await api.createGame(body, player ? player.key : null);
       this.submitting = false;
       this.navigate(`/game/${encodeURIComponent(res.id)}`);
     } catch (err) {

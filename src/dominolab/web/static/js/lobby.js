@@ -3,10 +3,11 @@
 // open a seek, accept one, or play anyone now. A seek lasts while this page's socket is
 // open. When someone accepts my seek, the socket says so with my seat's token; the page
 // keeps it, acknowledges it (until then every lobby socket of mine is told it again), and
-// goes to the game. The lobby games I am playing are listed from /api/me, each rejoined
-// with a token derived from my key.
+// goes to the game. Every live game I hold a seat in (lobby, against the computer, with a
+// friend) is listed from /api/me, each rejoined with a token derived from my key (or, for
+// one made before tokens were derived, only on the device that holds it).
 
-import { api, ApiError, checkedPlayer, forgetPlayer, loadPlayer, loadSeat, registerPlayer, saveSeat, seatToken } from "./api.js";
+import { api, ApiError, checkedPlayer, forgetPlayer, loadPlayer, loadSeat, registerPlayer, saveSeat, liveSeatToken } from "./api.js";
 import { t, onLangChange, has } from "./i18n.js";
 import { el, spinner, layoutMode } from "./ui.js";
 
@@ -18,6 +19,18 @@ export const DEFAULT_SECONDS = 120;
 const NOBODY = 4401, ORIGIN = 4403;
 
 /** "2 min", "30 s" */
+/** How my live game G of /api/me reads: the opponent (a player, or the computer's level),
+ * rated or casual, the clock and whose move it is. */
+function mineText(g) {
+  const who = g.mode === "computer"
+    ? t("who.computerLevel", { level: has(`levelShort.${g.computer}`) ? t(`levelShort.${g.computer}`) : g.computer })
+    : (g.opponent && g.opponent.name) || t("lobby.nobodyYet");
+  const parts = [t("lobby.against", { name: who }), t(g.rated ? "lobby.rated" : "lobby.casual")];
+  if (g.move_seconds) parts.push(t("lobby.perMove", { t: secondsText(g.move_seconds) }));
+  if (g.to_move !== null && g.to_move !== undefined) parts.push(t(g.to_move === g.seat ? "lobby.yourMove" : "lobby.theirMove"));
+  return parts.join(" · ");
+}
+
 export function secondsText(s) {
   if (s % 60 === 0) return t("lobby.minutes", { n: s / 60 });
   return t("lobby.seconds", { n: s });
@@ -206,9 +219,9 @@ export class LobbyView {
   async rejoin(g) {
     const kept = loadSeat(g.id);
     if (!kept || !kept.token || kept.seat !== g.seat) {
-      const token = await seatToken(this.player.key, g.seek);
+      const token = await liveSeatToken(this.player.key, g);
       if (!token) {
-        this.error = t("lobby.noDerive");
+        this.error = t(g.device_only ? "lobby.deviceOnly" : "lobby.noDerive");
         this.renderError();
         return;
       }
@@ -325,11 +338,17 @@ export class LobbyView {
     this.mineEl.hidden = !mine.length;
     this.mineEl.replaceChildren(
       el("h2", { class: "section-title", text: t("lobby.mine") }),
-      el("ul", { class: "live-list" }, mine.map((g) => el("li", { "data-testid": "my-game", "data-id": g.id, "data-seat": String(g.seat) }, [
-        el("strong", { text: gameTitle(g.game, this.meta) }), " ",
-        el("span", { class: "muted", text: `${t("lobby.against", { name: (g.opponent && g.opponent.name) || "?" })}${g.rated ? ` · ${t("lobby.rated")}` : ""}${g.to_move === null || g.to_move === undefined ? "" : ` · ${t(g.to_move === g.seat ? "lobby.yourMove" : "lobby.theirMove")}`} ` }),
-        el("button", { type: "button", class: "button primary small", "data-testid": "rejoin", onclick: () => this.rejoin(g) }, [t("lobby.rejoin")]),
-      ]))),
+      el("ul", { class: "live-list" }, mine.map((g) => {
+        // a game whose token is random opens only where it is kept
+        const here = !g.device_only || !!(loadSeat(g.id) || {}).token;
+        return el("li", { "data-testid": "my-game", "data-id": g.id, "data-seat": String(g.seat), "data-mode": g.mode || "lobby" }, [
+          el("strong", { text: gameTitle(g.game, this.meta) }), " ",
+          el("span", { class: "muted", text: `${mineText(g)} ` }),
+          here
+            ? el("button", { type: "button", class: "button primary small", "data-testid": "rejoin", onclick: () => this.rejoin(g) }, [t("lobby.rejoin")])
+            : el("span", { class: "muted small-note", "data-testid": "device-only", text: t("lobby.deviceOnly") }),
+        ]);
+      })),
     );
   }
 
