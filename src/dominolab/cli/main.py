@@ -182,6 +182,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "(like 127.0.0.1 or 10.0.0.0/8; * for any peer) whose "
                         "X-Forwarded-For names the real client, which every per-address "
                         "limit then counts (default: none; every client is its TCP peer)")
+    p.add_argument("--metrics-allow", default="127.0.0.1,::1", metavar="ADDRESSES",
+                   help="addresses and networks, joined by commas (like 127.0.0.1,"
+                        "10.0.0.0/8), that may read /metrics; anyone else gets 403 (behind a "
+                        "proxy trusted with --forwarded-allow-ips, the client it names "
+                        "counts; default: 127.0.0.1,::1, this machine only)")
+    p.add_argument("--health-timeout", type=TIMEOUT, default=2.0, metavar="SECONDS",
+                   help="/healthz answers 503 if the database has not answered within "
+                        "this long (default: 2)")
     p.add_argument("--abandoned-after", type=LIMIT, default=None, metavar="DAYS",
                    help="delete an unfinished game nobody has moved in for this long "
                         "(default: 7)")

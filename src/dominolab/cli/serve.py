@@ -120,13 +120,22 @@ def run_serve(args: argparse.Namespace) -> int:
               f"{args.forwarded_allow_ips!r}", file=sys.stderr)
         return 2
     limits = limits_of(args)
+    from dominolab.web.metrics import networks
+
+    try:
+        networks(args.metrics_allow)
+    except ValueError as exc:
+        print(f"dominolab serve: --metrics-allow: {exc}", file=sys.stderr)
+        return 2
     try:
         seeds = None
         if args.game_seeds is not None:
             seeds = functools.partial(random.Random(args.game_seeds).getrandbits, 53)
         app = create_app(db, computer_delay=args.computer_delay, seeds=seeds,
                          limits=limits,
-                         workers=args.workers, allow_origins=tuple(args.allow_origin))
+                         workers=args.workers, allow_origins=tuple(args.allow_origin),
+                         metrics_allow=(args.metrics_allow,),
+                         health_timeout=args.health_timeout)
     except StoreError as exc:
         print(f"dominolab serve: {exc}", file=sys.stderr)
         return 2
@@ -148,7 +157,9 @@ def run_serve(args: argparse.Namespace) -> int:
     # asyncio logs a traceback for every accept() that finds no file descriptor left
     # (thousands a second): one line in ten seconds says the same
     logging.getLogger("asyncio").addFilter(AcceptFailures(10.0))
-    http, ws = protocols(Sockets(limits.sockets_per_client, proxies), limits.head_timeout)
+    sockets = Sockets(limits.sockets_per_client, proxies)
+    app.state.metrics.watch_connections(sockets)  # /metrics' plain HTTP connections
+    http, ws = protocols(sockets, limits.head_timeout)
     # on Ctrl-C, requests still waiting (a hint in the queue) get 3 s, then are cancelled.
     # WebSocket messages go uncompressed: deflating every state for every socket was the
     # largest single cost of a move (14% of the server's samples under 200 friend games,

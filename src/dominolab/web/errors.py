@@ -12,13 +12,15 @@ from dominolab.web.limits import RateLimited, RateLimiter
 class ApiError(Exception):
     """A refused request: an HTTP status and a sentence for a person."""
 
-    def __init__(self, status: int, message: str, *, retry_after: float | None = None
-                 ) -> None:
+    def __init__(self, status: int, message: str, *, retry_after: float | None = None,
+                 kind: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         #: seconds, sent as ``Retry-After`` (429, 503)
         self.retry_after = retry_after
+        #: which limit refused it (a 429's), as ``/metrics`` counts it: games, hints, ...
+        self.kind = kind
 
 
 class NotStored(ApiError):
@@ -27,10 +29,12 @@ class NotStored(ApiError):
 
 def take(limiter: RateLimiter, client: str, what: str) -> None:
     """Draw one of ``what`` (new games, hints, ...) from ``client``'s bucket; 429 with the
-    seconds to wait when it is empty."""
+    seconds to wait when it is empty (its kind: ``what``'s first noun, ``games`` for "new
+    games and invitations")."""
     try:
         limiter.take(client)
     except RateLimited as exc:
         wait = max(1, math.ceil(exc.retry_after))
         raise ApiError(429, f"too many {what} from your address; try again in {wait} s",
-                       retry_after=wait) from None
+                       retry_after=wait,
+                       kind=what.removeprefix("new ").split()[0]) from None

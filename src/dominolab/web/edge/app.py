@@ -42,6 +42,7 @@ from dominolab.web.errors import ApiError
 from dominolab.web.games.live import Connection, LiveGame
 from dominolab.web.games.service import GameService
 from dominolab.web.limits import Limits
+from dominolab.web.metrics import CONTENT_TYPE, DEFAULT_ALLOW, Gauges, Metrics, allowed, networks
 from dominolab.web.storage.store import BUSY_TIMEOUT, DATABASE_ERRORS, Store
 
 log = logging.getLogger("dominolab.web")
@@ -360,6 +361,43 @@ async def rules(request: Request) -> Response:
     return JSONResponse(rules_html(lang))
 
 
+# -- health and metrics (docs/web.md, "Health and metrics") ---------------------------------
+
+#: neither answer is kept by any cache: each is the server's state now
+NOW_HEADERS: Final = {"Cache-Control": "no-store"}
+
+
+async def healthz(request: Request) -> Response:
+    """For load balancers, anyone's: 200 if the database answers (a write could be made)
+    within ``health_timeout`` seconds, 503 saying why if not."""
+    service = service_of(request)
+    timeout: float = request.app.state.health_timeout
+    started = time.perf_counter()
+    try:
+        await asyncio.wait_for(service.store.ping(), timeout)
+    except TimeoutError:
+        why = f"the database did not answer within {timeout:g} s"
+    except DATABASE_ERRORS as exc:
+        why = f"the database failed: {exc}"
+    else:
+        return JSONResponse({"ok": True, "version": __version__,
+                             "database_ms": round((time.perf_counter() - started) * 1000, 1)},
+                            headers=NOW_HEADERS)
+    log.warning("health check failed: %s", why)
+    return JSONResponse({"ok": False, "error": why, "status": 503}, status_code=503,
+                        headers=NOW_HEADERS)
+
+
+async def metrics_text(request: Request) -> Response:
+    """This process's metrics in Prometheus' text format, to the addresses of
+    ``--metrics-allow`` only (403 for anyone else)."""
+    if not allowed(client_of(request), request.app.state.metrics_allow):
+        return error(403, "the metrics are not shown to your address (see dominolab serve "
+                          "--metrics-allow)")
+    metrics: Metrics = request.app.state.metrics
+    return Response(metrics.text(), media_type=CONTENT_TYPE, headers=NOW_HEADERS)
+
+
 # -- the WebSocket ---------------------------------------------------------------------------
 
 def origin_allowed(ws: WebSocket) -> bool:
@@ -414,13 +452,15 @@ async def game_socket(ws: WebSocket) -> None:
             if seats[client] >= service.limits.seat_sockets_per_client:
                 seat = None
                 raise ApiError(429, "too many seats' connections from your address; close "
-                                    "another game's page")
+                                    "another game's page", kind="seat_sockets")
             seats[client] += 1
         conn = Connection(seat, service.width_of(hello.get("layout")), ws.send_text, close,
                           client)
         await service.attach(live, conn)
     except ApiError as exc:
         _uncount(seats, client, seat)
+        if exc.status == 429:
+            service.metrics.refusal(exc.kind or "other")
         await _close(ws, HELLO_CLOSE.get(exc.status, 4401), exc.message)
         return
 
@@ -474,6 +514,7 @@ async def lobby_socket(ws: WebSocket) -> None:
     sock: LobbySocket | None = None
     try:
         if lobby.clients[client] > service.limits.lobby_sockets_per_client:
+            service.metrics.refusal("lobby_sockets")
             await _close(ws, 4429, "too many lobby connections from your address; close "
                                    "another lobby page")
             return
@@ -559,6 +600,10 @@ async def _close(ws: WebSocket, code: int, reason: str) -> None:
 
 async def api_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ApiError)
+    if exc.status == 429:
+        service_of(request).metrics.refusal(exc.kind or "other")
+    elif exc.status == 500:  # a stored game that does not replay
+        service_of(request).metrics.server_error()
     return error(exc.status, exc.message, exc.retry_after)
 
 
@@ -574,6 +619,7 @@ async def http_error(request: Request, exc: Exception) -> Response:
 
 async def server_error(request: Request, exc: Exception) -> Response:
     log.exception("unexpected error on %s", request.url.path, exc_info=exc)
+    service_of(request).metrics.server_error()
     return error(500, "something went wrong on the server")
 
 
@@ -607,7 +653,9 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
                hint_budget: Any = None, seeds: Callable[[], int] | None = None,
                limits: Limits | None = None, workers: int | None = None,
                allow_origins: tuple[str, ...] = (), busy_timeout: float = BUSY_TIMEOUT,
-               clock: Callable[[], float] | None = None) -> Starlette:
+               clock: Callable[[], float] | None = None,
+               metrics_allow: tuple[str, ...] = DEFAULT_ALLOW,
+               health_timeout: float = 2.0) -> Starlette:
     """The web app over the games database at ``db_path`` (created if missing; a database
     that cannot be used raises :class:`~dominolab.web.storage.store.StoreError` here): an SQLite
     file's path, or a ``postgresql://`` URL, where several servers may serve the same
@@ -619,7 +667,9 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
     ``workers``: processes for the computer and hints (default: the cores but one);
     ``allow_origins``: pages of other origins whose WebSockets are accepted;
     ``busy_timeout``: how long a write waits for another process's lock; ``clock``: the
-    wall clock for game times (tests move it on)."""
+    wall clock for game times (tests move it on); ``metrics_allow``: the addresses and
+    networks that may read ``/metrics`` (ValueError naming one that is neither);
+    ``health_timeout``: the seconds ``/healthz`` gives the database."""
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -652,6 +702,8 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             Route("/leaderboard", page),
             Route("/leaderboard/{game}", page),
             Route("/lobby", page),
+            Route("/healthz", healthz),
+            Route("/metrics", metrics_text),
             Route("/api/meta", meta),
             Route("/api/players", create_player, methods=["POST"]),
             Route("/api/me", me),
@@ -686,10 +738,14 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
         lifespan=lifespan,
     )
     clock = clock or time.time
+    app.state.metrics_allow = networks(metrics_allow)
+    app.state.health_timeout = health_timeout
+    app.state.metrics = metrics = Metrics()
     store = Store(db_path, busy_timeout=busy_timeout, clock=clock)
     app.state.service = GameService(store, computer_delay=computer_delay,
                                     hint_budget=hint_budget, seeds=seeds, limits=limits,
-                                    workers=workers, clock=clock, events=store.events())
+                                    workers=workers, clock=clock, events=store.events(),
+                                    metrics=metrics)
     # the players' side, over the games' store: ratings follow a rated match's end
     service: GameService = app.state.service
     app.state.players = Players(service.store, clock, service.limits)
@@ -699,4 +755,11 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
     app.state.allow_origins = frozenset(o.rstrip("/") for o in allow_origins)
     #: the seats' sockets open per client (Limits.seat_sockets_per_client)
     app.state.seat_sockets = Counter()
+    lobby: Lobby = app.state.lobby
+    metrics.watch(Gauges(
+        live_games=lambda: len(service.games),
+        sockets=lambda: {"seat": sum(app.state.seat_sockets.values()),
+                         "spectator": service.watchers,
+                         "lobby": sum(lobby.clients.values())},
+        pool=service.pool.stats))
     return app

@@ -69,6 +69,8 @@ class Sockets:
         self.per_client = per_client
         self.trusted = _TrustedHosts(trusted) if trusted.strip() else None
         self.counts: Counter[str] = Counter()
+        #: connections refused (429) so far for being past their client's share
+        self.refused = 0
         #: the client each open connection is counted for (None: a proxy's, not yet read)
         self._owner: dict[object, str | None] = {}
 
@@ -174,6 +176,7 @@ def protocols(sockets: Sockets, head_timeout: float
                 self._refuse()
 
         def _refuse(self) -> None:
+            sockets.refused += 1
             self._disarm_head_timer()
             self.transport.write(refusal(429, b"Too Many Requests", TOO_MANY))
             self.transport.close()

@@ -103,6 +103,8 @@ class _Job:
     #: the executor it was handed to, once running
     executor: concurrent.futures.Executor | None = None
     started: float = 0.0
+    #: when it was asked for (``time.monotonic()``)
+    queued: float = 0.0
 
 
 @dataclass(eq=False)
@@ -136,6 +138,8 @@ class ComputePool:
     clients together. ``niceness``: the worker processes' scheduling niceness, so that the
     server's event loop comes first when the processors are busy. ``start_method``:
     ``"spawn"`` or ``"forkserver"`` (never ``"fork"``: the server has threads).
+    ``on_wait(job, seconds)``: told, as each job starts, the name of its function and the
+    seconds it waited for a worker.
 
     Every method must be called from the event loop that runs the jobs' awaiters.
     A job's awaiter cancelled while the job waits removes the job; cancelled while it runs,
@@ -148,7 +152,8 @@ class ComputePool:
     def __init__(self, workers: int, *, max_queued_per_client: int = 4,
                  max_running_per_client: int | None = None,
                  max_queued: int = 10_000, threads: int = 4, niceness: int = 5,
-                 start_method: str = "spawn") -> None:
+                 start_method: str = "spawn",
+                 on_wait: Callable[[str, float], None] | None = None) -> None:
         if workers < 0 or threads < 1 or max_queued_per_client < 1 or max_queued < 1:
             raise ValueError("workers must be 0 or more; threads, max_queued_per_client "
                              "and max_queued 1 or more")
@@ -158,6 +163,7 @@ class ComputePool:
         self.max_queued_per_client = max_queued_per_client
         self.max_queued = max_queued
         self.niceness = niceness
+        self.on_wait = on_wait
         self._slots = workers or threads
         self.max_running_per_client = max_running_per_client or max(1, self._slots // 2)
         self._context = multiprocessing.get_context(start_method)
@@ -192,7 +198,7 @@ class ComputePool:
             raise PoolBusy("the computer is too busy now; try again shortly",
                            self._retry_after(self._waiting / max(1, self._clients_waiting())))
         loop = asyncio.get_running_loop()
-        job = _Job(fn, args, loop.create_future(), client)
+        job = _Job(fn, args, loop.create_future(), client, queued=time.monotonic())
         if queue is None:
             self._arrivals += 1
             queue = self._clients[client] = _Client(order=self._arrivals)
@@ -287,6 +293,8 @@ class ComputePool:
                 return
         job.executor = executor
         job.started = time.monotonic()
+        if self.on_wait is not None:
+            self.on_wait(job.fn.__name__, job.started - job.queued)
         self._running.add(job)
         loop = job.future.get_loop()
         cf.add_done_callback(lambda done: loop.call_soon_threadsafe(self._finished, job, done))

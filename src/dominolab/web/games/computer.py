@@ -77,6 +77,7 @@ class Computer:
                     after = live.match.copy()
                     after.apply(move)
                     await self.moves.commit(live, seat, move, after)
+                    self.registry.metrics.computer_moved()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -118,7 +119,8 @@ class Computer:
                                              version)
             except PoolBusy as exc:
                 raise ApiError(429, "too much is being worked out for your address; try "
-                                    "again in a moment", retry_after=exc.retry_after) from None
+                                    "again in a moment", retry_after=exc.retry_after,
+                               kind="compute") from None
 
         # best first, in the one order the terminal's hints use too; "same": the moves that
         # are this one but for a port's name (shown once, as the terminal does)

@@ -114,6 +114,7 @@ class Moves:
                       live.version, exc)
             raise NotStored(503, "the move could not be saved just now, so it was not made; "
                                  "try again in a moment", retry_after=1) from None
+        registry.metrics.moved()
         hand = live.match.hand_number
         live.match = after
         live.version += 1

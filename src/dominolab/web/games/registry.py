@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from dominolab.web.games.live import LiveGame
+from dominolab.web.metrics import Metrics
 from dominolab.web.storage.events import Events
 from dominolab.web.storage.store import AsyncStore
 
@@ -26,8 +27,10 @@ class Registry:
     tasks."""
 
     def __init__(self, store: AsyncStore, events: Events, clock: Callable[[], float],
-                 max_live: int) -> None:
+                 max_live: int, metrics: Metrics | None = None) -> None:
         self.store = store
+        #: what this server counts for ``/metrics``
+        self.metrics = metrics or Metrics()
         #: where committed changes are announced (:mod:`dominolab.web.storage.events`)
         self.events = events
         #: the wall clock, for when games were made and last moved (tests move it on)

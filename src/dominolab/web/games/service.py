@@ -47,6 +47,7 @@ from dominolab.web.games.peers import Peers
 from dominolab.web.games.registry import Registry
 from dominolab.web.games.sockets import Sockets
 from dominolab.web.limits import Limits, RateLimiter
+from dominolab.web.metrics import Metrics
 from dominolab.web.storage.events import Events
 from dominolab.web.storage.store import DATABASE_ERRORS, AsyncStore, GameRow, PlayerRow, Store
 
@@ -60,8 +61,10 @@ class GameService:
                  hint_budget: Any = None, seeds: Callable[[], int] | None = None,
                  max_live: int = 2000, limits: Limits | None = None,
                  workers: int | None = None, clock: Callable[[], float] | None = None,
-                 events: Events | None = None) -> None:
-        self.store = AsyncStore(store, store.reader())
+                 events: Events | None = None, metrics: Metrics | None = None) -> None:
+        #: what this server counts for ``/metrics`` (:mod:`dominolab.web.metrics`)
+        self.metrics = metrics or Metrics()
+        self.store = AsyncStore(store, store.reader(), on_write=self.metrics.wrote)
         #: where committed changes are announced (:mod:`dominolab.web.storage.events`)
         self.events = events or Events()
         self.limits = limits or Limits()
@@ -75,12 +78,13 @@ class GameService:
             # workers run at a lower priority than this process, so the event loop comes
             # first even when every core is searching
             workers = max(2, os.cpu_count() or 2)
-        self.pool = ComputePool(workers, max_queued_per_client=self.limits.queued_per_client)
+        self.pool = ComputePool(workers, max_queued_per_client=self.limits.queued_per_client,
+                                on_wait=self.metrics.waited)
         limits = self.limits
         #: new games (and invitations claimed) per client: the lobby's matches draw on it
         self.game_limit = RateLimiter(limits.games_per_minute, limits.games_burst)
         # the collaborators, each over those it needs (none over this coordinator)
-        self.registry = Registry(self.store, self.events, self.clock, max_live)
+        self.registry = Registry(self.store, self.events, self.clock, max_live, self.metrics)
         #: the games in memory, by id (the registry's)
         self.games = self.registry.games
         self.sockets = Sockets(self.registry, limits)

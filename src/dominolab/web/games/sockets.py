@@ -47,7 +47,7 @@ class Sockets:
         limits = self.limits
         if self.by_client.get(conn.client, 0) >= limits.watchers_per_client:
             raise ApiError(429, f"your address is watching {limits.watchers_per_client} "
-                                f"games already; close one to watch another")
+                                f"games already; close one to watch another", kind="watchers")
         if live.watching() >= limits.watchers_per_game:
             raise ApiError(409, f"this game has {limits.watchers_per_game} spectators, as "
                                 f"many as it takes; try again later")

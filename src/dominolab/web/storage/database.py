@@ -101,6 +101,17 @@ class Database:
                 self._db.execute("ROLLBACK")
             raise StoreError(f"{self.path}: cannot write to the database ({exc})") from None
 
+    def ping(self) -> None:
+        """Check that the database answers as a write needs it to: its file is still there
+        (a file deleted under the server would take every later write with it) and its
+        write lock can be had (taken and given back at once, writing nothing). A failing
+        database raises one of :data:`DATABASE_ERRORS`, saying why."""
+        if self.path != ":memory:" and not Path(self.path).exists():
+            raise sqlite3.OperationalError(f"the database file {self.path} is gone")
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute("ROLLBACK")
+
     @contextmanager
     def _write(self) -> Iterator[Transaction]:
         """One write transaction under the store's lock: ``BEGIN IMMEDIATE`` (SQLite takes

@@ -423,6 +423,13 @@ class PgStore(Store):
         with self._pg.one_game(game_id):
             super().add_moves(game_id, first_ply, moves, finished, result)
 
+    def ping(self) -> None:
+        """The database answers a trivial read (PostgreSQL's writers wait for each other's
+        locks only as long as ``busy_timeout``; a server that is gone or refuses fails
+        here)."""
+        with self._lock:
+            self._db.execute("SELECT 1").fetchone()
+
     def events(self) -> Events:
         return PgEvents(self.url)
 

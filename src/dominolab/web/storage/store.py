@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -103,8 +104,11 @@ class _OffLoop(Generic[P, T]):
     in the store's thread, typed as that method (less ``self``) but awaited. The method is
     looked up on the store at each call, so PostgreSQL's (or a test's) is the one run."""
 
-    def __init__(self, method: Callable[Concatenate[Store, P], T]) -> None:
+    def __init__(self, method: Callable[Concatenate[Store, P], T], *, write: bool = False
+                 ) -> None:
         self.name = method.__name__
+        #: a write: timed, and told to the store's ``on_write``
+        self.write = write
         self.__doc__ = method.__doc__
         shown = inspect.signature(method)
         #: the signature the bound method shows: the store method's, less ``self``
@@ -122,10 +126,24 @@ class _OffLoop(Generic[P, T]):
         if owner is None:
             return self
         name = self.name
+        timed = self.write and owner.on_write is not None
 
         async def run(*args: P.args, **kwargs: P.kwargs) -> T:
             method: Callable[P, T] = getattr(owner.sync, name)
-            return await owner._run(partial(method, *args, **kwargs))
+            if not timed:
+                return await owner._run(partial(method, *args, **kwargs))
+            started = time.perf_counter()
+            ok = False
+            try:
+                result = await owner._run(partial(method, *args, **kwargs))
+                ok = True
+                return result
+            except MoveConflict:
+                ok = True  # the database answered: another server's move was there first
+                raise
+            finally:
+                assert owner.on_write is not None
+                owner.on_write(name, time.perf_counter() - started, ok)
 
         run.__name__ = run.__qualname__ = name
         run.__doc__ = self.__doc__
@@ -136,10 +154,17 @@ class _OffLoop(Generic[P, T]):
 class AsyncStore:
     """The :class:`Store` for the event loop: every call runs in one thread of its own, so
     a write waiting on a lock (or a slow disk) never holds up the loop, and calls keep
-    their order. Each method is the store's of the same name, awaited."""
+    their order. Each method is the store's of the same name, awaited.
 
-    def __init__(self, store: Store, reader: Store | None = None) -> None:
+    ``on_write(name, seconds, ok)`` is told of every write as it ends: the method's name,
+    its seconds from the call to the answer (its wait behind this store's other calls
+    included) and whether it succeeded (a database error: not; a move another server
+    stored first, :class:`MoveConflict`, is the database answering: it did)."""
+
+    def __init__(self, store: Store, reader: Store | None = None, *,
+                 on_write: Callable[[str, float, bool], None] | None = None) -> None:
         self.sync = store
+        self.on_write = on_write
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="dominolab-db")
         #: catching up with other processes (:meth:`game_since`) goes to ``reader``, in a
         #: thread of its own, given one: it never waits behind this process's writes
@@ -151,14 +176,14 @@ class AsyncStore:
         return await asyncio.get_running_loop().run_in_executor(self._thread, fn, *args)
 
     # games
-    create_game = _OffLoop(Store.create_game)
+    create_game = _OffLoop(Store.create_game, write=True)
     load_game = _OffLoop(Store.load_game)
-    add_moves = _OffLoop(Store.add_moves)
-    claim_invite = _OffLoop(Store.claim_invite)
-    create_rematch = _OffLoop(Store.create_rematch)
+    add_moves = _OffLoop(Store.add_moves, write=True)
+    claim_invite = _OffLoop(Store.claim_invite, write=True)
+    create_rematch = _OffLoop(Store.create_rematch, write=True)
     # players and ratings
-    create_player = _OffLoop(Store.create_player)
-    rekey_players = _OffLoop(Store.rekey_players)
+    create_player = _OffLoop(Store.create_player, write=True)
+    rekey_players = _OffLoop(Store.rekey_players, write=True)
     player = _OffLoop(Store.player)
     finished_games_of = _OffLoop(Store.finished_games_of)
     ratings_of = _OffLoop(Store.ratings_of)
@@ -166,26 +191,30 @@ class AsyncStore:
     leaderboard = _OffLoop(Store.leaderboard)
     rating_changes_of = _OffLoop(Store.rating_changes_of)
     ratings_due = _OffLoop(Store.ratings_due)
-    apply_ratings = _OffLoop(Store.apply_ratings)
+    apply_ratings = _OffLoop(Store.apply_ratings, write=True)
     # the lobby
-    open_lobby_socket = _OffLoop(Store.open_lobby_socket)
-    close_lobby_socket = _OffLoop(Store.close_lobby_socket)
-    heartbeat = _OffLoop(Store.heartbeat)
-    sweep_lobby = _OffLoop(Store.sweep_lobby)
-    create_seek = _OffLoop(Store.create_seek)
+    open_lobby_socket = _OffLoop(Store.open_lobby_socket, write=True)
+    close_lobby_socket = _OffLoop(Store.close_lobby_socket, write=True)
+    heartbeat = _OffLoop(Store.heartbeat, write=True)
+    sweep_lobby = _OffLoop(Store.sweep_lobby, write=True)
+    create_seek = _OffLoop(Store.create_seek, write=True)
     seek = _OffLoop(Store.seek)
-    delete_seek = _OffLoop(Store.delete_seek)
-    accept_seek = _OffLoop(Store.accept_seek)
-    quick_pair = _OffLoop(Store.quick_pair)
+    delete_seek = _OffLoop(Store.delete_seek, write=True)
+    accept_seek = _OffLoop(Store.accept_seek, write=True)
+    quick_pair = _OffLoop(Store.quick_pair, write=True)
     lobby = _OffLoop(Store.lobby)
     owed_matches = _OffLoop(Store.owed_matches)
-    ack_match = _OffLoop(Store.ack_match)
+    ack_match = _OffLoop(Store.ack_match, write=True)
     live_games_of = _OffLoop(Store.live_games_of)
     # clocks and expiry
     moved_at = _OffLoop(Store.moved_at)
     out_of_time = _OffLoop(Store.out_of_time)
-    end_by_time = _OffLoop(Store.end_by_time)
-    expire = _OffLoop(Store.expire)
+    end_by_time = _OffLoop(Store.end_by_time, write=True)
+    expire = _OffLoop(Store.expire, write=True)
+
+    async def ping(self) -> None:
+        """:meth:`Store.ping` in the store's thread (behind this server's other calls)."""
+        await self._run(self.sync.ping)
 
     async def game_since(self, game_id: str, first_ply: int
                          ) -> tuple[GameRow, list[tuple[int, str]]] | None:
