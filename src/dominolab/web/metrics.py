@@ -186,9 +186,10 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 def networks(text: str | Iterable[str]) -> tuple[Network, ...]:
-    """``--metrics-allow``'s addresses and networks (comma-separated, or a list of them) as
-    networks; ValueError naming the item that is neither."""
-    items = text.split(",") if isinstance(text, str) else list(text)
+    """``--metrics-allow``'s addresses and networks (comma-separated, or a list of such
+    texts) as networks; ValueError naming the item that is neither."""
+    texts = [text] if isinstance(text, str) else list(text)
+    items = [item for each in texts for item in each.split(",")]
     found = []
     for item in (i.strip() for i in items):
         if not item:

@@ -121,6 +121,40 @@ def call(port: int, method: str, path: str, body: Any = None, token: str | None 
             conn.close()
 
 
+#: the server's counts a run reads from ``/metrics``: its moves, and what is open as play
+#: begins (summed over the servers)
+SCRAPED: Final = ("dominolab_moves_total", "dominolab_computer_moves_total",
+                  "dominolab_live_games", 'dominolab_open_sockets{kind="seat"}')
+
+
+def scrape(ports: Sequence[int], timeout: float = 30) -> dict[str, float] | None:
+    """:data:`SCRAPED` from the ``/metrics`` of the servers at ``ports`` (asked from
+    :data:`SERVER`), each summed over them; None if a server has no ``/metrics`` (an older
+    one's ``--server-src``) or it cannot be read."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    found = dict.fromkeys(SCRAPED, 0.0)
+    for port in ports:
+        conn = http.client.HTTPConnection(SERVER, port, timeout=timeout)
+        try:
+            conn.request("GET", "/metrics")
+            answer = conn.getresponse()
+            text = answer.read().decode("utf-8", "replace")
+        except OSError:
+            return None
+        finally:
+            conn.close()
+        if answer.status != 200:
+            return None
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                labels = ",".join(f'{k}="{v}"' for k, v in sorted(sample.labels.items()))
+                name = f"{sample.name}{{{labels}}}" if labels else sample.name
+                if name in found:
+                    found[name] += sample.value
+    return found
+
+
 def _expect(port: int, method: str, path: str, body: Any, token: str | None, source: str,
             want: int) -> Any:
     status, answer = call(port, method, path, body, token, source)
@@ -499,6 +533,13 @@ async def _run(bases: Sequence[str], games: int, seconds: float, think: float, g
         abused = abuser.stop() if abuser is not None else None
     if abused is not None:
         result["abuse"] = abused
+    counted = result["metrics"]
+    # (the abuser's games against the computer make moves of their own)
+    if abused is None and counted is not None and counted["moves"] != counted["stored_moves"]:
+        result["errors"] += 1
+        result["error_examples"].append(
+            f"the servers' /metrics counted {counted['moves']} moves stored; the games hold "
+            f"{counted['stored_moves']}")
     return result
 
 
@@ -547,6 +588,8 @@ async def _play(bases: Sequence[str], ports: Sequence[int], games: int, seconds:
         task.add_done_callback(lambda _: clients.changed.set())
     # every client connected and holding its first state before the first move
     await clients.until(clients.all_ready.is_set, 60)
+    # what the servers count as play begins (every game made, every seat connected)
+    at_start = await asyncio.to_thread(scrape, ports)
     cpu_before = None if cpu is None else cpu()
     go.set()
     started = time.perf_counter()
@@ -567,6 +610,7 @@ async def _play(bases: Sequence[str], ports: Sequence[int], games: int, seconds:
     elapsed = time.perf_counter() - started
     errors = [f"client: {r!r}" for r in results if isinstance(r, BaseException)]
     lost = 0
+    stored = 0  # the moves every game holds at its end, as the servers answer
     if clients.ready < clients.total:
         errors.append(f"only {clients.ready} of {clients.total} clients connected within 60 s")
     for run in runs:
@@ -577,8 +621,10 @@ async def _play(bases: Sequence[str], ports: Sequence[int], games: int, seconds:
                                                 run.tokens[0], player_address(run.index, 0))
         if status != 200:
             errors.append(f"game {run.id}: the final state answered {status} {final}")
-        elif final["version"] != len(run.sent):
-            lost += abs(final["version"] - len(run.sent))
+        else:
+            stored += final["version"]
+            if final["version"] != len(run.sent):
+                lost += abs(final["version"] - len(run.sent))
     moves = sum(len(run.sent) for run in runs)
     result: dict[str, Any] = {
         "games": games, "moves": moves, "seconds": round(elapsed, 2),
@@ -590,8 +636,19 @@ async def _play(bases: Sequence[str], ports: Sequence[int], games: int, seconds:
         **cpu_per_move(cpu_before, cpu_after, moves + sum(p.moves for p in people)),
     }
     if people:
-        result["computer"] = await _computer_figures(
+        result["computer"] = figures = await _computer_figures(
             [ports[server_of(i, 0, n)] for i in range(len(people))], people, level)
+        stored += figures.pop("stored_moves")
+    # the servers' own counts (GET /metrics), beside what the clients saw: every stored
+    # move counted once, over all servers
+    at_end = await asyncio.to_thread(scrape, ports)
+    result["metrics"] = None if at_start is None or at_end is None else {
+        "stored_moves": stored,
+        "moves": round(at_end["dominolab_moves_total"]),
+        "computer_moves": round(at_end["dominolab_computer_moves_total"]),
+        "live_games_at_start": round(at_start["dominolab_live_games"]),
+        "seat_sockets_at_start": round(at_start['dominolab_open_sockets{kind="seat"}']),
+    }
     return result
 
 
@@ -614,6 +671,7 @@ async def _computer_figures(ports: Sequence[int], people: list[ComputerRun],
     """The games against the computer (person i on the server at ``ports[i]``): its reply
     to a move, and errors."""
     errors: list[str] = []
+    stored = 0
     for port, person in zip(ports, people, strict=True):
         errors.extend(person.errors)
         status, final = await asyncio.to_thread(call, port, "GET", f"/api/games/{person.id}",
@@ -624,6 +682,8 @@ async def _computer_figures(ports: Sequence[int], people: list[ComputerRun],
         elif final["version"] < person.last_version:
             errors.append(f"computer game {person.id}: the final state is at version "
                           f"{final['version']}, the person saw {person.last_version}")
+        else:
+            stored += final["version"]
     figures = _latency_figures([x for p in people for x in p.latencies])
     target, met = reply_target(level, figures)
     return {
@@ -636,6 +696,8 @@ async def _computer_figures(ports: Sequence[int], people: list[ComputerRun],
         "errors": len(errors), "error_examples": errors[:3],
         "matches_finished": sum(p.over for p in people),
         "target": target, "target_met": met,
+        # the moves the games hold at the end (taken out by the caller)
+        "stored_moves": stored,
     }
 
 
@@ -845,4 +907,4 @@ __all__ = ["ABUSER", "ABUSE_CONNECTIONS", "COMPUTER_REPLY_TARGET_MS", "DRAIN_SEC
            "abuse", "call", "computer_player_address", "cpu_per_move", "cpu_sampler",
            "cpu_seconds", "create_computer_game", "create_friend_game", "failed",
            "player_address", "process_tree", "reply_target", "run_serve_bench",
-           "scratch_schema", "server_of", "source_tree"]
+           "SCRAPED", "scrape", "scratch_schema", "server_of", "source_tree"]
