@@ -25,13 +25,14 @@ from dominolab.web.edge.process import ServerProcess
 from dominolab.web.games.service import GameService
 from dominolab.web.limits import Limits
 from dominolab.web.metrics import allowed, networks
+from pgserver import PostgresServer
 
 pytestmark = pytest.mark.timeout(240)
 
 LOCAL = ("127.0.0.1", 50000)
 
 
-def make_client(path: Path, client: tuple[str, int] = LOCAL, **kwargs: Any) -> TestClient:
+def make_client(path: str | Path, client: tuple[str, int] = LOCAL, **kwargs: Any) -> TestClient:
     seeds = random.Random(5)
     kwargs.setdefault("workers", 0)
     app = create_app(path, computer_delay=0, hint_budget=Budget(worlds=20),
@@ -352,3 +353,15 @@ def test_a_bench_run_is_counted_by_the_servers_metrics() -> None:
     # what the clients sent
     assert counted["computer_moves"] == counted["stored_moves"] - run["moves"] \
         - run["computer"]["moves"]
+
+
+def test_healthz_on_postgresql_and_when_its_database_is_gone(pg_url: str,
+                                                             postgres: PostgresServer
+                                                             ) -> None:
+    """PostgreSQL's check is a trivial read; a database dropped under the server fails it."""
+    with make_client(pg_url, LOCAL) as client:
+        assert client.get("/healthz").json()["ok"] is True
+        postgres.execute(f"DROP DATABASE {postgres.name_of(pg_url)} WITH (FORCE)")
+        r = client.get("/healthz")
+        assert r.status_code == 503 and r.json()["ok"] is False
+        assert "the database failed" in r.json()["error"]
