@@ -123,6 +123,9 @@ class Assets:
     def load(cls, directory: Path = STATIC) -> Assets:
         """The tree in ``directory``, read now (raises :class:`AssetsError` if it or its
         ``index.html`` cannot be read)."""
+        if not directory.is_dir():
+            raise AssetsError(f"the web app's static files are missing: {directory} is not "
+                              f"a directory")
         try:
             return cls(read_tree(directory))
         except OSError as exc:
