@@ -11,7 +11,7 @@ old prefix is a 404, never an old file marked immutable.
 The versioned files are read once, at start, and served from memory: what is served is
 exactly what was hashed, even if the files on disk change under a running server. Each is
 compressed the first time a browser asks for it in an encoding, at the encoding's best
-level (in a worker thread: Brotli's best takes a third of a second for the largest
+level (in a worker thread: Brotli's best takes about half a second for the largest
 script), and that copy is kept. The same files stay at their plain ``/static/...``
 addresses, read from disk and revalidated on each use (``no-cache``), for links from
 outside the page.
