@@ -94,6 +94,7 @@ def run_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from dominolab.web.edge.app import MAX_BODY, create_app
+    from dominolab.web.edge.assets import AssetsError
     from dominolab.web.edge.guard import ACCEPT_BATCH, AcceptFailures, Server, Sockets, protocols
     from dominolab.web.storage.store import StoreError
 
@@ -136,7 +137,7 @@ def run_serve(args: argparse.Namespace) -> int:
                          workers=args.workers, allow_origins=tuple(args.allow_origin),
                          metrics_allow=(args.metrics_allow,),
                          health_timeout=args.health_timeout)
-    except StoreError as exc:
+    except (StoreError, AssetsError) as exc:
         print(f"dominolab serve: {exc}", file=sys.stderr)
         return 2
     host = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host

@@ -23,11 +23,12 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette_compress import CompressMiddleware
 
 from dominolab import __version__
 from dominolab.core import GAMES
@@ -38,6 +39,7 @@ from dominolab.web.community.standings import Standings
 from dominolab.web.content.guide import guide_endpoint, guide_index_endpoint
 from dominolab.web.content.lessons import lessons_endpoint, lessons_index_endpoint
 from dominolab.web.content.rules import rules_html
+from dominolab.web.edge.assets import COMPRESS_FROM, STATIC, STATIC_PATH, Assets, Revalidated
 from dominolab.web.errors import ApiError
 from dominolab.web.games.live import Connection, LiveGame
 from dominolab.web.games.service import GameService
@@ -47,7 +49,6 @@ from dominolab.web.storage.store import BUSY_TIMEOUT, DATABASE_ERRORS, Store
 
 log = logging.getLogger("dominolab.web")
 
-STATIC: Final = Path(__file__).parent.parent / "static"
 #: the largest request body or WebSocket message accepted
 MAX_BODY: Final = 4096
 
@@ -153,7 +154,8 @@ PAGE_HEADERS: Final = {
 
 
 async def page(request: Request) -> Response:
-    return FileResponse(STATIC / "index.html", headers=PAGE_HEADERS)
+    assets: Assets = request.app.state.assets
+    return assets.page_response(request, PAGE_HEADERS)
 
 
 async def meta(request: Request) -> Response:
@@ -688,6 +690,7 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             await app.state.lobby.close()
             await service.close()
 
+    assets = Assets.load(STATIC)
     app = Starlette(
         routes=[
             Route("/", page),
@@ -730,11 +733,17 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             Route("/api/guide/{game}/{lang}", guide_endpoint),
             WebSocketRoute("/ws/games/{game_id}", game_socket),
             WebSocketRoute("/ws/lobby", lobby_socket),
-            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+            # the page's files under their version, kept a year; the same at their plain
+            # addresses, revalidated (an old version's address is a 404 there)
+            Route(f"{assets.prefix}/{{path:path}}", assets.file_response, name="static"),
+            Mount(STATIC_PATH, Revalidated(StaticFiles(directory=STATIC))),
         ],
         exception_handlers={ApiError: api_error, HTTPException: http_error,
                             Exception: server_error},
-        middleware=[Middleware(ApiHeaders)],
+        # other text answers of 500 bytes or more compressed as they go (zstd, br or gzip,
+        # as the browser accepts); WebSockets pass through untouched
+        middleware=[Middleware(CompressMiddleware, minimum_size=COMPRESS_FROM),
+                    Middleware(ApiHeaders)],
         lifespan=lifespan,
     )
     clock = clock or time.time
@@ -752,6 +761,7 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
     app.state.standings = Standings(service.store, clock)
     service.rate_with(app.state.standings)
     app.state.lobby = Lobby(service)
+    app.state.assets = assets
     app.state.allow_origins = frozenset(o.rstrip("/") for o in allow_origins)
     #: the seats' sockets open per client (Limits.seat_sockets_per_client)
     app.state.seat_sockets = Counter()
