@@ -60,11 +60,9 @@ def note(logger: logging.Logger, event: str, message: str, *args: object,
 def shown_path(path: str) -> str:
     """A request's path as logged: at most :data:`PATH_CHARS` characters, and any character
     that could break a text line (a newline sent as ``%0A``) escaped."""
-    if len(path) > PATH_CHARS:
-        path = path[:PATH_CHARS] + "..."
-    if path.isprintable():
-        return path
-    return path.encode("unicode_escape").decode("ascii")
+    if not path.isprintable():
+        path = path.encode("unicode_escape").decode("ascii")
+    return path if len(path) <= PATH_CHARS else path[:PATH_CHARS] + "..."
 
 
 class JsonFormatter(logging.Formatter):
