@@ -139,7 +139,7 @@ def play_over_sockets(base: str, gid: str, tokens: tuple[str, str], rng: random.
             (zero, one)[seat].send(json.dumps({"type": "move", "version": version,
                                                "move": rng.choice(st["legal"])["move"]}))
             def newer(m: dict[str, Any], version: int = version) -> bool:
-                return m["type"] == "state" and m["state"]["version"] > version
+                return bool(m["type"] == "state" and m["state"]["version"] > version)
 
             for side, ws in enumerate((zero, one)):
                 states[side] = until(ws, newer)["state"]
