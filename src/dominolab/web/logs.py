@@ -191,6 +191,7 @@ class AccessLog:
             ms = round((time.perf_counter() - start) * 1000, 1)
             code = code if code is not None else 1006
             path = shown_path(scope["path"])
-            note(SOCKETS, "socket_closed", "%s socket closed %d after %.1f ms on %s from %s",
-                 noted["kind"] or "unopened", code, ms, path, address, path=path,
+            note(SOCKETS, "socket_closed", "%s socket closed %d after %.1f ms on %s%s from %s",
+                 noted["kind"] or "unopened", code, ms, path,
+                 "" if noted["seat"] is None else f" seat {noted['seat']}", address, path=path,
                  client=address, ms=ms, code=code, accepted=accepted, **noted)
