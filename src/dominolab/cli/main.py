@@ -195,6 +195,16 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: 7)")
     p.add_argument("--finished-kept", type=LIMIT, default=None, metavar="DAYS",
                    help="keep a finished game (its record and replay) this long (default: 30)")
+    p.add_argument("--log-format", choices=["text", "json"], default="text",
+                   help="the log on standard error: readable text, or one JSON object per "
+                        "line for a log collector (default: text; docs/web.md, \"Logs\")")
+    p.add_argument("--access-log", action=argparse.BooleanOptionalAction, default=True,
+                   help="a line per HTTP request: method, path without its query, status, "
+                        "milliseconds, client address, bytes (default: on; WebSocket and "
+                        "game lines are logged either way)")
+    p.add_argument("--log-moves", action="store_true",
+                   help="also a line per move made (default: off; the game's record holds "
+                        "its moves)")
     p.add_argument("--game-seeds", type=SEED, default=None, metavar="N",
                    help="for tests: new games' seeds come from a generator seeded with N, "
                         "so the same requests deal the same games (default: the operating "

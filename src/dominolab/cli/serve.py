@@ -155,6 +155,11 @@ def run_serve(args: argparse.Namespace) -> int:
         # `dominolab bench serve`.
         sys.setswitchinterval(0.0005)
     raise_open_files()
+    # one log on standard error, ours and uvicorn's alike (docs/web.md, "Logs"); uvicorn's
+    # own access lines would print each path with its query, so ours replace them
+    from dominolab.web import logs
+
+    logs.configure(args.log_format, access=args.access_log, moves=args.log_moves)
     # asyncio logs a traceback for every accept() that finds no file descriptor left
     # (thousands a second): one line in ten seconds says the same
     logging.getLogger("asyncio").addFilter(AcceptFailures(10.0))
@@ -168,6 +173,7 @@ def run_serve(args: argparse.Namespace) -> int:
     # uvicorn trusts X-Forwarded-For from 127.0.0.1 unless told otherwise: here only from
     # the proxies named, and the guard's socket counts use the same rule.
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
+                            log_config=None, access_log=False,
                             ws_max_size=MAX_BODY * 4, lifespan="on",
                             timeout_graceful_shutdown=3, http=http, ws=ws,
                             ws_per_message_deflate=False,

@@ -37,6 +37,7 @@ from typing import Any, Final, TypeVar
 from dominolab.core import RULES_VERSION, OptionError, first_opener_by_lot, get_game
 from dominolab.web.errors import ApiError
 from dominolab.web.games.clocks import move_seconds_of
+from dominolab.web.games.creator import log_created
 from dominolab.web.games.live import (
     Closer,
     LiveGame,
@@ -239,6 +240,7 @@ class Lobby:
             raise ApiError(409, "this is your own seek: wait for someone to accept it")
         assert isinstance(made, GameRow)
         live = self.service.install(made)
+        log_created(made, client, "seek", seek=seek_id)
         await self.service.events.publish("lobby", {"seek": seek_id, "game": made.id})
         return live, token()
 
@@ -260,6 +262,7 @@ class Lobby:
             raise self._refused(made, self.limits.open_seeks_per_player)
         if isinstance(made, GameRow):
             live = self.service.install(made)
+            log_created(made, client, "seek", seek=made.token_from)
             await self.service.events.publish("lobby", {"game": made.id})
             return live, token()
         if made.id == seek.id:

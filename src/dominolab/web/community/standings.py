@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from dominolab.core import GAMES, get_game
+from dominolab.web import logs
 from dominolab.web.community.ratings import (
     PROVISIONAL_RD,
     NotCounted,
@@ -53,9 +54,20 @@ class Standings:
                 log.error("%s", exc)
                 ratings, changes = [], []
             try:
-                return await self.store.apply_ratings(row.id, ratings, changes)
+                applied = await self.store.apply_ratings(row.id, ratings, changes)
             except RatingConflict as exc:
                 log.info("game %s: %s; reckoned again", row.id, exc)
+                continue
+            if applied and changes:
+                logs.note(
+                    logs.GAMES, "ratings_applied", "game %s: ratings applied: %s", row.id,
+                    ", ".join(f"{c.player} {c.rating_before:.0f} -> {c.rating_after:.0f}"
+                              for c in changes),
+                    game=row.id, kind=row.game,
+                    changes=[{"seat": c.seat, "player": c.player,
+                              "before": round(c.rating_before, 1),
+                              "after": round(c.rating_after, 1)} for c in changes])
+            return applied
         log.error("game %s: its players' ratings kept changing; left for the next sweep",
                   row.id)
         return False

@@ -44,6 +44,7 @@ from dominolab.web.errors import ApiError
 from dominolab.web.games.live import Connection, LiveGame
 from dominolab.web.games.service import GameService
 from dominolab.web.limits import Limits
+from dominolab.web.logs import AccessLog, socket_opened
 from dominolab.web.metrics import CONTENT_TYPE, DEFAULT_ALLOW, Gauges, Metrics, allowed, networks
 from dominolab.web.storage.store import BUSY_TIMEOUT, DATABASE_ERRORS, Store
 
@@ -466,6 +467,8 @@ async def game_socket(ws: WebSocket) -> None:
         await _close(ws, HELLO_CLOSE.get(exc.status, 4401), exc.message)
         return
 
+    socket_opened(ws.scope, "watch" if seat is None else "seat", live.id, seat)
+
     async def reply(text: str) -> None:
         async with conn.lock:  # in order with the updates the service sends
             await ws.send_text(text)
@@ -540,6 +543,7 @@ async def lobby_socket(ws: WebSocket) -> None:
             player = await players_of(ws).player_of(key)
             sock = LobbySocket(secrets.token_urlsafe(12), player, key, ws.send_text, close)
             await lobby.attach(sock)
+            socket_opened(ws.scope, "lobby", player=None if player is None else player.id)
         except ApiError as exc:
             await _close(ws, 1013 if exc.status == 503 else 4401, exc.message)
             return
@@ -740,9 +744,11 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
         ],
         exception_handlers={ApiError: api_error, HTTPException: http_error,
                             Exception: server_error},
-        # other text answers of 500 bytes or more compressed as they go (zstd, br or gzip,
-        # as the browser accepts); WebSockets pass through untouched
-        middleware=[Middleware(CompressMiddleware, minimum_size=COMPRESS_FROM),
+        # the access log outermost: it sees each answer as it leaves (compressed); other
+        # text answers of 500 bytes or more compressed as they go (zstd, br or gzip, as the
+        # browser accepts); WebSockets pass through untouched
+        middleware=[Middleware(AccessLog),
+                    Middleware(CompressMiddleware, minimum_size=COMPRESS_FROM),
                     Middleware(ApiHeaders)],
         lifespan=lifespan,
     )

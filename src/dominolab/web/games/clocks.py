@@ -113,8 +113,7 @@ class Clocks:
                 live.clock_timer.cancel()
                 live.clock_timer = None
         await self.sockets.broadcast(live)
-        if ended:
-            log.info("game %s: seat %d ran out of time", live.id, seat)
+        if ended:  # its game_finished line (how: time) is the Finisher's
             await registry.events.publish(f"game:{live.id}", {"ended_by": "time"})
             await registry.events.publish("lobby", {"game": live.id})
         return ended

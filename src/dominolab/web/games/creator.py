@@ -20,6 +20,7 @@ from dominolab.web.games.live import ID_RE, LiveGame, game_seat_token, token_has
 from dominolab.web.games.registry import Registry
 from dominolab.web.games.sockets import Sockets
 from dominolab.web.limits import RateLimiter
+from dominolab.web.logs import GAMES, note
 from dominolab.web.storage.store import DATABASE_ERRORS, GameRow, PlayerRow
 
 log = logging.getLogger("dominolab.web")
@@ -111,6 +112,7 @@ class Creator:
                                 "moment", retry_after=2) from None
         live = LiveGame(row, match, 0, moved_at=row.created)
         self.registry.keep(live)
+        log_created(row, client, "new")
         self.computer.if_due(live, client)
         self.clocks.due(live)
         return live, token, invite
@@ -162,6 +164,7 @@ class Creator:
                 created = True
                 new = LiveGame(row, match, 0, moved_at=row.created)
                 self.registry.keep(new)
+                log_created(row, client, "rematch", of=old.id)
                 self.computer.if_due(new, client)
                 self.clocks.due(new)
             if live.row.rematch != found:
@@ -200,9 +203,23 @@ class Creator:
                            invite=None,
                            players=(live.row.players[0], None if player is None else player.ref))
         live.messages.clear()
+        note(GAMES, "game_joined", "game %s: seat 1 joined from %s", live.id, client,
+             game=live.id, seat=1, client=client,
+             player=None if player is None else player.id)
         await self.sockets.broadcast(live)
         await self.registry.announce(live, row=True)
         return token
+
+
+def log_created(row: GameRow, client: str, how: str, **more: Any) -> None:
+    """The ``game_created`` line of a new game ``row``, made by ``client``: ``how`` is
+    ``new``, ``rematch`` (``of`` names the finished match) or ``seek`` (a lobby seek
+    accepted or matched)."""
+    note(GAMES, "game_created", "game %s: created (%s %s%s%s) from %s", row.id, row.game,
+         row.mode, "" if row.opponent is None else f" against {row.opponent}",
+         ", rated" if row.rated else "", client, game=row.id, kind=row.game, mode=row.mode,
+         opponent=row.opponent, rated=row.rated, move_seconds=row.move_seconds, how=how,
+         client=client, players=[None if p is None else p.id for p in row.players], **more)
 
 
 def check_rated(game: str, options: dict[str, Any], opponent: str,

@@ -13,6 +13,7 @@ from dominolab.web.games.finisher import Finisher
 from dominolab.web.games.registry import Registry
 from dominolab.web.games.sockets import Sockets
 from dominolab.web.limits import Limits
+from dominolab.web.logs import GAMES, note
 from dominolab.web.storage.store import DATABASE_ERRORS
 
 log = logging.getLogger("dominolab.web")
@@ -36,9 +37,8 @@ class Expiry:
                                           now - self.limits.finished_kept)
         self.forget(ids)
         for game_id in ids:
+            note(GAMES, "game_expired", "game %s: expired (deleted)", game_id, game=game_id)
             await registry.events.publish(f"game:{game_id}", {"gone": True})
-        if ids:
-            log.info("expired %d games", len(ids))
         return len(ids)
 
     def forget(self, ids: list[str]) -> None:

@@ -8,6 +8,7 @@ import logging
 from typing import Protocol
 
 from dominolab.web.games.live import LiveGame
+from dominolab.web.logs import GAMES, note
 from dominolab.web.storage.store import DATABASE_ERRORS, GameRow
 
 log = logging.getLogger("dominolab.web")
@@ -38,6 +39,13 @@ class Finisher:
         as a player's time running out): what follows from that happens here. It may run in
         more than one process for the same game, so what it stores must be idempotent."""
         live.messages.clear()
+        result = live.row.result
+        if result is not None:
+            note(GAMES, "game_finished", "game %s: finished by %s after %d moves, %s, %d:%d",
+                 live.id, result.ended_by, live.version,
+                 "drawn" if result.winner is None else f"seat {result.winner} won",
+                 *result.points, game=live.id, how=result.ended_by, winner=result.winner,
+                 points=list(result.points), moves=live.version, rated=live.row.rated)
         if live.row.rated and self.ratings is not None:
             try:
                 await self.ratings.apply(live.row)

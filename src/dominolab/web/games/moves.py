@@ -24,6 +24,7 @@ from dominolab.web.games.live import LiveGame
 from dominolab.web.games.peers import Peers
 from dominolab.web.games.registry import Registry
 from dominolab.web.games.sockets import Sockets
+from dominolab.web.logs import GAMES, note
 from dominolab.web.storage.store import DATABASE_ERRORS, GameResult, MoveConflict
 
 log = logging.getLogger("dominolab.web")
@@ -115,6 +116,9 @@ class Moves:
             raise NotStored(503, "the move could not be saved just now, so it was not made; "
                                  "try again in a moment", retry_after=1) from None
         registry.metrics.moved()
+        note(GAMES, "game_move", "game %s: seat %d played %s at version %d", live.id, seat,
+             move, live.version, level=logging.DEBUG, game=live.id, seat=seat,
+             move=str(move), version=live.version)
         hand = live.match.hand_number
         live.match = after
         live.version += 1
