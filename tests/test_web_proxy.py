@@ -22,6 +22,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Origin
 
+from dominolab.cli.main import build_parser
 from dominolab.web.edge.nginx import site_config, site_file
 from dominolab.web.edge.process import ServerProcess
 from nginxserver import StartNginx
@@ -127,6 +128,24 @@ def test_the_proxy_waits_longer_than_the_sockets_ping_and_sets_the_client_itself
     assert ping is not None and int(read.group(1)) > 2 * ping
     assert "proxy_set_header X-Forwarded-For $remote_addr;" in text
     assert "$proxy_add_x_forwarded_for" not in text
+
+
+def test_docs_deploy_shows_the_shipped_files_and_a_unit_serve_accepts() -> None:
+    """docs/deploy.md shows the site file and the systemd unit whole, as shipped; the
+    unit's ExecStart is ``dominolab serve`` with flags its parser takes."""
+    doc = (Path(__file__).parents[1] / "docs" / "deploy.md").read_text()
+    unit = (site_file().parent / "dominolab@.service").read_text()
+    assert f"```nginx\n{site_file().read_text()}```" in doc
+    assert f"```ini\n{unit}```" in doc
+    exec_start = [line.split("=", 1)[1] for line in unit.splitlines()
+                  if line.startswith("ExecStart=")]
+    assert len(exec_start) == 1
+    argv = exec_start[0].replace("%i", "8000").split()
+    assert argv[0] == "/opt/dominolab/venv/bin/dominolab" and argv[0] in doc
+    args = build_parser().parse_args(argv[1:])
+    assert (args.command, args.host, args.port, args.forwarded_allow_ips) == \
+        ("serve", "127.0.0.1", 8000, "127.0.0.1")
+    assert "DOMINOLAB_DB=" in unit  # the database, as serve reads it without --db
 
 
 # -- one server ----------------------------------------------------------------------------
