@@ -1,8 +1,8 @@
 # Two commands on a fresh machine with Python 3.11 and make:
 #   make play    set up, then start the web app: open http://127.0.0.1:8000/ (PORT=8001 ...)
 #   make test    set up, then run the whole test suite (ruff, mypy --strict, pytest with the
-#                browser and PostgreSQL tests; installs Debian's chromium and postgresql
-#                when they are missing and it can)
+#                browser, PostgreSQL and nginx tests; installs Debian's chromium, postgresql
+#                and nginx when they are missing and it can)
 # Also: make terminal GAME=widelec   the same games in the terminal
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -12,7 +12,7 @@ GAME   ?= luzak
 PORT   ?= 8000
 ARGS   ?=
 
-.PHONY: play terminal test lint typecheck pytest browser postgresql icu bench screenshots clean
+.PHONY: play terminal test lint typecheck pytest browser postgresql nginx icu bench screenshots clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,7 +37,7 @@ play: $(VENV)/.installed
 terminal: $(VENV)/.installed
 	$(BIN)/dominolab play $(GAME) $(ARGS)
 
-test: lint typecheck browser postgresql pytest
+test: lint typecheck browser postgresql nginx pytest
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests
@@ -73,6 +73,15 @@ postgresql:
 	  && [ "$$(id -u)" = 0 ] && (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 	      apt-get install -y -qq postgresql >/dev/null) || echo "note: PostgreSQL's server is \
 	  missing; install Debian's postgresql package for the PostgreSQL tests"; }
+
+# the proxy tests (tests/test_web_proxy.py) and `bench serve --proxy nginx` start a throwaway
+# nginx of their own from Debian's binary (/usr/sbin/nginx; no service of it is used); with
+# root and apt-get (as in CI) it is installed here, otherwise the tests say what is missing
+nginx:
+	@test -x /usr/sbin/nginx || { command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] \
+	  && (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx \
+	      >/dev/null) || echo "note: /usr/sbin/nginx is missing; install Debian's nginx \
+	  package for the proxy tests"; }
 
 # the README's pictures (docs/screenshots/*.png), taken by the browser tests that every
 # `make test` runs too (there they go to a temporary folder)

@@ -28,8 +28,9 @@ from dominolab.core import (
 
 GAME_NAMES: tuple[str, ...] = ("luzak", "luzak-line", "widelec")
 
-#: the browser tests' fixtures (tests/browser.py)
-pytest_plugins = ("browser", "pgserver")
+#: the fixtures of the browser (tests/browser.py), PostgreSQL (tests/pgserver.py) and
+#: nginx (tests/nginxserver.py) tests
+pytest_plugins = ("browser", "pgserver", "nginxserver")
 
 
 def T(text: str) -> Tile:

@@ -75,6 +75,36 @@ def test_bench_serve_against_another_source_tree(capsys: pytest.CaptureFixture[s
         assert run["server_cpu_ms_per_move"] > 0 and "computer" not in run
 
 
+def test_bench_serve_through_nginx_beside_directly(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--proxy nginx``: each run straight to the server, then on a fresh one through
+    nginx in front of it (tests/nginxserver.py's nginx: the shipped site file), each
+    measured alike, the clients' own addresses kept (no 429 from a shared one)."""
+    assert main(["bench", "serve", "--games", "2", "--seconds", "1", "--think", "0.05",
+                 "--computer-games", "1", "--proxy", "nginx", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["proxy"] == "nginx"
+    direct, proxied = data["runs"]
+    assert (direct["proxy"], proxied["proxy"]) == (None, "nginx")
+    assert direct["clients_to"] == direct["servers_at"]
+    assert len(proxied["clients_to"]) == 1
+    assert proxied["clients_to"][0] not in proxied["servers_at"]
+    for run in data["runs"]:
+        assert run["moves"] > 5 and run["errors"] == 0 and run["lost_moves"] == 0
+        _check_computer_games(run["computer"], 1)
+
+
+def test_bench_serve_says_when_nginx_is_missing(monkeypatch: pytest.MonkeyPatch,
+                                               tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("dominolab.web.edge.nginx.NGINX", tmp_path / "nginx")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert main(["bench", "serve", "--proxy", "nginx"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"--proxy nginx needs nginx, and there is none at {tmp_path / 'nginx'}" in err
+    assert "apt-get install nginx" in err
+
+
 def test_bench_serve_refuses_a_directory_without_the_package(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "serve", "--server-src", str(tmp_path)]) == 2

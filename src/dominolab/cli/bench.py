@@ -37,7 +37,7 @@ def run_bench(args: argparse.Namespace) -> int:
                             games[0] if args.game else "luzak", args.json,
                             abuse=args.abuse, computer_games=args.computer_games,
                             level=args.computer_level, servers=args.servers, db=args.db,
-                            sources=args.server_src or [])
+                            sources=args.server_src or [], proxy=args.proxy)
     if args.what == "players":
         return _bench_players(args, games)
     if args.what == "simulate":
@@ -203,6 +203,8 @@ def _redacted(url: str) -> str:
 def _print_serve_run(result: dict[str, Any]) -> None:
     if result["source"] is not None:
         print(f"  the server from {result['source']}:")
+    if result.get("proxy") is not None:
+        print(f"  through {result['proxy']}:")
     print(f"  N={result['games']:<4} friend games: {result['moves']:>6} moves "
           f"({result['moves_per_s']:,.0f}/s)  move -> opponent's update: p50 "
           f"{result['p50_ms']} ms, p99 {result['p99_ms']} ms, max {result['max_ms']} ms;  "
@@ -235,7 +237,7 @@ def _print_serve_run(result: dict[str, Any]) -> None:
 def _bench_serve(games: list[int], seconds: float, think: float, game: str, as_json: bool,
                  abuse: bool = False, computer_games: int = 10, level: str = "easy",
                  servers: int = 1, db: str | None = None,
-                 sources: Sequence[Path] = ()) -> int:
+                 sources: Sequence[Path] = (), proxy: str | None = None) -> int:
     from dominolab.lab.bench.serve import (
         ABUSE_CONNECTIONS,
         ABUSER,
@@ -251,6 +253,13 @@ def _bench_serve(games: list[int], seconds: float, think: float, game: str, as_j
             print(f"dominolab bench serve: --server-src: {exc}", file=sys.stderr)
             return 2
 
+    if proxy is not None:
+        from dominolab.web.edge.nginx import INSTALL, NGINX, find_nginx
+
+        if find_nginx() is None:
+            print(f"dominolab bench serve: --proxy nginx needs nginx, and there is none at "
+                  f"{NGINX} or on the PATH: {INSTALL}", file=sys.stderr)
+            return 2
     if db is None and servers != 1:
         print("dominolab bench serve: --servers needs --db postgresql://...: several "
               "servers share a PostgreSQL database (an SQLite file serves one)",
@@ -266,6 +275,9 @@ def _bench_serve(games: list[int], seconds: float, think: float, game: str, as_j
         where = "one server process" if db is None else \
             f"{servers} server process{'es' if servers > 1 else ''} on PostgreSQL, each " \
             f"game's two seats on different ones, then one on SQLite"
+        if proxy is not None:
+            print(f"each run straight to the servers, then through {proxy} in front of "
+                  f"them (the servers believing its X-Forwarded-For both times)")
         if sources:
             print(f"each run against this server, then against "
                   f"{', '.join(str(source_tree(s)) for s in sources)}")
@@ -293,14 +305,14 @@ def _bench_serve(games: list[int], seconds: float, think: float, game: str, as_j
                                   on_run=None if as_json else _print_serve_run,
                                   servers=servers, db=db,
                                   on_setup=None if as_json else setup,
-                                  sources=[None, *sources])
-    except RuntimeError as exc:  # a server that did not start: its output says why
+                                  sources=[None, *sources], proxy=proxy)
+    except RuntimeError as exc:  # a server or nginx that did not start: its output says why
         print(f"dominolab bench serve: {exc}", file=sys.stderr)
         return 2
     if as_json:
         print(json.dumps({"game": game, "think_s": think, "seconds": seconds,
                           "abuse": abuse, "computer_games": computer_games,
-                          "computer_level": level, "servers": servers,
+                          "computer_level": level, "servers": servers, "proxy": proxy,
                           "sources": [None, *(str(source_tree(s)) for s in sources)],
                           "db": None if db is None else _redacted(db),
                           "runs": results}, indent=2))

@@ -262,6 +262,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "(DIR or DIR/src holding its dominolab package; repeatable), each "
                         "run against this one and then each of those in turn, to compare "
                         "versions side by side under the same load")
+    p.add_argument("--proxy", choices=["nginx"], default=None,
+                   help="serve: play every run twice, straight to the servers and then "
+                        "through Debian's nginx (/usr/sbin/nginx) running the site file of "
+                        "docs/deploy.md in front of them, side by side (default: directly "
+                        "only)")
     p.add_argument("--computer-level", choices=list(LEVELS), default="easy",
                    help="serve: the level of those K games' computer (default: easy, whose "
                         "replies are to stay under 1 s at p99; medium and hard are to reply "

@@ -25,6 +25,12 @@ servers the seats of every friend game are on different processes and each move 
 the opponent through PostgreSQL's LISTEN/NOTIFY. The same runs are then played against one
 server on a fresh SQLite file, for comparison, in the same command.
 
+With ``--proxy nginx``, each run is played twice, side by side: straight to the servers,
+then through Debian's nginx (/usr/sbin/nginx) running the site file docs/deploy.md ships,
+in front of them; the clients then all talk to nginx, which spreads their connections over
+the servers, and the servers believe its X-Forwarded-For (``--forwarded-allow-ips
+127.0.0.1``, in both runs), so each client keeps its own address.
+
 Besides the friend games, each run plays K games against the computer (``--computer-games``,
 default 10; at the level ``--computer-level``, default easy), each created from an address of
 its own (``127.0.3.x`` with up to 250 friend games) with the person opening; its one seat is
@@ -60,6 +66,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from dominolab.lab.stats import percentile
+from dominolab.web.edge.nginx import NginxProcess
 from dominolab.web.edge.process import ServerProcess
 
 #: the server's address: the only one any request of the bench goes to
@@ -722,12 +729,13 @@ def scratch_schema(url: str) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def bench_servers(tmp: Path, db: str | None, servers: int, source: Path | None = None
+def bench_servers(tmp: Path, db: str | None, servers: int, source: Path | None = None,
+                  extra: tuple[str, ...] = ()
                   ) -> Iterator[tuple[list[ServerProcess], str | None]]:
     """``servers`` servers on loopback on a fresh database: an SQLite file in ``tmp``
     (``db`` None; one server), or a scratch schema of the PostgreSQL database ``db``; each
-    the ``dominolab`` in ``source`` if given. Yields them and the URL they use (None for
-    SQLite)."""
+    the ``dominolab`` in ``source`` if given, started with the flags ``extra``. Yields them
+    and the URL they use (None for SQLite)."""
     with contextlib.ExitStack() as stack:
         url = None
         if db is None:
@@ -735,7 +743,7 @@ def bench_servers(tmp: Path, db: str | None, servers: int, source: Path | None =
         else:
             database = url = stack.enter_context(scratch_schema(db))
         procs = [stack.enter_context(ServerProcess(database, log=tmp / f"server{i}.log",
-                                                   source=source))
+                                                   source=source, extra=extra))
                  for i in range(servers)]
         yield procs, url
 
@@ -842,7 +850,8 @@ def run_serve_bench(games: Sequence[int], seconds: float, think: float, game: st
                     on_run: Callable[[dict[str, Any]], None] | None = None,
                     servers: int = 1, db: str | None = None,
                     on_setup: Callable[[str, int], None] | None = None,
-                    sources: Sequence[Path | None] = (None,)
+                    sources: Sequence[Path | None] = (None,),
+                    proxy: str | None = None
                     ) -> list[dict[str, Any]]:
     """Play one run for each number of friend games in ``games`` (``seconds`` each; the run
     with N games uses the seed N), with ``computer_games`` more games against the computer
@@ -851,14 +860,24 @@ def run_serve_bench(games: Sequence[int], seconds: float, think: float, game: st
     same runs against one server on SQLite. Each run is played once for each of
     ``sources`` in turn (None: this ``dominolab``; a directory: the ``dominolab`` in it, as
     :func:`source_tree` finds it), so that versions are compared side by side under the same
-    load. ``on_start()`` is called once the first servers are up, ``on_setup(backend,
+    load. With ``proxy="nginx"``, each of those is played twice, on fresh servers each time:
+    directly, then through nginx running the shipped site file in front of the servers
+    (:mod:`dominolab.web.edge.nginx`; every client then talks to nginx, which spreads
+    their connections over the servers), the servers believing its X-Forwarded-For both
+    times. ``on_start()`` is called once the first servers are up, ``on_setup(backend,
     servers)`` as each backend's first servers are up, ``on_run(result)`` as each run ends. Returns
-    every run's figures, each saying its ``backend``, ``servers`` and ``source`` (None for
-    this one)."""
+    every run's figures, each saying its ``backend``, ``servers``, ``source`` (None for
+    this one) and ``proxy`` (None: direct). :class:`NginxError` if nginx is wanted and
+    missing or does not start."""
     if db is None and servers != 1:
         raise ValueError("several servers share a PostgreSQL database: give --db "
                          "postgresql://...; an SQLite file serves one")
+    if proxy not in (None, "nginx"):
+        raise ValueError(f"the one proxy the bench runs is nginx, not {proxy!r}")
     trees = [None if s is None else source_tree(s) for s in sources]
+    vias = [None] if proxy is None else [None, proxy]
+    # the proxy's X-Forwarded-For believed, in the direct runs too, so both run alike
+    extra = () if proxy is None else ("--forwarded-allow-ips", SERVER)
     setups = [("sqlite", 1, None)] if db is None else \
         [("postgresql", servers, db), ("sqlite", 1, None)]
     results: list[dict[str, Any]] = []
@@ -866,9 +885,14 @@ def run_serve_bench(games: Sequence[int], seconds: float, think: float, game: st
     for backend, count, url in setups:
         announced = False
         for n in games:
-            for tree in trees:
+            for tree, via in ((tree, via) for tree in trees for via in vias):
                 with tempfile.TemporaryDirectory(prefix="dominolab-bench-") as tmp, \
-                        bench_servers(Path(tmp), url, count, tree) as (procs, scratch):
+                        bench_servers(Path(tmp), url, count, tree, extra) as (procs, scratch), \
+                        contextlib.ExitStack() as stack:
+                    bases = [proc.base for proc in procs]
+                    if via is not None:
+                        bases = [stack.enter_context(
+                            NginxProcess([proc.port for proc in procs])).base]
                     if not started and on_start is not None:
                         on_start()
                     if not announced and on_setup is not None:
@@ -880,13 +904,16 @@ def run_serve_bench(games: Sequence[int], seconds: float, think: float, game: st
                     with ThreadPoolExecutor(1) as pool:  # a loop of its own, whatever the caller's
                         result = pool.submit(
                             asyncio.run,
-                            _run([proc.base for proc in procs], n, seconds, think, game,
+                            _run(bases, n, seconds, think, game,
                                  seed=n, abuse=abuse, computer_games=computer_games,
                                  level=level, cpu=sample)).result()
                 if scratch is None:
                     result["database_cpu_ms_per_move"] = 0.0  # SQLite works in the server
+                # where the clients went, and where the servers were
                 result = {"backend": backend, "servers": count,
-                          "source": None if tree is None else str(tree), **result}
+                          "source": None if tree is None else str(tree), "proxy": via,
+                          "clients_to": bases, "servers_at": [p.base for p in procs],
+                          **result}
                 results.append(result)
                 if on_run is not None:
                     on_run(result)
