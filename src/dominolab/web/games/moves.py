@@ -116,9 +116,10 @@ class Moves:
             raise NotStored(503, "the move could not be saved just now, so it was not made; "
                                  "try again in a moment", retry_after=1) from None
         registry.metrics.moved()
-        note(GAMES, "game_move", "game %s: seat %d played %s at version %d", live.id, seat,
-             move, live.version, level=logging.DEBUG, game=live.id, seat=seat,
-             move=str(move), version=live.version)
+        if GAMES.isEnabledFor(logging.DEBUG):  # serve --log-moves: nothing built otherwise
+            note(GAMES, "game_move", "game %s: seat %d played %s at version %d", live.id,
+                 seat, move, live.version, level=logging.DEBUG, game=live.id, seat=seat,
+                 move=str(move), version=live.version)
         hand = live.match.hand_number
         live.match = after
         live.version += 1
