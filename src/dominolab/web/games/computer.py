@@ -17,7 +17,7 @@ from dominolab.web.games.live import LiveGame
 from dominolab.web.games.moves import Moves
 from dominolab.web.games.registry import Registry
 from dominolab.web.games.sockets import Sockets
-from dominolab.web.limits import RateLimiter
+from dominolab.web.limits import Limiter
 
 log = logging.getLogger("dominolab.web")
 
@@ -26,7 +26,7 @@ class Computer:
     """Plays the computer's seat of every game against it, and works out hints."""
 
     def __init__(self, registry: Registry, sockets: Sockets, moves: Moves, pool: ComputePool,
-                 *, delay: float, hint_budget: Any, hint_limit: RateLimiter) -> None:
+                 *, delay: float, hint_budget: Any, hint_limit: Limiter) -> None:
         self.registry = registry
         self.sockets = sockets
         self.moves = moves
@@ -109,7 +109,7 @@ class Computer:
             raise ApiError(409, "a hint is for your turn, and it is not your turn now")
         if live.hint_lock.locked():
             raise ApiError(409, "a hint is already being worked out; wait for it")
-        take(self.hint_limit, client, "hints")
+        await take(self.hint_limit, client, "hints")
         async with live.hint_lock:
             version = live.version
             view = match.view(seat)
