@@ -92,20 +92,16 @@ class PgBuckets:
             async with asyncio.timeout(self.timeout), self._lock:
                 if time.monotonic() < self._down_until:  # failed while this one waited
                     raise BucketsUnreachable(TABLE)
-                conn = await self._connection()
-                cur = await conn.execute(TAKE, params)
-                found = await cur.fetchone()
-                now = time.monotonic()
-                if now - self._swept.get(kind, 0.0) >= self.sweep_every:
-                    self._swept[kind] = now
-                    await conn.execute(SWEEP, {"kind": kind, "full": burst / per_second})
+                try:
+                    found = await self._take(kind, params)
+                except BaseException:
+                    # failed, cut off by the deadline or the request gone mid-statement:
+                    # the connection is not trusted again (dropped by its holder alone)
+                    await self._drop()
+                    raise
         except (psycopg.Error, OSError, TimeoutError) as exc:
-            await self._failed(exc)
+            self._failed(exc)
             raise BucketsUnreachable(TABLE) from None
-        except asyncio.CancelledError:
-            # the request went away mid-statement: the connection is not trusted again
-            await self._drop()
-            raise
         if self.down:
             self.down = False
             log.info("limits: the shared rate limits on PostgreSQL are back")
@@ -113,6 +109,18 @@ class PgBuckets:
         granted, tokens = found
         if not granted:
             raise RateLimited((1.0 - float(tokens)) / per_second)
+
+    async def _take(self, kind: str, params: dict[str, Any]) -> Any:
+        """:data:`TAKE`'s row, and a sweep of ``kind`` when one is due."""
+        conn = await self._connection()
+        cur = await conn.execute(TAKE, params)
+        found = await cur.fetchone()
+        now = time.monotonic()
+        if now - self._swept.get(kind, 0.0) >= self.sweep_every:
+            self._swept[kind] = now
+            await conn.execute(SWEEP, {"kind": kind,
+                                       "full": params["burst"] / params["rate"]})
+        return found
 
     async def _connection(self) -> psycopg.AsyncConnection[Any]:
         conn = self._conn
@@ -122,14 +130,20 @@ class PgBuckets:
             conn = self._conn = None
             conn = await psycopg.AsyncConnection.connect(
                 conninfo(self.url, "dominolab limits"), autocommit=True)
+            # the server gives up by itself too: a take this process stopped waiting for
+            # (it counted alone instead) never spends a token later
+            try:
+                await conn.execute(
+                    f"SET statement_timeout = {max(1, int(self.timeout * 1000))}")
+            except BaseException:
+                await conn.close()
+                raise
             self._conn = conn
         return conn
 
-    async def _failed(self, exc: BaseException) -> None:
-        """Drop the connection (a statement cut off by the deadline leaves it unusable) and
-        count in this process for a while; warn once until the buckets are back."""
+    def _failed(self, exc: BaseException) -> None:
+        """Count in this process for a while; warn once until the buckets are back."""
         self._down_until = time.monotonic() + self.pause
-        await self._drop()
         if not self.down:
             self.down = True
             why = "no answer in time" if isinstance(exc, TimeoutError) else one_line(exc)
