@@ -146,9 +146,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "always accepted)")
     p.add_argument("--games-per-minute", type=LIMIT, default=None, metavar="N",
                    help="new games and claimed invitations one address may make per "
-                        "minute (default: 20, 10 at once)")
+                        "minute (default: 20, 10 at once; on PostgreSQL, on all servers "
+                        "together)")
     p.add_argument("--hints-per-minute", type=LIMIT, default=None, metavar="N",
-                   help="hints one address may ask for per minute (default: 30, 10 at once)")
+                   help="hints one address may ask for per minute (default: 30, 10 at "
+                        "once; on PostgreSQL, on all servers together)")
     p.add_argument("--watchers-per-address", type=whole_number(1, 1_000_000, digits=7),
                    default=None, metavar="N",
                    help="games one address may watch at once (default: 10)")

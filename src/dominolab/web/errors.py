@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from dominolab.web.limits import RateLimited, RateLimiter
+from dominolab.web.limits import Limiter, RateLimited
 
 
 class ApiError(Exception):
@@ -27,12 +27,12 @@ class NotStored(ApiError):
     """A move that could not be stored, and so was not made."""
 
 
-def take(limiter: RateLimiter, client: str, what: str) -> None:
+async def take(limiter: Limiter, client: str, what: str) -> None:
     """Draw one of ``what`` (new games, hints, ...) from ``client``'s bucket; 429 with the
     seconds to wait when it is empty (its kind: ``what``'s first noun, ``games`` for "new
     games and invitations")."""
     try:
-        limiter.take(client)
+        await limiter.take(client)
     except RateLimited as exc:
         wait = max(1, math.ceil(exc.retry_after))
         raise ApiError(429, f"too many {what} from your address; try again in {wait} s",

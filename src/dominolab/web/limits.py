@@ -6,6 +6,14 @@ in ``X-Forwarded-For``. Creating games, claiming invitations and hints each draw
 client's bucket for that kind of request; an empty bucket is a 429 with ``Retry-After``.
 A client's open connections are bounded in all (web/edge/guard.py) and by kind: seats',
 spectators' and lobby sockets (docs/web.md, "Faults and abuse", "Spectators").
+
+The rates hold for every server on one database: a :class:`Limiter` keeps its buckets in
+this process (:class:`RateLimiter`: an SQLite file has one process), or, given the store's
+:class:`SharedBuckets` (PostgreSQL's, :mod:`dominolab.web.storage.pglimits`), in the
+database, where every server draws on the same bucket. When the shared buckets cannot be
+reached, a limiter draws on its own process's instead (it fails open, to the per-process
+limits: docs/web.md, "Limits across servers"). The socket counts stay per process: they
+bound a process's own open files.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
 DAY: Final = 86_400.0
 
@@ -125,3 +133,44 @@ class RateLimiter:
         self._buckets[client] = (tokens - 1.0, now)
         while len(self._buckets) > self.max_clients:
             self._buckets.popitem(last=False)
+
+
+class BucketsUnreachable(Exception):
+    """The shared buckets could not be asked just now (the database is down or slow)."""
+
+
+class SharedBuckets(Protocol):
+    """Token buckets kept where every server process reaches them, with
+    :class:`RateLimiter`'s arithmetic: ``burst`` at once, refilled at ``per_second``."""
+
+    async def take(self, kind: str, client: str, per_second: float, burst: float) -> None:
+        """Spend one of ``client``'s ``kind`` requests; :class:`RateLimited` if none is
+        left, :class:`BucketsUnreachable` if the buckets cannot be asked."""
+
+    async def close(self) -> None:
+        """Let go of the connection (if any)."""
+
+
+class Limiter:
+    """The rate of one ``kind`` of request (``"games"``, ``"hints"``...) per client: a
+    :class:`RateLimiter` of this process's, or, given ``shared`` buckets, theirs, which hold
+    for every server on the database; while those cannot be reached, this process's own
+    (logged by ``shared``). Its :meth:`take` is awaited on both backends."""
+
+    def __init__(self, kind: str, per_minute: float, burst: int,
+                 shared: SharedBuckets | None = None, *,
+                 clock: Callable[[], float] | None = None) -> None:
+        self.kind = kind
+        #: this process's buckets: the only ones without ``shared``, the fallback with them
+        self.local = RateLimiter(per_minute, burst, clock=clock)
+        self.shared = shared
+
+    async def take(self, client: str) -> None:
+        """Spend one request of ``client``'s; :class:`RateLimited` if it has none left."""
+        if self.shared is None:
+            self.local.take(client)
+            return
+        try:
+            await self.shared.take(self.kind, client, self.local.rate, self.local.burst)
+        except BucketsUnreachable:
+            self.local.take(client)

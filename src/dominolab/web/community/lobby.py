@@ -48,7 +48,6 @@ from dominolab.web.games.live import (
     token_hash,
 )
 from dominolab.web.games.service import GameService
-from dominolab.web.limits import RateLimiter
 from dominolab.web.storage.store import DATABASE_ERRORS, GameRow, PlayerRow, SeekRow
 
 log = logging.getLogger("dominolab.web")
@@ -116,7 +115,8 @@ class Lobby:
         self.sockets: dict[str, LobbySocket] = {}
         #: lobby sockets by client address (counted from the handshake on)
         self.clients: Counter[str] = Counter()
-        self._seek_limit = RateLimiter(self.limits.seeks_per_minute, self.limits.seeks_burst)
+        self._seek_limit = service.limiter("seeks", self.limits.seeks_per_minute,
+                                           self.limits.seeks_burst)
         self._dirty = False
         self._refresher: asyncio.Task[None] | None = None
         service.events.subscribe("lobby", self._on_event)
@@ -172,7 +172,7 @@ class Lobby:
         conn = data.get("conn")
         if conn is not None and not _is_id(conn):
             raise ApiError(400, "conn is the id your lobby socket was given in its welcome")
-        self.service.take(self._seek_limit, client, "seeks")
+        await self.service.take(self._seek_limit, client, "seeks")
         seek = self._new_seek(player, key, game, options, rated, seconds, conn or "")
         made = await self._db(self.store.create_seek(seek, self.limits.open_seeks_per_player),
                               "open the seek")
@@ -228,7 +228,7 @@ class Lobby:
             raise ApiError(401, "accepting a seek needs your player key (X-Player-Key: KEY)")
         if not _is_id(seek_id):
             raise ApiError(404, "there is no such seek")
-        self.service.take(self.service.game_limit, client, "new games")
+        await self.service.take(self.service.game_limit, client, "new games")
         build, token = self._builder(player, key)
         made = await self._db(self.store.accept_seek(seek_id, player.id, build),
                               "accept the seek")
@@ -253,7 +253,7 @@ class Lobby:
         player, key = self._player(player, key)
         game, options, rated, seconds = self._terms({"game": data.get("game", "luzak"),
                                                      "rated": True})
-        self.service.take(self._seek_limit, client, "seeks")
+        await self.service.take(self._seek_limit, client, "seeks")
         seek = self._new_seek(player, key, game, options, rated, seconds, "")
         build, token = self._builder(player, key)
         made = await self._db(self.store.quick_pair(seek, self.limits.open_seeks_per_player,

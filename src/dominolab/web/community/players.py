@@ -14,7 +14,7 @@ from dominolab.web.community.ratings import change_json, rating_json
 from dominolab.web.community.standings import RATED_GAMES
 from dominolab.web.errors import ApiError, take
 from dominolab.web.games.live import ID_RE, player_json, token_hash
-from dominolab.web.limits import Limits, RateLimiter
+from dominolab.web.limits import Limiter, Limits, SharedBuckets
 from dominolab.web.storage.store import (
     DATABASE_ERRORS,
     AsyncStore,
@@ -29,10 +29,13 @@ log = logging.getLogger("dominolab.web")
 class Players:
     """The players of one server's store."""
 
-    def __init__(self, store: AsyncStore, clock: Callable[[], float], limits: Limits) -> None:
+    def __init__(self, store: AsyncStore, clock: Callable[[], float], limits: Limits,
+                 shared: SharedBuckets | None = None) -> None:
         self.store = store
         self.clock = clock
-        self._limit = RateLimiter(limits.players_per_minute, limits.players_burst)
+        #: new players per client (over every server sharing ``shared``, if given)
+        self._limit = Limiter("players", limits.players_per_minute, limits.players_burst,
+                              shared)
         #: players by the hash of their key, as they were last read (a name never changes)
         self._by_key: dict[str, PlayerRow] = {}
 
@@ -53,7 +56,7 @@ class Players:
             shown = check_name(name)
         except NameRefused as exc:
             raise ApiError(422, str(exc)) from None
-        take(self._limit, client, "new players")
+        await take(self._limit, client, "new players")
         key = secrets.token_urlsafe(24)
         row = PlayerRow(secrets.token_urlsafe(9), shown, token_hash(key), self.clock())
         try:

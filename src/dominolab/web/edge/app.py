@@ -763,7 +763,7 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
                                     metrics=metrics)
     # the players' side, over the games' store: ratings follow a rated match's end
     service: GameService = app.state.service
-    app.state.players = Players(service.store, clock, service.limits)
+    app.state.players = Players(service.store, clock, service.limits, service.buckets)
     app.state.standings = Standings(service.store, clock)
     service.rate_with(app.state.standings)
     app.state.lobby = Lobby(service)

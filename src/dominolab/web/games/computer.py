@@ -17,7 +17,7 @@ from dominolab.web.games.live import LiveGame
 from dominolab.web.games.moves import Moves
 from dominolab.web.games.registry import Registry
 from dominolab.web.games.sockets import Sockets
-from dominolab.web.limits import RateLimiter
+from dominolab.web.limits import Limiter
 
 log = logging.getLogger("dominolab.web")
 
@@ -26,7 +26,7 @@ class Computer:
     """Plays the computer's seat of every game against it, and works out hints."""
 
     def __init__(self, registry: Registry, sockets: Sockets, moves: Moves, pool: ComputePool,
-                 *, delay: float, hint_budget: Any, hint_limit: RateLimiter) -> None:
+                 *, delay: float, hint_budget: Any, hint_limit: Limiter) -> None:
         self.registry = registry
         self.sockets = sockets
         self.moves = moves
@@ -99,21 +99,20 @@ class Computer:
         """The moves ``seat`` could make now, best first, each with its chance to win
         (docs/web.md, HINT); none in a lobby match or a rated one (the expert's advice would
         be the rating's), and only on the seat's turn."""
-        match = live.match
         if live.row.mode == "lobby":
             raise ApiError(403, "there are no hints in a match against another player from "
                                 "the lobby")
         if live.row.rated:
             raise ApiError(403, "there are no hints in a rated match: the rating is yours, "
                                 "not the expert's")
-        if live.over or match.to_move != seat:
-            raise ApiError(409, "a hint is for your turn, and it is not your turn now")
-        if live.hint_lock.locked():
-            raise ApiError(409, "a hint is already being worked out; wait for it")
-        take(self.hint_limit, client, "hints")
+        self._may_ask(live, seat)
+        await take(self.hint_limit, client, "hints")
+        # again: the shared limits are a round trip to the database, a move or another
+        # hint may have come meanwhile (and with it the turn gone)
+        self._may_ask(live, seat)
         async with live.hint_lock:
             version = live.version
-            view = match.view(seat)
+            view = live.match.view(seat)
             try:
                 values = await self.pool.run(client, analyse_hint, view, self.hint_budget,
                                              version)
@@ -128,3 +127,11 @@ class Computer:
                   "points": list(immediate_points(view, v.move)),
                   "same": [str(m) for m in same_as(view, v.move)]} for v in rank(values)]
         return {"version": version, "moves": moves}
+
+    @staticmethod
+    def _may_ask(live: LiveGame, seat: int) -> None:
+        """409 unless ``seat`` is to move and no hint is being worked out."""
+        if live.over or live.match.to_move != seat:
+            raise ApiError(409, "a hint is for your turn, and it is not your turn now")
+        if live.hint_lock.locked():
+            raise ApiError(409, "a hint is already being worked out; wait for it")

@@ -19,7 +19,7 @@ from dominolab.web.games.computer import Computer
 from dominolab.web.games.live import ID_RE, LiveGame, game_seat_token, token_hash
 from dominolab.web.games.registry import Registry
 from dominolab.web.games.sockets import Sockets
-from dominolab.web.limits import RateLimiter
+from dominolab.web.limits import Limiter
 from dominolab.web.logs import GAMES, note
 from dominolab.web.storage.store import DATABASE_ERRORS, GameRow, PlayerRow
 
@@ -44,7 +44,7 @@ class Creator:
 
     def __init__(self, registry: Registry, sockets: Sockets, clocks: Clocks,
                  computer: Computer, *, seeds: Callable[[], int],
-                 game_limit: RateLimiter) -> None:
+                 game_limit: Limiter) -> None:
         self.registry = registry
         self.sockets = sockets
         self.clocks = clocks
@@ -83,7 +83,7 @@ class Creator:
         elif move_seconds is not None:
             raise ApiError(422, "move_seconds is for a rated match (a clock: the time a "
                                 "move may take); a casual game has none, so leave it out")
-        take(self.game_limit, client, "new games")
+        await take(self.game_limit, client, "new games")
         seed = self.seed({"me": 0, "opponent": 1}.get(first))
         first_opener = first_opener_by_lot(seed)
         match = Match(spec, opts, seed=seed, first_opener=first_opener)
@@ -138,7 +138,7 @@ class Creator:
             if live.row.invite is not None:
                 raise ApiError(409, "your friend never joined this game; start a new game "
                                     "and send them its invitation")
-            take(self.game_limit, client, "new games")
+            await take(self.game_limit, client, "new games")
             old = live.row
             seed = self.seed(1 - old.first_opener)
             match = Match(live.match.spec, live.match.options, seed=seed,
@@ -187,7 +187,7 @@ class Creator:
                                 "a new game")
         if not hmac.compare_digest(token_hash(invite), live.row.invite):
             raise ApiError(403, "this invitation is not this game's")
-        take(self.game_limit, client, "new games and invitations")
+        await take(self.game_limit, client, "new games and invitations")
         token = secrets.token_urlsafe(24)
         try:
             claimed = await self.registry.store.claim_invite(

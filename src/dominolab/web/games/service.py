@@ -46,7 +46,7 @@ from dominolab.web.games.payload import replay_frames, rules_json
 from dominolab.web.games.peers import Peers
 from dominolab.web.games.registry import Registry
 from dominolab.web.games.sockets import Sockets
-from dominolab.web.limits import Limits, RateLimiter
+from dominolab.web.limits import Limiter, Limits
 from dominolab.web.metrics import Metrics
 from dominolab.web.storage.events import Events
 from dominolab.web.storage.store import DATABASE_ERRORS, AsyncStore, GameRow, PlayerRow, Store
@@ -81,8 +81,10 @@ class GameService:
         self.pool = ComputePool(workers, max_queued_per_client=self.limits.queued_per_client,
                                 on_wait=self.metrics.waited)
         limits = self.limits
+        #: where every server on the database keeps its clients' rates (None: in-process)
+        self.buckets = store.buckets()
         #: new games (and invitations claimed) per client: the lobby's matches draw on it
-        self.game_limit = RateLimiter(limits.games_per_minute, limits.games_burst)
+        self.game_limit = self.limiter("games", limits.games_per_minute, limits.games_burst)
         # the collaborators, each over those it needs (none over this coordinator)
         self.registry = Registry(self.store, self.events, self.clock, max_live, self.metrics)
         #: the games in memory, by id (the registry's)
@@ -96,7 +98,7 @@ class GameService:
         self.computer = Computer(
             self.registry, self.sockets, self.moves, self.pool, delay=computer_delay,
             hint_budget=hint_budget or HINT_BUDGET,
-            hint_limit=RateLimiter(limits.hints_per_minute, limits.hints_burst))
+            hint_limit=self.limiter("hints", limits.hints_per_minute, limits.hints_burst))
         self.creator = Creator(
             self.registry, self.sockets, self.clocks, self.computer,
             seeds=seeds or (lambda: secrets.randbelow(2**53)), game_limit=self.game_limit)
@@ -116,16 +118,22 @@ class GameService:
             task.cancel()
         await self.pool.close()
         await self.events.close()
+        if self.buckets is not None:
+            await self.buckets.close()
         self.store.close()
 
     def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
         """Run ``coro`` as a task of the service's own (:meth:`Registry.spawn`)."""
         self.registry.spawn(coro, name)
 
+    def limiter(self, kind: str, per_minute: float, burst: int) -> Limiter:
+        """The rate of ``kind`` requests per client, for every server on this database."""
+        return Limiter(kind, per_minute, burst, self.buckets)
+
     @staticmethod
-    def take(limiter: RateLimiter, client: str, what: str) -> None:
+    async def take(limiter: Limiter, client: str, what: str) -> None:
         """Draw one of ``what`` from ``client``'s bucket; 429 when it is empty."""
-        take(limiter, client, what)
+        await take(limiter, client, what)
 
     def seed(self, opener: int | None) -> int:
         """A new game's seed (:meth:`Creator.seed`)."""

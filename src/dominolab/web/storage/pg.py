@@ -57,6 +57,7 @@ import psycopg
 from psycopg.adapt import Dumper, Loader
 from psycopg.pq import TransactionStatus
 
+from dominolab.web.limits import SharedBuckets
 from dominolab.web.storage.events import Events
 from dominolab.web.storage.store import BUSY_TIMEOUT, GameResult, Store, StoreError
 
@@ -410,6 +411,12 @@ class PgStore(Store):
                     db.execute("CREATE TABLE dominolab_schema (version INTEGER NOT NULL)")
                     db.execute("INSERT INTO dominolab_schema (version) VALUES (0)")
                 super().migrate()
+                # the shared rate limits' buckets: PostgreSQL's alone, so not a migration
+                # (made only if missing: a role that may not create tables may use it)
+                from dominolab.web.storage.pglimits import CREATE, TABLE
+
+                if db.execute(f"SELECT to_regclass('{TABLE}')").fetchone()[0] is None:
+                    db.execute(CREATE)
             finally:
                 db.execute(f"SELECT pg_advisory_unlock({MIGRATE_LOCK})")
         except sqlite3.Error as exc:
@@ -432,6 +439,13 @@ class PgStore(Store):
 
     def events(self) -> Events:
         return PgEvents(self.url)
+
+    def buckets(self) -> SharedBuckets | None:
+        """The per-address rates of every server on this database, kept in it
+        (:mod:`dominolab.web.storage.pglimits`)."""
+        from dominolab.web.storage.pglimits import PgBuckets
+
+        return PgBuckets(self.url)
 
     def reader(self) -> Store | None:
         return PgStore(self.url, busy_timeout=self.busy_timeout, clock=self.clock)

@@ -42,6 +42,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
+from dominolab.web.limits import SharedBuckets
 from dominolab.web.storage.database import (
     BUSY_TIMEOUT,
     DATABASE_ERRORS,
@@ -92,6 +93,11 @@ class Store(Games, Players, Seeks, Expiry):
         """The event bus that reaches every server on this database: one process serves an
         SQLite file, so the bus of this process (PostgreSQL's reaches them all)."""
         return Events()
+
+    def buckets(self) -> SharedBuckets | None:
+        """Where the per-address rates of every server on this database are kept, or None
+        where each process keeps its own (SQLite: one process)."""
+        return None
 
     def reader(self) -> Store | None:
         """A second connection for catching up with other processes' changes, or None
