@@ -272,6 +272,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "(DIR or DIR/src holding its dominolab package; repeatable), each "
                         "run against this one and then each of those in turn, to compare "
                         "versions side by side under the same load")
+    p.add_argument("--backups", action="store_true",
+                   help="serve: play each run twice, without and then with `dominolab "
+                        "backup` copying the server's database over and over all along, "
+                        "to see what a backup costs the games")
     p.add_argument("--computer-level", choices=list(LEVELS), default="easy",
                    help="serve: the level of those K games' computer (default: easy, whose "
                         "replies are to stay under 1 s at p99; medium and hard are to reply "

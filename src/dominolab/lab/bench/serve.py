@@ -49,6 +49,8 @@ import os
 import random
 import secrets
 import socket
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -780,7 +782,7 @@ def run_serve_bench(games: Sequence[int], seconds: float, think: float, game: st
                     on_run: Callable[[dict[str, Any]], None] | None = None,
                     servers: int = 1, db: str | None = None,
                     on_setup: Callable[[str, int], None] | None = None,
-                    sources: Sequence[Path | None] = (None,)
+                    sources: Sequence[Path | None] = (None,), backups: bool = False
                     ) -> list[dict[str, Any]]:
     """Play one run for each number of friend games in ``games`` (``seconds`` each; the run
     with N games uses the seed N), with ``computer_games`` more games against the computer
@@ -790,9 +792,11 @@ def run_serve_bench(games: Sequence[int], seconds: float, think: float, game: st
     ``sources`` in turn (None: this ``dominolab``; a directory: the ``dominolab`` in it, as
     :func:`source_tree` finds it), so that versions are compared side by side under the same
     load. ``on_start()`` is called once the first servers are up, ``on_setup(backend,
-    servers)`` as each backend's first servers are up, ``on_run(result)`` as each run ends. Returns
-    every run's figures, each saying its ``backend``, ``servers`` and ``source`` (None for
-    this one)."""
+    servers)`` as each backend's first servers are up, ``on_run(result)`` as each run ends.
+    With ``backups``, each run is played twice on fresh servers, without and then with a
+    :class:`BackupLoop` backing their database up all along (its figures under
+    ``backups``). Returns every run's figures, each saying its ``backend``, ``servers``,
+    ``source`` (None for this one) and ``backing_up``."""
     if db is None and servers != 1:
         raise ValueError("several servers share a PostgreSQL database: give --db "
                          "postgresql://...; an SQLite file serves one")
@@ -803,46 +807,106 @@ def run_serve_bench(games: Sequence[int], seconds: float, think: float, game: st
     started = False
     for backend, count, url in setups:
         announced = False
-        for n in games:
-            for tree in trees:
-                with tempfile.TemporaryDirectory(prefix="dominolab-bench-") as tmp, \
-                        bench_servers(Path(tmp), url, count, tree) as (procs, scratch):
-                    if not started and on_start is not None:
-                        on_start()
-                    if not announced and on_setup is not None:
-                        on_setup(backend, count)
-                    started = announced = True
-                    sample = cpu_sampler(
-                        [proc.proc.pid for proc in procs if proc.proc is not None],
-                        database_pids(scratch) if scratch is not None else [])
+        for n, tree, backing in ((n, tree, backing) for n in games for tree in trees
+                                 for backing in ((False, True) if backups else (False,))):
+            with tempfile.TemporaryDirectory(prefix="dominolab-bench-") as tmp, \
+                    bench_servers(Path(tmp), url, count, tree) as (procs, scratch):
+                if not started and on_start is not None:
+                    on_start()
+                if not announced and on_setup is not None:
+                    on_setup(backend, count)
+                started = announced = True
+                sample = cpu_sampler(
+                    [proc.proc.pid for proc in procs if proc.proc is not None],
+                    database_pids(scratch) if scratch is not None else [])
+                loop = BackupLoop(procs[0].db, Path(tmp)) if backing else None
+                if loop is not None:
+                    loop.start()
+                try:
                     with ThreadPoolExecutor(1) as pool:  # a loop of its own, whatever the caller's
                         result = pool.submit(
                             asyncio.run,
                             _run([proc.base for proc in procs], n, seconds, think, game,
                                  seed=n, abuse=abuse, computer_games=computer_games,
                                  level=level, cpu=sample)).result()
-                if scratch is None:
-                    result["database_cpu_ms_per_move"] = 0.0  # SQLite works in the server
-                result = {"backend": backend, "servers": count,
-                          "source": None if tree is None else str(tree), **result}
-                results.append(result)
-                if on_run is not None:
-                    on_run(result)
+                finally:
+                    made = loop.stop() if loop is not None else None
+                if made is not None:
+                    result["backups"] = made
+            if scratch is None:
+                result["database_cpu_ms_per_move"] = 0.0  # SQLite works in the server
+            result = {"backend": backend, "servers": count,
+                      "source": None if tree is None else str(tree),
+                      "backing_up": backing, **result}
+            results.append(result)
+            if on_run is not None:
+                on_run(result)
     return results
+
+
+class BackupLoop:
+    """``dominolab backup`` of a server's database over and over, each a process of its own
+    as an operator's would be, from :meth:`start` until :meth:`stop`: what a run of
+    ``bench serve --backups`` plays beside. Each backup replaces the last, in ``folder``."""
+
+    def __init__(self, db: Path | str, folder: Path) -> None:
+        out = folder / ("backup.dump" if isinstance(db, str) else "backup.sqlite3")
+        self.command = [sys.executable, "-m", "dominolab", "backup", "--db", str(db),
+                        str(out), "--force"]
+        self.seconds: list[float] = []
+        self.failures: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="backups", daemon=True)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            began = time.perf_counter()
+            done = subprocess.run(self.command, capture_output=True, text=True,
+                                  timeout=600, check=False)
+            if done.returncode == 0:
+                self.seconds.append(time.perf_counter() - began)
+            else:
+                self.failures.append(" ".join(done.stderr.split())[-200:])
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> dict[str, Any]:
+        """Stop after the backup under way; how many were made, how long each took, and
+        the failures (with examples)."""
+        self._stop.set()
+        self._thread.join(660)
+        ms = sorted(x * 1000 for x in self.seconds)
+        return {"made": len(ms), "failed": len(self.failures),
+                "p50_ms": round(percentile(ms, 50), 1) if ms else None,
+                "max_ms": round(ms[-1], 1) if ms else None,
+                "failure_examples": self.failures[:3]}
+
+
+def play_games(bases: Sequence[str], games: int, seconds: float, think: float,
+               game: str = "luzak", seed: int = 1) -> dict[str, Any]:
+    """Play ``games`` friend games between scripted clients for ``seconds`` against the
+    running servers ``bases`` (their base URLs), as one run of ``bench serve`` does, in an
+    event loop of its own; the run's figures (moves, latencies, errors, lost moves)."""
+    with ThreadPoolExecutor(1) as pool:
+        figures: dict[str, Any] = pool.submit(
+            asyncio.run, _run(bases, games, seconds, think, game, seed)).result()
+    return figures
 
 
 def failed(results: Sequence[dict[str, Any]]) -> bool:
     """Whether any run had an error or a lost move, or a computer game an error or a move
     left unanswered."""
-    return any(r["errors"] or r["lost_moves"]
+    return any(r["errors"] or r["lost_moves"] or r.get("backups", {}).get("failed")
                or ("computer" in r and (r["computer"]["errors"] or r["computer"]["unanswered"]))
                for r in results)
 
 
 __all__ = ["ABUSER", "ABUSE_CONNECTIONS", "COMPUTER_REPLY_TARGET_MS", "DRAIN_SECONDS",
            "SEARCH_REPLY_MEDIAN_MS", "SEARCH_REPLY_WORST_MS",
-           "HARD_OPENS", "SERVER", "Abuser", "ComputerRun", "CpuSample", "FriendSeat", "GameRun",
+           "HARD_OPENS", "SERVER", "Abuser", "BackupLoop", "ComputerRun", "CpuSample",
+           "FriendSeat", "GameRun",
            "abuse", "call", "computer_player_address", "cpu_per_move", "cpu_sampler",
            "cpu_seconds", "create_computer_game", "create_friend_game", "failed",
-           "player_address", "process_tree", "reply_target", "run_serve_bench",
+           "play_games", "player_address", "process_tree", "reply_target", "run_serve_bench",
            "scratch_schema", "server_of", "source_tree"]
