@@ -171,11 +171,12 @@ def _partial(out: Path) -> Path:
 def _remove_abandoned(out: Path) -> None:
     """Remove the partial files of backups to ``out`` whose process is gone (killed)."""
     for leftover in out.parent.glob(f".{glob.escape(out.name)}.partial-*"):
-        pid = leftover.name.rsplit("-", 1)[1]
-        if not pid.isdigit():
+        # the copy, or its journal (the copy's SQLite writes one beside it)
+        found = re.fullmatch(r".*\.partial-(\d+)(?:-journal)?", leftover.name)
+        if found is None:
             continue
         try:
-            os.kill(int(pid), 0)
+            os.kill(int(found.group(1)), 0)
         except ProcessLookupError:
             with contextlib.suppress(OSError):
                 leftover.unlink()
@@ -237,8 +238,9 @@ def backup(db: Path, out: Path, *, step_pages: int = STEP_PAGES,
         os.replace(partial, out)
         _fsync(out.parent)
     except BaseException:
-        with contextlib.suppress(OSError):
-            partial.unlink()
+        for path in (partial, partial.with_name(f"{partial.name}-journal")):
+            with contextlib.suppress(OSError):
+                path.unlink()
         raise
     finally:
         source.close()
