@@ -4,6 +4,7 @@ leaves no OUT; restore refuses a damaged file, a newer schema and a database in 
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -273,3 +274,42 @@ def test_postgresql_round_trip_with_pg_dump(pg_url: str, tmp_path: Path,
     text.write_text("not an archive")
     assert main(["restore", str(text), "--db", pg_url]) == 2
     assert "not a pg_dump archive" in capsys.readouterr().err
+
+
+def test_bench_serve_plays_each_run_without_then_with_backups(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "serve", "--games", "2", "--seconds", "2", "--think", "0.05",
+                 "--computer-games", "0", "--backups", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["backups"] is True
+    without, with_backups = report["runs"]
+    assert not without["backing_up"] and "backups" not in without
+    assert with_backups["backing_up"]
+    made = with_backups["backups"]
+    assert made["made"] >= 1 and made["failed"] == 0, made
+    for run in report["runs"]:
+        assert run["errors"] == 0 and run["lost_moves"] == 0 and run["moves"] > 0
+
+
+def test_restore_makes_the_folder_of_a_new_database(tmp_path: Path) -> None:
+    db = tmp_path / "games.sqlite3"
+    _new_db(db)
+    out = tmp_path / "b.sqlite3"
+    assert main(["backup", "--db", str(db), str(out)]) == 0
+    fresh = tmp_path / "new" / "machine" / "games.sqlite3"
+    assert main(["restore", str(out), "--db", str(fresh)]) == 0
+    assert check_backup(fresh).version == SCHEMA_VERSION
+
+
+def test_without_pg_dump_it_says_what_to_run(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import dominolab.web.storage.backup as backups
+
+    monkeypatch.setattr(backups, "pg_tool", lambda name: None)
+    url = "postgresql://someone:secret@db.example.org/games"
+    assert main(["backup", "--db", url, str(tmp_path / "g.dump")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pg_dump is not installed" in err
+    assert "pg_dump --format=custom" in err and "secret" not in err
+    assert not list(tmp_path.iterdir())

@@ -289,12 +289,14 @@ def _exclusive(target: Path) -> Iterator[sqlite3.Connection]:
 
 def restore(source: Path, target: Path, *, now: float | None = None) -> Restored:
     """Make ``target`` a copy of the backup ``source`` (checked first), keeping the
-    database it replaces as ``TARGET.before-restore-<time>``. BackupError if the backup
-    fails its check, the target's folder does not exist, or a process has the target open;
-    then nothing is changed."""
+    database it replaces as ``TARGET.before-restore-<time>`` (its folder is made if need
+    be). BackupError if the backup fails its check or a process has the target open; then
+    nothing is changed."""
     contents = check_backup(source)
-    if not target.parent.is_dir():
-        raise BackupError(f"{target}: the folder {target.parent} does not exist")
+    try:  # as `dominolab serve` does: a new machine's data folder may not exist yet
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BackupError(f"{target}: cannot create its folder ({exc.strerror})") from None
     if target.exists() and target.resolve() == source.resolve():
         raise BackupError(f"{target}: that is the backup itself; give another --db")
     partial = _partial(target)
