@@ -313,3 +313,26 @@ def test_without_pg_dump_it_says_what_to_run(
     assert err.count("\n") == 1 and "pg_dump is not installed" in err
     assert "pg_dump --format=custom" in err and "secret" not in err
     assert not list(tmp_path.iterdir())
+
+
+def test_restore_keeps_what_a_killed_server_left_in_its_log(tmp_path: Path) -> None:
+    """A server killed outright leaves its last commits in the write-ahead log beside the
+    database: the kept database has them, and the restored one gets no stale log."""
+    db = tmp_path / "games.sqlite3"
+    _new_db(db)
+    out = tmp_path / "b.sqlite3"
+    assert main(["backup", "--db", str(db), str(out)]) == 0
+    script = ("import os, sqlite3, sys; db = sqlite3.connect(sys.argv[1]); "
+              "db.execute('PRAGMA wal_autocheckpoint=0'); "
+              "db.execute(\"INSERT INTO facts VALUES ('last', 'words')\"); db.commit(); "
+              "os._exit(0)")
+    subprocess.run([sys.executable, "-c", script, str(db)], check=True, timeout=60)
+    assert Path(f"{db}-wal").stat().st_size > 0
+    done = restore(out, db)
+    assert done.kept is not None and not Path(f"{db}-wal").exists()
+    kept = sqlite3.connect(done.kept)
+    assert kept.execute("SELECT value FROM facts WHERE name = 'last'").fetchall() == [("words",)]
+    kept.close()
+    fresh = sqlite3.connect(db)
+    assert fresh.execute("SELECT count(*) FROM facts WHERE name = 'last'").fetchone() == (0,)
+    fresh.close()
