@@ -211,7 +211,10 @@ def backup(db: Path, out: Path, *, step_pages: int = STEP_PAGES,
     partial = _partial(out)
     _remove_abandoned(out)
     try:
-        copy = sqlite3.connect(partial, isolation_level=None)
+        try:
+            copy = sqlite3.connect(partial, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise BackupError(f"{out}: cannot write a file beside it ({exc})") from None
         try:
             # one read transaction for the whole copy: one moment's database, and in WAL
             # mode no writer waits for it
@@ -226,12 +229,15 @@ def backup(db: Path, out: Path, *, step_pages: int = STEP_PAGES,
 
             try:
                 source.backup(copy, pages=step_pages, progress=stepped)
-            except sqlite3.DatabaseError as exc:
-                raise BackupError(f"{db}: the copy failed ({exc})") from None
-            source.execute("COMMIT")
-            # one file, with no -wal beside it: the copy is whole on its own
-            copy.execute("PRAGMA journal_mode=DELETE")
-            contents = _checked(copy, partial)
+                source.execute("COMMIT")
+                # one file, with no -wal beside it: the copy is whole on its own
+                copy.execute("PRAGMA journal_mode=DELETE")
+            except sqlite3.Error as exc:
+                raise BackupError(f"{db}: the copy to {out} failed ({exc})") from None
+            try:
+                contents = _checked(copy, partial)
+            except BackupError as exc:
+                raise BackupError(f"{db}: the copy failed its check: {exc}") from None
         finally:
             copy.close()
         _fsync(partial)
