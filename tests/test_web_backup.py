@@ -231,7 +231,8 @@ def test_backup_refuses_bad_input_in_one_line(
             (["--db", str(db), str(db)], "the database itself"),
             (["--db", str(junk), str(tmp_path / "x")], "not an SQLite database"),
             (["--db", str(tmp_path), str(tmp_path / "x")], "a folder"),
-            (["--db", str(db), "/proc/dominolab-backup.sqlite3"], "cannot write")):
+            (["--db", str(db), "/proc/dominolab-backup.sqlite3"], "cannot write"),
+            (["--db", str(db), "out\0.sqlite3"], "not a file name")):
         assert main(["backup", *argv]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and said in err, (argv, err)

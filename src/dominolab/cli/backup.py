@@ -16,6 +16,7 @@ from pathlib import Path
 from types import FrameType
 
 from dominolab.cli.serve import default_db, is_database_url, shown_db
+from dominolab.core.errors import shown
 
 EXIT_USAGE = 2
 #: a backup that takes longer than this says how far it is, every this often (seconds)
@@ -52,10 +53,19 @@ class _Progress:
               f"({100 * copied // max(1, total)}%)", file=sys.stderr, flush=True)
 
 
+def _file_name(text: str) -> Path:
+    """``text`` as a path; StoreError if no file can have that name (a NUL in it)."""
+    from dominolab.web.storage.rows import StoreError
+
+    if "\0" in text:
+        raise StoreError(f"{shown(text)} is not a file name (it holds a NUL)")
+    return Path(text)
+
+
 def _database(given: str | None) -> Path | str:
     if not given:
         return default_db()
-    return given if is_database_url(given) else Path(given)
+    return given if is_database_url(given) else _file_name(given)
 
 
 def run_backup(args: argparse.Namespace) -> int:
@@ -63,10 +73,10 @@ def run_backup(args: argparse.Namespace) -> int:
     from dominolab.web.storage.rows import StoreError
 
     signal.signal(signal.SIGTERM, _interrupted)
-    db = _database(args.db)
-    out = Path(args.out)
     started = time.monotonic()
     try:
+        db = _database(args.db)
+        out = _file_name(args.out)
         if isinstance(db, str):
             if out.is_dir():
                 out = out / time.strftime("dominolab-%Y%m%d-%H%M%S.dump")
@@ -94,9 +104,9 @@ def run_restore(args: argparse.Namespace) -> int:
     from dominolab.web.storage.backup import restore, restore_pg
     from dominolab.web.storage.rows import StoreError
 
-    db = _database(args.db)
-    source = Path(args.backup)
     try:
+        db = _database(args.db)
+        source = _file_name(args.backup)
         if isinstance(db, str):
             version, kept = restore_pg(source, db, shown_db(db))
             print(f"restored {source} into {shown_db(db)} (schema version {version}); what "
