@@ -37,7 +37,8 @@ def run_bench(args: argparse.Namespace) -> int:
                             games[0] if args.game else "luzak", args.json,
                             abuse=args.abuse, computer_games=args.computer_games,
                             level=args.computer_level, servers=args.servers, db=args.db,
-                            sources=args.server_src or [], proxy=args.proxy)
+                            sources=args.server_src or [], proxy=args.proxy,
+                            backups=args.backups)
     if args.what == "players":
         return _bench_players(args, games)
     if args.what == "simulate":
@@ -225,6 +226,13 @@ def _print_serve_run(result: dict[str, Any]) -> None:
               f"unanswered {c['unanswered']}  (target {c['target']}: {verdict})", flush=True)
         for example in c["error_examples"]:
             print(f"      e.g. {example}")
+    if "backups" in result:
+        b = result["backups"]
+        print(f"         with `dominolab backup` running all along: {b['made']} backups made "
+              f"(each p50 {b['p50_ms']} ms, max {b['max_ms']} ms), {b['failed']} failed",
+              flush=True)
+        for example in b["failure_examples"]:
+            print(f"      e.g. {example}")
     if "abuse" in result:
         a = result["abuse"]
         by = a["by_status"]
@@ -237,7 +245,8 @@ def _print_serve_run(result: dict[str, Any]) -> None:
 def _bench_serve(games: list[int], seconds: float, think: float, game: str, as_json: bool,
                  abuse: bool = False, computer_games: int = 10, level: str = "easy",
                  servers: int = 1, db: str | None = None,
-                 sources: Sequence[Path] = (), proxy: str | None = None) -> int:
+                 sources: Sequence[Path] = (), proxy: str | None = None,
+                 backups: bool = False) -> int:
     from dominolab.lab.bench.serve import (
         ABUSE_CONNECTIONS,
         ABUSER,
@@ -305,7 +314,8 @@ def _bench_serve(games: list[int], seconds: float, think: float, game: str, as_j
                                   on_run=None if as_json else _print_serve_run,
                                   servers=servers, db=db,
                                   on_setup=None if as_json else setup,
-                                  sources=[None, *sources], proxy=proxy)
+                                  sources=[None, *sources], proxy=proxy,
+                                  backups=backups)
     except RuntimeError as exc:  # a server or nginx that did not start: its output says why
         print(f"dominolab bench serve: {exc}", file=sys.stderr)
         return 2
@@ -313,6 +323,7 @@ def _bench_serve(games: list[int], seconds: float, think: float, game: str, as_j
         print(json.dumps({"game": game, "think_s": think, "seconds": seconds,
                           "abuse": abuse, "computer_games": computer_games,
                           "computer_level": level, "servers": servers, "proxy": proxy,
+                          "backups": backups,
                           "sources": [None, *(str(source_tree(s)) for s in sources)],
                           "db": None if db is None else _redacted(db),
                           "runs": results}, indent=2))

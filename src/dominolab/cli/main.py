@@ -212,6 +212,34 @@ def build_parser() -> argparse.ArgumentParser:
                         "so the same requests deal the same games (default: the operating "
                         "system's randomness)")
 
+    p = sub.add_parser(
+        "backup", help="copy the games database while the server runs (docs/web.md, Backups)",
+        description="Copy the games database to OUT while servers run on it: the database "
+        "as it was when the copy began, checked (quick_check, schema version) before it "
+        "is renamed to OUT, so that OUT is always whole (a backup that is killed leaves "
+        "none). On PostgreSQL, pg_dump makes the copy (a custom-format archive) if it is "
+        "installed. Restore with `dominolab restore`.")
+    p.add_argument("out", metavar="OUT",
+                   help="the backup file, or a folder to put dominolab-YYYYmmdd-HHMMSS.sqlite3 "
+                        "(.dump on PostgreSQL) in")
+    p.add_argument("--db", default=None, metavar="FILE|URL",
+                   help="the games database, as `dominolab serve --db` takes it (default: "
+                        "$DOMINOLAB_DB, else ~/.local/share/dominolab/games.sqlite3)")
+    p.add_argument("--force", action="store_true", help="replace OUT if it exists")
+
+    p = sub.add_parser(
+        "restore", help="put a backup in place of the games database",
+        description="Check BACKUP (an SQLite database that passes quick_check, holds "
+        "dominolab's games, with a schema version this dominolab knows), then make --db a "
+        "copy of it. The database it replaces is kept beside it as "
+        "FILE.before-restore-TIME. A database a server is running on is not replaced: stop "
+        "the server first. On PostgreSQL, pg_restore restores a pg_dump archive in one "
+        "transaction, after pg_dump has saved what the database held.")
+    p.add_argument("backup", metavar="BACKUP", help="a file `dominolab backup` made")
+    p.add_argument("--db", default=None, metavar="FILE|URL",
+                   help="the games database to replace (default: $DOMINOLAB_DB, else "
+                        "~/.local/share/dominolab/games.sqlite3)")
+
     p = sub.add_parser("bench", help="benchmarks")
     p.add_argument("what", choices=["engine", "players", "simulate", "openspiel", "serve"],
                    help="engine: random full hands per second; players: the expert's "
@@ -269,6 +297,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "through Debian's nginx (/usr/sbin/nginx) running the site file of "
                         "docs/deploy.md in front of them, side by side (default: directly "
                         "only)")
+    p.add_argument("--backups", action="store_true",
+                   help="serve: play each run twice, without and then with `dominolab "
+                        "backup` copying the server's database over and over all along, "
+                        "to see what a backup costs the games")
     p.add_argument("--computer-level", choices=list(LEVELS), default="easy",
                    help="serve: the level of those K games' computer (default: easy, whose "
                         "replies are to stay under 1 s at p99; medium and hard are to reply "
@@ -386,6 +418,14 @@ def _dispatch(args: argparse.Namespace) -> int:
         from dominolab.cli.serve import run_serve
 
         return run_serve(args)
+    if command == "backup":
+        from dominolab.cli.backup import run_backup
+
+        return run_backup(args)
+    if command == "restore":
+        from dominolab.cli.backup import run_restore
+
+        return run_restore(args)
     if command == "bench":
         from dominolab.cli.bench import run_bench
 

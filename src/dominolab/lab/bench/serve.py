@@ -55,6 +55,8 @@ import os
 import random
 import secrets
 import socket
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -851,7 +853,7 @@ def run_serve_bench(games: Sequence[int], seconds: float, think: float, game: st
                     servers: int = 1, db: str | None = None,
                     on_setup: Callable[[str, int], None] | None = None,
                     sources: Sequence[Path | None] = (None,),
-                    proxy: str | None = None
+                    proxy: str | None = None, backups: bool = False
                     ) -> list[dict[str, Any]]:
     """Play one run for each number of friend games in ``games`` (``seconds`` each; the run
     with N games uses the seed N), with ``computer_games`` more games against the computer
@@ -867,8 +869,10 @@ def run_serve_bench(games: Sequence[int], seconds: float, think: float, game: st
     times. ``on_start()`` is called once the first servers are up, ``on_setup(backend,
     servers)`` as each backend's first servers are up, ``on_run(result)`` as each run ends. Returns
     every run's figures, each saying its ``backend``, ``servers``, ``source`` (None for
-    this one) and ``proxy`` (None: direct). :class:`NginxError` if nginx is wanted and
-    missing or does not start."""
+    this one), ``proxy`` (None: direct) and ``backing_up``. With ``backups``, each run is
+    played twice more on fresh servers, without and then with a :class:`BackupLoop`
+    backing their database up all along (its figures under ``backups``).
+    :class:`NginxError` if nginx is wanted and missing or does not start."""
     if db is None and servers != 1:
         raise ValueError("several servers share a PostgreSQL database: give --db "
                          "postgresql://...; an SQLite file serves one")
@@ -885,7 +889,8 @@ def run_serve_bench(games: Sequence[int], seconds: float, think: float, game: st
     for backend, count, url in setups:
         announced = False
         for n in games:
-            for tree, via in ((tree, via) for tree in trees for via in vias):
+            for tree, via, backing in ((tree, via, backing) for tree in trees for via in vias
+                                       for backing in ((False, True) if backups else (False,))):
                 with tempfile.TemporaryDirectory(prefix="dominolab-bench-") as tmp, \
                         bench_servers(Path(tmp), url, count, tree, extra) as (procs, scratch), \
                         contextlib.ExitStack() as stack:
@@ -901,17 +906,27 @@ def run_serve_bench(games: Sequence[int], seconds: float, think: float, game: st
                     sample = cpu_sampler(
                         [proc.proc.pid for proc in procs if proc.proc is not None],
                         database_pids(scratch) if scratch is not None else [])
-                    with ThreadPoolExecutor(1) as pool:  # a loop of its own, whatever the caller's
-                        result = pool.submit(
-                            asyncio.run,
-                            _run(bases, n, seconds, think, game,
-                                 seed=n, abuse=abuse, computer_games=computer_games,
-                                 level=level, cpu=sample)).result()
+                    loop = BackupLoop(procs[0].db, Path(tmp)) if backing else None
+                    if loop is not None:
+                        loop.start()
+                    try:
+                        # a loop of its own, whatever the caller's
+                        with ThreadPoolExecutor(1) as pool:
+                            result = pool.submit(
+                                asyncio.run,
+                                _run(bases, n, seconds, think, game,
+                                     seed=n, abuse=abuse, computer_games=computer_games,
+                                     level=level, cpu=sample)).result()
+                    finally:
+                        made = loop.stop() if loop is not None else None
+                    if made is not None:
+                        result["backups"] = made
                 if scratch is None:
                     result["database_cpu_ms_per_move"] = 0.0  # SQLite works in the server
                 # where the clients went, and where the servers were
                 result = {"backend": backend, "servers": count,
                           "source": None if tree is None else str(tree), "proxy": via,
+                          "backing_up": backing,
                           "clients_to": bases, "servers_at": [p.base for p in procs],
                           **result}
                 results.append(result)
@@ -920,18 +935,71 @@ def run_serve_bench(games: Sequence[int], seconds: float, think: float, game: st
     return results
 
 
+class BackupLoop:
+    """``nice dominolab backup`` of a server's database over and over, one after another,
+    each a process of its own as an operator's would be, from :meth:`start` until
+    :meth:`stop`: what a run of ``bench serve --backups`` plays beside. Each backup
+    replaces the last, in ``folder``."""
+
+    def __init__(self, db: Path | str, folder: Path) -> None:
+        out = folder / ("backup.dump" if isinstance(db, str) else "backup.sqlite3")
+        self.command = [sys.executable, "-m", "dominolab", "backup", "--db", str(db),
+                        str(out), "--force"]
+        self.seconds: list[float] = []
+        self.failures: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="backups", daemon=True)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            began = time.perf_counter()
+            # at a lower priority, as docs/web.md advises (nice), so the server comes first
+            done = subprocess.run(self.command, capture_output=True, text=True,
+                                  timeout=600, check=False, preexec_fn=lambda: os.nice(10))
+            if done.returncode == 0:
+                self.seconds.append(time.perf_counter() - began)
+            else:
+                self.failures.append(" ".join(done.stderr.split())[-200:])
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> dict[str, Any]:
+        """Stop after the backup under way; how many were made, how long each took, and
+        the failures (with examples)."""
+        self._stop.set()
+        self._thread.join(660)
+        ms = sorted(x * 1000 for x in self.seconds)
+        return {"made": len(ms), "failed": len(self.failures),
+                "p50_ms": round(percentile(ms, 50), 1) if ms else None,
+                "max_ms": round(ms[-1], 1) if ms else None,
+                "failure_examples": self.failures[:3]}
+
+
+def play_games(bases: Sequence[str], games: int, seconds: float, think: float,
+               game: str = "luzak", seed: int = 1) -> dict[str, Any]:
+    """Play ``games`` friend games between scripted clients for ``seconds`` against the
+    running servers ``bases`` (their base URLs), as one run of ``bench serve`` does, in an
+    event loop of its own; the run's figures (moves, latencies, errors, lost moves)."""
+    with ThreadPoolExecutor(1) as pool:
+        figures: dict[str, Any] = pool.submit(
+            asyncio.run, _run(bases, games, seconds, think, game, seed)).result()
+    return figures
+
+
 def failed(results: Sequence[dict[str, Any]]) -> bool:
     """Whether any run had an error or a lost move, or a computer game an error or a move
     left unanswered."""
-    return any(r["errors"] or r["lost_moves"]
+    return any(r["errors"] or r["lost_moves"] or r.get("backups", {}).get("failed")
                or ("computer" in r and (r["computer"]["errors"] or r["computer"]["unanswered"]))
                for r in results)
 
 
 __all__ = ["ABUSER", "ABUSE_CONNECTIONS", "COMPUTER_REPLY_TARGET_MS", "DRAIN_SECONDS",
            "SEARCH_REPLY_MEDIAN_MS", "SEARCH_REPLY_WORST_MS",
-           "HARD_OPENS", "SERVER", "Abuser", "ComputerRun", "CpuSample", "FriendSeat", "GameRun",
+           "HARD_OPENS", "SERVER", "Abuser", "BackupLoop", "ComputerRun", "CpuSample",
+           "FriendSeat", "GameRun",
            "abuse", "call", "computer_player_address", "cpu_per_move", "cpu_sampler",
            "cpu_seconds", "create_computer_game", "create_friend_game", "failed",
-           "player_address", "process_tree", "reply_target", "run_serve_bench",
+           "play_games", "player_address", "process_tree", "reply_target", "run_serve_bench",
            "SCRAPED", "scrape", "scratch_schema", "server_of", "source_tree"]

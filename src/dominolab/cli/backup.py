@@ -1,0 +1,123 @@
+"""``dominolab backup`` and ``dominolab restore``: copy the games database while servers
+run, and put a copy back (the work is :mod:`dominolab.web.storage.backup`'s).
+
+Each prints one line saying what it did; bad input (no such database, not a dominolab
+database, damaged, a newer schema, a folder that does not exist, a database in use) is one
+line on standard error and exit status 2. A backup killed or interrupted leaves no OUT.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import time
+from pathlib import Path
+from types import FrameType
+
+from dominolab.cli.serve import default_db, is_database_url, shown_db
+from dominolab.core.errors import shown
+
+EXIT_USAGE = 2
+#: a backup that takes longer than this says how far it is, every this often (seconds)
+PROGRESS_EVERY = 1.0
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 2**20:.1f} MB"
+
+
+def _interrupted(_signum: int, _frame: FrameType | None) -> None:
+    """SIGTERM as Ctrl-C: the copy under way is removed on the way out."""
+    raise KeyboardInterrupt
+
+
+class _Progress:
+    """Prints "copied N of M pages" to standard error once the copy has taken
+    :data:`PROGRESS_EVERY`, then at most that often."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.last = self.started
+        self.shown = False
+
+    def __call__(self, copied: int, total: int) -> None:
+        now = time.monotonic()
+        if now - self.last < PROGRESS_EVERY and copied < total:
+            return
+        if copied >= total and not self.shown:
+            return  # quick: no progress to tell
+        self.last = now
+        self.shown = True
+        print(f"dominolab backup: copied {copied} of {total} pages "
+              f"({100 * copied // max(1, total)}%)", file=sys.stderr, flush=True)
+
+
+def _file_name(text: str) -> Path:
+    """``text`` as a path; StoreError if no file can have that name (a NUL in it)."""
+    from dominolab.web.storage.rows import StoreError
+
+    if "\0" in text:
+        raise StoreError(f"{shown(text)} is not a file name (it holds a NUL)")
+    return Path(text)
+
+
+def _database(given: str | None) -> Path | str:
+    if not given:
+        return default_db()
+    return given if is_database_url(given) else _file_name(given)
+
+
+def run_backup(args: argparse.Namespace) -> int:
+    from dominolab.web.storage.backup import backup, backup_pg, backup_target
+    from dominolab.web.storage.rows import StoreError
+
+    signal.signal(signal.SIGTERM, _interrupted)
+    started = time.monotonic()
+    try:
+        db = _database(args.db)
+        out = _file_name(args.out)
+        if isinstance(db, str):
+            if out.is_dir():
+                out = out / time.strftime("dominolab-%Y%m%d-%H%M%S.dump")
+            if not out.parent.is_dir():
+                raise StoreError(f"{out}: the folder {out.parent} does not exist")
+            if out.exists() and not args.force:
+                raise StoreError(f"{out} exists; give another name, or --force to replace it")
+            size = backup_pg(db, out, shown_db(db))
+            print(f"backed up {shown_db(db)} to {out} with pg_dump: {_megabytes(size)} in "
+                  f"{time.monotonic() - started:.1f} s; restore it with `dominolab restore "
+                  f"{out} --db URL`")
+            return 0
+        target = backup_target(db, out, force=args.force)
+        contents = backup(db, target, progress=_Progress())
+    except StoreError as exc:
+        print(f"dominolab backup: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"backed up {db} to {target}: {contents.games} games, {contents.moves} moves, "
+          f"{_megabytes(contents.size)}, schema version {contents.version}, quick_check ok, "
+          f"in {time.monotonic() - started:.1f} s")
+    return 0
+
+
+def run_restore(args: argparse.Namespace) -> int:
+    from dominolab.web.storage.backup import restore, restore_pg
+    from dominolab.web.storage.rows import StoreError
+
+    try:
+        db = _database(args.db)
+        source = _file_name(args.backup)
+        if isinstance(db, str):
+            version, kept = restore_pg(source, db, shown_db(db))
+            print(f"restored {source} into {shown_db(db)} (schema version {version}); what "
+                  f"it held before is in {kept}")
+            return 0
+        done = restore(source, db)
+    except StoreError as exc:
+        print(f"dominolab restore: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    contents = done.contents
+    before = f"; the database it replaced is {done.kept}" if done.kept else ""
+    print(f"restored {source} to {db}: {contents.games} games, {contents.moves} moves, "
+          f"schema version {contents.version}, quick_check ok{before}")
+    return 0
