@@ -44,6 +44,7 @@ import contextlib
 import json
 import logging
 import re
+import secrets
 import sqlite3
 import threading
 import time
@@ -425,6 +426,13 @@ class PgStore(Store):
 
     def events(self) -> Events:
         return PgEvents(self.url)
+
+    def _announce(self, topic: str, message: dict[str, Any]) -> None:
+        """A moderator's action told to every server's :class:`PgEvents` by a NOTIFY in the
+        action's own transaction (PostgreSQL sends it at the commit, never before)."""
+        payload = json.dumps({"i": f"admin-{secrets.token_hex(6)}", "n": 1, "t": topic,
+                              "m": message}, separators=(",", ":"))
+        self._db.execute("SELECT pg_notify(?, ?)", (CHANNEL, payload))
 
     def reader(self) -> Store | None:
         return PgStore(self.url, busy_timeout=self.busy_timeout, clock=self.clock)
