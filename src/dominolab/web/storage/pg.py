@@ -85,8 +85,12 @@ KEEPALIVES: Final = {"keepalives": 1, "keepalives_idle": 5, "keepalives_interval
 
 
 def redact(url: str) -> str:
-    """The URL without its password, for messages and logs."""
-    parts = urllib.parse.urlsplit(url)
+    """The URL without its password, for messages and logs (one that cannot be read as a
+    URL is not shown: it may hold one)."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return "postgresql://(a URL that cannot be read)"
     if parts.password is None:
         return url
     netloc = parts.netloc.rsplit("@", 1)

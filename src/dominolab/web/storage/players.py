@@ -84,6 +84,16 @@ class Players(Database):
                 "AND forgotten IS NULL", (value,)).fetchone()
         return None if found is None else PlayerRow(*found)
 
+    def player_names(self, ids: Sequence[str]) -> dict[str, str]:
+        """The names of the players ``ids`` as stored now (a forgotten one's too)."""
+        if not ids:
+            return {}
+        marks = ", ".join("?" for _ in ids)
+        with self._lock:
+            rows = self._db.execute(f"SELECT id, name FROM players WHERE id IN ({marks})",
+                                    tuple(ids)).fetchall()
+        return {r[0]: r[1] for r in rows}
+
     def players_version(self) -> int:
         """How many moderators' actions changed players (a server on SQLite reads this to
         see one: :class:`~dominolab.web.community.players.Players`)."""

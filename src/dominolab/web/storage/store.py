@@ -170,6 +170,7 @@ class AsyncStore:
     ratings_due = _OffLoop(Store.ratings_due)
     apply_ratings = _OffLoop(Store.apply_ratings)
     players_version = _OffLoop(Store.players_version)
+    player_names = _OffLoop(Store.player_names)
     # the lobby
     open_lobby_socket = _OffLoop(Store.open_lobby_socket)
     close_lobby_socket = _OffLoop(Store.close_lobby_socket)
