@@ -121,6 +121,7 @@ class Moderation(Database):
             self._db.execute("INSERT INTO facts (name, value) VALUES ('players_version', ?)",
                              (str(version),))
             self._announce("players", {"player": player, "action": action})
+            self._announce("lobby", {"player": player})  # its names, a ban's seeks
         return row
 
     def _live(self, which: str) -> ModeratedPlayer:
@@ -168,10 +169,8 @@ class Moderation(Database):
                              (self.clock(), reason, found.id))
             seeks = self._db.execute("DELETE FROM seeks WHERE player = ? AND game_id IS NULL",
                                      (found.id,)).rowcount
-            row = self._record("ban", found.id, by, reason,
-                               {"name": found.name, "seeks_deleted": int(seeks)})
-            self._announce("lobby", {"player": found.id})
-            return row
+            return self._record("ban", found.id, by, reason,
+                                {"name": found.name, "seeks_deleted": int(seeks)})
 
     def unban_player(self, which: str, by: str, reason: str = "") -> AuditRow:
         """Lift the player's ban."""
@@ -199,9 +198,7 @@ class Moderation(Database):
             for table in ("ratings", "rating_changes", "seeks", "lobby_sockets"):
                 self._db.execute(f"DELETE FROM {table} WHERE player = ?", (found.id,))
             self._db.execute("UPDATE audit SET detail = '' WHERE player = ?", (found.id,))
-            row = self._record("forget", found.id, by, reason, {})
-            self._announce("lobby", {"player": found.id})
-            return row
+            return self._record("forget", found.id, by, reason, {})
 
     def export_player(self, which: str, by: str, reason: str = "") -> dict[str, Any]:
         """Everything stored about the player, as JSON-ready values (the key is stored
