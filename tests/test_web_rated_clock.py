@@ -35,6 +35,16 @@ CLOCK_MIGRATION = 9
 #: the one after it (games say what their seats' tokens derive from): dropped to build the
 #: database from before
 TOKEN_FROM_MIGRATION = 10
+#: the migration that adds moderation (docs/web.md, "Moderation and privacy")
+MODERATION_MIGRATION = 11
+
+
+def undo_moderation(old: sqlite3.Connection) -> None:
+    """Take away what :data:`MODERATION_MIGRATION` added, to build an older database."""
+    for column in ("banned", "ban_reason", "forgotten"):
+        old.execute(f"ALTER TABLE players DROP COLUMN {column}")
+    old.execute("DROP TABLE audit")
+    old.execute("DELETE FROM facts WHERE name = 'players_version'")
 GAME = "luzak-line"
 
 
@@ -276,7 +286,7 @@ def test_rated_computer_matches_stored_before_the_clock_get_the_default_clock(
     matches against the computer get the default clock, counted from their last move, so
     one abandoned long ago ends by time at the first sweep; casual games stay without."""
     assert "SET move_seconds = 120" in MIGRATIONS[CLOCK_MIGRATION - 1]
-    assert len(MIGRATIONS) == TOKEN_FROM_MIGRATION, "a later migration: build the old database"
+    assert len(MIGRATIONS) == MODERATION_MIGRATION, "a later migration: build the old database"
     db = tmp_path / "g.sqlite3"
     with TestClient(make_app(db, clock)) as client:
         ala = register(client, "Ala")
@@ -286,6 +296,7 @@ def test_rated_computer_matches_stored_before_the_clock_get_the_default_clock(
     old = sqlite3.connect(db, isolation_level=None)
     old.execute("UPDATE games SET move_seconds = NULL")
     old.execute("ALTER TABLE games DROP COLUMN token_from")  # migration 10's
+    undo_moderation(old)
     old.execute(f"PRAGMA user_version = {CLOCK_MIGRATION - 1}")
     old.close()
     store = Store(db)

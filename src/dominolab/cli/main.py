@@ -368,6 +368,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also write a self-contained HTML report with plots to OUT "
                         "(needs matplotlib: pip install 'dominolab[lab]')")
 
+    from dominolab.cli.admin import add_parser as add_admin_parser
+
+    add_admin_parser(sub)  # moderation and privacy
     sub.add_parser("games", help="list the games and their rule options")
     return parser
 
@@ -438,6 +441,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from dominolab.cli.report import run_report
 
         return run_report(args)
+    if command == "admin":
+        from dominolab.cli.admin import run_admin
+
+        return run_admin(args)
     if command == "games":
         return _games()
     raise AssertionError(command)

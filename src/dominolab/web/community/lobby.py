@@ -37,7 +37,7 @@ from typing import Any, Final, TypeVar
 from dominolab.core import RULES_VERSION, OptionError, first_opener_by_lot, get_game
 from dominolab.web.errors import ApiError
 from dominolab.web.games.clocks import move_seconds_of
-from dominolab.web.games.creator import log_created
+from dominolab.web.games.creator import log_created, refuse_banned
 from dominolab.web.games.live import (
     Closer,
     LiveGame,
@@ -148,6 +148,7 @@ class Lobby:
         if player is None or key is None:
             raise ApiError(401, "the lobby needs your player key (X-Player-Key: KEY); "
                                 "choose a name first (POST /api/players)")
+        refuse_banned(player, "the lobby's seeks and pairing")
         return player, key
 
     def _new_seek(self, player: PlayerRow, key: str, game: str, options: dict[str, Any],
@@ -226,6 +227,7 @@ class Lobby:
         seat's (1) token."""
         if player is None or key is None:
             raise ApiError(401, "accepting a seek needs your player key (X-Player-Key: KEY)")
+        refuse_banned(player, "the lobby's seeks and pairing")
         if not _is_id(seek_id):
             raise ApiError(404, "there is no such seek")
         await self.service.take(self.service.game_limit, client, "new games")

@@ -40,7 +40,9 @@ DIGITS: Final = frozenset("0123456789")
 ALPHABET: Final = (LETTERS | {c.upper() for c in LETTERS if len(c.upper()) == 1}
                    | DIGITS | SEPARATORS)
 #: no name may contain these (as skeletons)
-RESERVED: Final = ("computer", "komputer", "dominolab", "admin", "moderator")
+RESERVED: Final = ("computer", "komputer", "dominolab", "admin", "moderator",
+                   # what a moderator shows in place of a name (storage/moderation.py)
+                   "hidden name", "deleted player")
 #: what the site reads alike beyond Unicode's confusables: digits written for letters, and
 #: ``i`` for ``l`` (``AdmIn`` is ``admin`` by case and ``Admln`` by shape)
 _READ_AS: Final = str.maketrans({"3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "i": "l"})

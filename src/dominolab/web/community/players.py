@@ -4,6 +4,7 @@ finished matches."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from dominolab.web.community.standings import RATED_GAMES
 from dominolab.web.errors import ApiError, take
 from dominolab.web.games.live import ID_RE, player_json, token_hash
 from dominolab.web.limits import Limiter, Limits, SharedBuckets
+from dominolab.web.storage.events import Events
 from dominolab.web.storage.store import (
     DATABASE_ERRORS,
     AsyncStore,
@@ -30,14 +32,45 @@ class Players:
     """The players of one server's store."""
 
     def __init__(self, store: AsyncStore, clock: Callable[[], float], limits: Limits,
-                 shared: SharedBuckets | None = None) -> None:
+                 shared: SharedBuckets | None = None, events: Events | None = None) -> None:
         self.store = store
         self.clock = clock
         #: new players per client (over every server sharing ``shared``, if given)
         self._limit = Limiter("players", limits.players_per_minute, limits.players_burst,
                               shared)
-        #: players by the hash of their key, as they were last read (a name never changes)
+        #: players by the hash of their key, as they were last read (only a moderator
+        #: changes one: then they are read again, :meth:`watch_forever`)
         self._by_key: dict[str, PlayerRow] = {}
+        self.events = events or Events()
+        self.events.subscribe("players", self._moderated)
+
+    async def _moderated(self, topic: str, message: dict[str, Any]) -> None:
+        """A moderator renamed, banned, unbanned, hid or forgot a player (or, on
+        PostgreSQL, the bus may have missed one): read every player again when next
+        seen."""
+        self._by_key.clear()
+
+    async def watch_forever(self, every: float = 1.0) -> None:
+        """On SQLite, where ``dominolab admin`` cannot reach this process's bus: read the
+        ``players_version`` fact every ``every`` seconds, and when it changed tell this
+        process's listeners of ``players`` and ``lobby`` (a ban deletes seeks). On
+        PostgreSQL the action's own NOTIFY tells every server, and this returns at once."""
+        if self.events.shared:
+            return
+        seen: int | None = None
+        while True:
+            now: int | None
+            try:
+                now = await self.store.players_version()
+            except DATABASE_ERRORS as exc:
+                log.warning("could not read the players' version: %s", exc)
+                now = seen
+            if seen is not None and now != seen:
+                log.info("a moderator changed players (version %s)", now)
+                await self.events.publish("players", {"version": now})
+                await self.events.publish("lobby", {"players": now})
+            seen = now
+            await asyncio.sleep(every)
 
     async def rekey(self) -> int:
         """At start: the stored name keys made again if :func:`skeleton` has changed since

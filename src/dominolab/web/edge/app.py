@@ -686,11 +686,14 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
                                                          name="expire games")
         lobby_sweeper = asyncio.get_running_loop().create_task(
             app.state.lobby.sweep_forever(), name="sweep the lobby")
+        moderated = asyncio.get_running_loop().create_task(
+            app.state.players.watch_forever(), name="watch moderators")
         try:
             yield
         finally:
             sweeper.cancel()
             lobby_sweeper.cancel()
+            moderated.cancel()
             await app.state.lobby.close()
             await service.close()
 
@@ -763,7 +766,8 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
                                     metrics=metrics)
     # the players' side, over the games' store: ratings follow a rated match's end
     service: GameService = app.state.service
-    app.state.players = Players(service.store, clock, service.limits, service.buckets)
+    app.state.players = Players(service.store, clock, service.limits, service.buckets,
+                                service.events)
     app.state.standings = Standings(service.store, clock)
     service.rate_with(app.state.standings)
     app.state.lobby = Lobby(service)

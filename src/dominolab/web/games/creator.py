@@ -232,6 +232,16 @@ def check_rated(game: str, options: dict[str, Any], opponent: str,
     if player is None:
         raise ApiError(422, "a rated match needs a player: send your player key "
                             "(X-Player-Key)")
+    refuse_banned(player, "rated matches")
     if not is_default(game, options):
         raise ApiError(422, "a rated match is played to the game's default rules; leave "
                             "the options as they are, or play it unrated")
+
+
+def refuse_banned(player: PlayerRow | None, what: str) -> None:
+    """403 if a moderator banned ``player`` (docs/web.md, "Moderation and privacy"): no
+    seeks, pairing or rated matches; casual games against the computer or a friend still
+    work."""
+    if player is not None and player.banned is not None:
+        raise ApiError(403, f"a moderator has banned you from {what} on this server; "
+                            f"casual games against the computer still work")

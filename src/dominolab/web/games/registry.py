@@ -10,13 +10,17 @@ announces what it changed.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import replace
 from typing import Any
 
 from dominolab.web.games.live import LiveGame
 from dominolab.web.metrics import Metrics
 from dominolab.web.storage.events import Events
-from dominolab.web.storage.store import AsyncStore
+from dominolab.web.storage.store import DATABASE_ERRORS, AsyncStore, PlayerRef
+
+log = logging.getLogger("dominolab.web")
 
 #: what hears a game's topic: the topic and the message
 Listener = Callable[[str, dict[str, Any]], Awaitable[None]]
@@ -45,6 +49,7 @@ class Registry:
         #: games told of a change while they were being loaded: caught up once loaded
         self.stale: set[str] = set()
         self._listener: Listener | None = None
+        events.subscribe("players", self._renamed)
 
     def listen(self, listener: Listener) -> None:
         """Hear every watched game's topic with ``listener`` (set once, by the service)."""
@@ -82,6 +87,24 @@ class Registry:
             if stop is not None:
                 stop()
             self.stale.discard(game_id)
+
+    async def _renamed(self, topic: str, message: dict[str, Any]) -> None:
+        """A moderator acted on a player (docs/web.md, "Moderation and privacy"): the
+        live games' seats show their players' names as stored now (renamed, hidden or
+        forgotten), from the next state sent on."""
+        ids = sorted({p.id for live in self.games.values() for p in live.row.players
+                      if p is not None})
+        try:
+            names = await self.store.player_names(ids)
+        except DATABASE_ERRORS as exc:
+            log.warning("could not read the players' names again: %s", exc)
+            return
+        for live in list(self.games.values()):
+            seats = tuple(None if p is None else PlayerRef(p.id, names.get(p.id, p.name))
+                          for p in live.row.players)
+            if seats != live.row.players:
+                live.row = replace(live.row, players=(seats[0], seats[1]))
+                live.messages.clear()
 
     async def _heard(self, topic: str, message: dict[str, Any]) -> None:
         if self._listener is not None:

@@ -44,6 +44,7 @@ import contextlib
 import json
 import logging
 import re
+import secrets
 import sqlite3
 import threading
 import time
@@ -85,8 +86,12 @@ KEEPALIVES: Final = {"keepalives": 1, "keepalives_idle": 5, "keepalives_interval
 
 
 def redact(url: str) -> str:
-    """The URL without its password, for messages and logs."""
-    parts = urllib.parse.urlsplit(url)
+    """The URL without its password, for messages and logs (one that cannot be read as a
+    URL is not shown: it may hold one)."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return "postgresql://(a URL that cannot be read)"
     if parts.password is None:
         return url
     netloc = parts.netloc.rsplit("@", 1)
@@ -446,6 +451,13 @@ class PgStore(Store):
         from dominolab.web.storage.pglimits import PgBuckets
 
         return PgBuckets(self.url)
+
+    def _announce(self, topic: str, message: dict[str, Any]) -> None:
+        """A moderator's action told to every server's :class:`PgEvents` by a NOTIFY in the
+        action's own transaction (PostgreSQL sends it at the commit, never before)."""
+        payload = json.dumps({"i": f"admin-{secrets.token_hex(6)}", "n": 1, "t": topic,
+                              "m": message}, separators=(",", ":"))
+        self._db.execute("SELECT pg_notify(?, ?)", (CHANNEL, payload))
 
     def reader(self) -> Store | None:
         return PgStore(self.url, busy_timeout=self.busy_timeout, clock=self.clock)

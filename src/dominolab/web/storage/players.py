@@ -55,7 +55,8 @@ class Players(Database):
             held: set[str] = set()
             changed: list[tuple[str, str]] = []
             for player, name, had in self._db.execute(
-                    "SELECT id, name, skeleton FROM players ORDER BY created, id").fetchall():
+                    "SELECT id, name, skeleton FROM players WHERE forgotten IS NULL "
+                    "ORDER BY created, id").fetchall():
                 new = key(name)
                 if new in held:
                     new = had if had not in held else f"#{player}"
@@ -74,13 +75,32 @@ class Players(Database):
 
     def player(self, *, id: str | None = None, key_hash: str | None = None
                ) -> PlayerRow | None:
-        """The player with this id, or with this key's hash; None if there is none."""
+        """The player with this id, or with this key's hash; None if there is none (or it
+        was forgotten: only its games' seats name it)."""
         column, value = ("id", id) if key_hash is None else ("key_hash", key_hash)
         with self._lock:
             found = self._db.execute(
-                f"SELECT id, name, key_hash, created FROM players WHERE {column} = ?",
-                (value,)).fetchone()
-        return None if found is None else PlayerRow(found[0], found[1], found[2], found[3])
+                f"SELECT id, name, key_hash, created, banned FROM players WHERE {column} = ? "
+                "AND forgotten IS NULL", (value,)).fetchone()
+        return None if found is None else PlayerRow(*found)
+
+    def player_names(self, ids: Sequence[str]) -> dict[str, str]:
+        """The names of the players ``ids`` as stored now (a forgotten one's too)."""
+        if not ids:
+            return {}
+        marks = ", ".join("?" for _ in ids)
+        with self._lock:
+            rows = self._db.execute(f"SELECT id, name FROM players WHERE id IN ({marks})",
+                                    tuple(ids)).fetchall()
+        return {r[0]: r[1] for r in rows}
+
+    def players_version(self) -> int:
+        """How many moderators' actions changed players (a server on SQLite reads this to
+        see one: :class:`~dominolab.web.community.players.Players`)."""
+        with self._lock:
+            found = self._db.execute(
+                "SELECT value FROM facts WHERE name = 'players_version'").fetchone()
+        return 0 if found is None else int(found[0])
 
     def finished_games_of(self, player: str, limit: int = 50) -> list[GameRow]:
         """The player's finished games, the latest first (at most ``limit``)."""
@@ -114,11 +134,13 @@ class Players(Database):
     def leaderboard(self, game: str, provisional_rd: float, limit: int = 100
                     ) -> list[tuple[PlayerRef, RatingRow]]:
         """The best ``limit`` players of ``game``: those whose deviation is at most
-        ``provisional_rd`` first, by rating, then the provisional ones, by rating."""
+        ``provisional_rd`` first, by rating, then the provisional ones, by rating; a banned
+        player is left out."""
         with self._lock:
             rows = self._db.execute(
                 f"SELECT p.name, {RATING_COLUMNS_R} FROM ratings r "
                 "JOIN players p ON p.id = r.player WHERE r.game = ? AND r.games > 0 "
+                "AND p.banned IS NULL "
                 "ORDER BY CASE WHEN r.rd > ? THEN 1 ELSE 0 END, r.rating DESC, r.player "
                 "LIMIT ?", (game, provisional_rd, limit)).fetchall()
         return [(PlayerRef(r[1], r[0]), rating_row(r[1:])) for r in rows]

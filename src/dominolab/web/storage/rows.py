@@ -40,6 +40,8 @@ class PlayerRow:
     name: str
     key_hash: str
     created: float
+    #: when a moderator banned the player (no seeks, pairing or rated matches), None: never
+    banned: float | None = None
 
     @property
     def ref(self) -> PlayerRef:

@@ -178,6 +178,28 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     UPDATE games SET token_from = (SELECT s.id FROM seeks s WHERE s.game_id = games.id)
         WHERE mode = 'lobby'
     """,
+    # 11: moderation and privacy (docs/web.md, "Moderation and privacy"): a player may be
+    # banned (from seeks, pairing and rated matches; off the leaderboard) or forgotten (the
+    # name and key gone, the games kept for the opponent); every moderator's action is an
+    # audit row; `players_version` counts the actions, so a server on SQLite sees one by
+    # reading one row (PostgreSQL's servers are told over the event bus)
+    """
+    ALTER TABLE players ADD COLUMN banned REAL;       -- when banned, NULL: not banned
+    ALTER TABLE players ADD COLUMN ban_reason TEXT;
+    ALTER TABLE players ADD COLUMN forgotten REAL;    -- when forgotten, NULL: not forgotten
+    CREATE TABLE audit (
+        id      TEXT PRIMARY KEY,
+        at      REAL NOT NULL,
+        by_whom TEXT NOT NULL,                 -- who ran the action
+        action  TEXT NOT NULL,                 -- rename, ban, unban, hide-name, forget, export
+        player  TEXT NOT NULL,                 -- the player's id
+        detail  TEXT NOT NULL,                 -- what changed (JSON), emptied when forgotten
+        reason  TEXT NOT NULL                  -- why, as the moderator said it
+    );
+    CREATE INDEX audit_by_at ON audit(at);
+    CREATE INDEX audit_by_player ON audit(player);
+    INSERT INTO facts (name, value) VALUES ('players_version', '0')
+    """,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 

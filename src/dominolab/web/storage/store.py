@@ -16,6 +16,7 @@ named for it:
 - ``players.py``: players and their ratings;
 - ``seeks.py``: the lobby's sockets and seeks;
 - ``expiry.py``: move clocks that run out, and old games deleted;
+- ``moderation.py``: a moderator's actions on players, and their audit;
 - ``pg.py``: the same store on PostgreSQL; ``events.py``: the event bus.
 
 Each part is a class over :class:`~dominolab.web.storage.database.Database` that adds
@@ -51,6 +52,7 @@ from dominolab.web.storage.database import (
 from dominolab.web.storage.events import Events
 from dominolab.web.storage.expiry import Expiry
 from dominolab.web.storage.games import Games
+from dominolab.web.storage.moderation import Moderation
 from dominolab.web.storage.players import Players
 from dominolab.web.storage.rows import (
     GameResult,
@@ -71,7 +73,7 @@ T = TypeVar("T")
 P = ParamSpec("P")
 
 
-class Store(Games, Players, Seeks, Expiry):
+class Store(Games, Players, Seeks, Expiry, Moderation):
     """The games database. Safe to share between threads (one connection, one lock).
 
     Opening it checks it: a file that is not a database, fails ``PRAGMA quick_check``, has
@@ -198,6 +200,8 @@ class AsyncStore:
     rating_changes_of = _OffLoop(Store.rating_changes_of)
     ratings_due = _OffLoop(Store.ratings_due)
     apply_ratings = _OffLoop(Store.apply_ratings, write=True)
+    players_version = _OffLoop(Store.players_version)
+    player_names = _OffLoop(Store.player_names)
     # the lobby
     open_lobby_socket = _OffLoop(Store.open_lobby_socket, write=True)
     close_lobby_socket = _OffLoop(Store.close_lobby_socket, write=True)
