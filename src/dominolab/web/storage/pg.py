@@ -58,6 +58,8 @@ from psycopg.adapt import Dumper, Loader
 from psycopg.pq import TransactionStatus
 
 from dominolab.web.storage.events import Events
+from dominolab.web.storage.games import NewMoves, Outcome
+from dominolab.web.storage.rows import MoveConflict
 from dominolab.web.storage.store import BUSY_TIMEOUT, GameResult, Store, StoreError
 
 log = logging.getLogger("dominolab.web")
@@ -422,6 +424,21 @@ class PgStore(Store):
         it writes the game's own rows and reads only its moves and its row."""
         with self._pg.one_game(game_id):
             super().add_moves(game_id, first_ply, moves, finished, result)
+
+    def add_moves_of_games(self, batch: Sequence[NewMoves]) -> list[Outcome]:
+        """:meth:`add_moves` for each of ``batch``, each in a transaction of its own locking
+        its game alone (one transaction for them all would lock every game's writers of
+        every server at once); a database error refuses only the moves it held."""
+        outcomes: list[Outcome] = []
+        for one in batch:
+            try:
+                self.add_moves(one.game_id, one.first_ply, one.moves, one.finished,
+                               one.result)
+            except (MoveConflict, sqlite3.Error) as exc:
+                outcomes.append(exc)
+            else:
+                outcomes.append(None)
+        return outcomes
 
     def events(self) -> Events:
         return PgEvents(self.url)
