@@ -196,6 +196,22 @@ def test_moves_stored_together_all_fail_on_a_locked_database_and_change_nothing(
         together.close()
 
 
+def test_moves_sent_to_a_closed_store_are_refused_not_left_waiting(tmp_path: Path) -> None:
+    """Moves queued for the store's thread after the store closed (a server shutting
+    down) fail at once with the reason, rather than waiting for a thread that is gone."""
+    together = AsyncStore(Store(tmp_path / "games.sqlite3"))
+    together.close()
+
+    async def late() -> tuple[BaseException | None, ...]:
+        return await asyncio.gather(
+            together.add_moves("game0001", 0, [(0, "54@1e")], False),
+            together.add_moves("game0002", 0, [(0, "33@2e")], False),
+            return_exceptions=True)
+
+    refused = run_async(late(), timeout=10)
+    assert all(isinstance(o, RuntimeError) for o in refused), refused
+
+
 def test_a_slow_write_holds_up_no_other_request(tmp_path: Path) -> None:
     """While one move waits for another process's lock, other requests are answered."""
     path = tmp_path / "games.sqlite3"

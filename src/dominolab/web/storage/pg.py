@@ -12,8 +12,8 @@ psycopg 3, so that every ``Store`` method and every migration in
   and a transaction-scoped advisory lock that every writer takes, so that writers are
   serialised across every process exactly as SQLite serialises them: a read-then-write
   in such a transaction sees no other writer between its read and its write. The one
-  exception is the hot path, ``add_moves`` (which counts a game's stored moves, then
-  appends): :class:`PgStore` runs it under that lock shared and a lock of its game alone,
+  exception is the hot path, ``add_moves`` (which reads its game's row and previous ply,
+  then appends): :class:`PgStore` runs it under that lock shared and a lock of its game alone,
   so moves in different games are stored at once, and never beside another writer;
 - ``PRAGMA user_version`` reads and writes a one-row table, ``dominolab_schema``;
 - booleans are stored as integers and ``numeric`` results (``SUM``, ``AVG``) come back as

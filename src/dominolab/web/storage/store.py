@@ -176,9 +176,15 @@ class AsyncStore:
         batch, self._queued = self._queued, []
         if not batch:
             return
+        try:
+            job = loop.run_in_executor(self._thread, self.sync.add_moves_of_games,
+                                       [one for one, _ in batch])
+        except RuntimeError as exc:  # the store is closed: its callers hear why
+            for _, done in batch:
+                if not done.done():
+                    done.set_exception(exc)
+            return
         self._storing = True
-        job = loop.run_in_executor(self._thread, self.sync.add_moves_of_games,
-                                   [one for one, _ in batch])
         job.add_done_callback(partial(self._stored, loop, batch))
 
     def _stored(self, loop: asyncio.AbstractEventLoop,
