@@ -31,7 +31,7 @@ from dominolab.players import Budget
 from dominolab.web.edge.app import create_app
 from dominolab.web.games.live import Connection
 from dominolab.web.games.service import GameService
-from dominolab.web.storage.store import Store
+from dominolab.web.storage.store import AsyncStore, GameRow, Store
 from loops import run_async
 
 Json = dict[str, Any]
@@ -159,6 +159,57 @@ def test_a_locked_database_refuses_the_move_and_changes_nothing(tmp_path: Path) 
                                json={"move": lead, "version": 0}).status_code == 409
     match, stored = replayed(path, gid)
     assert stored == 1 and len(match.hand.table_placements) == 1
+
+
+def test_moves_stored_together_all_fail_on_a_locked_database_and_change_nothing(
+        tmp_path: Path) -> None:
+    """The moves of several games stored in one transaction: a database locked by another
+    process refuses every move that transaction held, and none of them is stored; once
+    the lock is gone the same moves are stored."""
+    path = tmp_path / "games.sqlite3"
+    store = Store(path, busy_timeout=0.2)
+    for gid in ("game0001", "game0002"):
+        store.create_game(GameRow(id=gid, game="luzak", options={}, seed=1, first_opener=0,
+                                  mode="friend", opponent=None, token_hashes=("a", "b"),
+                                  rules_version=1, created=1.0, finished=False))
+    together = AsyncStore(store)
+
+    async def both() -> tuple[BaseException | None, ...]:
+        return await asyncio.gather(
+            together.add_moves("game0001", 0, [(0, "54@1e")], False),
+            together.add_moves("game0002", 0, [(0, "33@2e")], False),
+            return_exceptions=True)
+
+    blocker = sqlite3.connect(path, isolation_level=None)
+    try:
+        blocker.execute("BEGIN EXCLUSIVE")
+        refused = run_async(both())
+        assert all(isinstance(o, sqlite3.OperationalError) for o in refused), refused
+        blocker.execute("ROLLBACK")
+        assert [store.load_game(g)[1] for g in ("game0001", "game0002")  # type: ignore[index]
+                ] == [[], []]
+        assert list(run_async(both())) == [None, None]
+        assert [store.load_game(g)[1] for g in ("game0001", "game0002")  # type: ignore[index]
+                ] == [[(0, "54@1e")], [(0, "33@2e")]]
+    finally:
+        blocker.close()
+        together.close()
+
+
+def test_moves_sent_to_a_closed_store_are_refused_not_left_waiting(tmp_path: Path) -> None:
+    """Moves queued for the store's thread after the store closed (a server shutting
+    down) fail at once with the reason, rather than waiting for a thread that is gone."""
+    together = AsyncStore(Store(tmp_path / "games.sqlite3"))
+    together.close()
+
+    async def late() -> tuple[BaseException | None, ...]:
+        return await asyncio.gather(
+            together.add_moves("game0001", 0, [(0, "54@1e")], False),
+            together.add_moves("game0002", 0, [(0, "33@2e")], False),
+            return_exceptions=True)
+
+    refused = run_async(late(), timeout=10)
+    assert all(isinstance(o, RuntimeError) for o in refused), refused
 
 
 def test_a_slow_write_holds_up_no_other_request(tmp_path: Path) -> None:

@@ -36,6 +36,7 @@ from dominolab.web.storage.store import (
     DATABASE_ERRORS,
     MIGRATIONS,
     SCHEMA_VERSION,
+    AsyncStore,
     GameRow,
     MoveConflict,
     Store,
@@ -119,6 +120,42 @@ def test_two_connections_storing_one_ply_get_one_move_and_one_conflict(any_db: s
     finally:
         for store in stores:
             store.close()
+
+
+def test_moves_of_several_games_at_once_are_stored_together_and_refused_alone(
+        any_db: str) -> None:
+    """Moves of several games (and two of one game) awaited at once go to the store
+    together; a ply stored already, a ply past the stored ones and a game that is gone are
+    refused alone, and every other move is stored."""
+    store = Store(any_db)
+    for gid in ("game0001", "game0002", "game0003"):
+        store.create_game(row_of(gid))
+    store.add_moves("game0002", 0, [(0, "stored before")], False)
+    together = AsyncStore(store)
+
+    async def moves() -> tuple[BaseException | None, ...]:
+        return await asyncio.gather(
+            together.add_moves("game0001", 0, [(0, "54@1e")], False),
+            together.add_moves("game0002", 0, [(0, "54@1e")], False),
+            together.add_moves("game0001", 1, [(1, "draw")], False),
+            together.add_moves("game0003", 5, [(0, "54@1e")], False),
+            together.add_moves("gone0001", 0, [(0, "54@1e")], False),
+            together.add_moves("game0003", 0, [(0, "33@2e")], True),
+            return_exceptions=True)
+
+    try:
+        outcomes = run_async(moves())
+        assert [type(o).__name__ for o in outcomes] == [
+            "NoneType", "MoveConflict", "NoneType", "MoveConflict", "MoveConflict",
+            "NoneType"]
+        assert "fewer than 5 moves" in str(outcomes[3])
+        assert "gone" in str(outcomes[4])
+        assert store.load_game("game0001") == (row_of("game0001"), [(0, "54@1e"), (1, "draw")])
+        assert store.load_game("game0002") == (row_of("game0002"), [(0, "stored before")])
+        assert store.load_game("game0003") == (row_of("game0003", finished=True),
+                                               [(0, "33@2e")])
+    finally:
+        together.close()
 
 
 def test_a_whole_database_writer_excludes_moves_in_any_game(pg_url: str) -> None:

@@ -148,6 +148,33 @@ def test_serve_sends_states_uncompressed(server: ServerProcess) -> None:
     assert message["type"] == "state" and message["state"]["seat"] == 0
 
 
+def test_serve_ws_deflate_compresses_states_for_clients_that_offer_it(tmp_path: Path
+                                                                      ) -> None:
+    """``serve --ws-deflate``: per-message deflate is agreed with a client that offers it,
+    and the states it is sent read as the same states; a client that does not offer it
+    is sent them plain."""
+    from websockets.asyncio.client import connect
+
+    with ServerProcess(tmp_path / "games.sqlite3", extra=("--ws-deflate",)) as srv:
+        made = srv.request("POST", "/api/games", {"game": "luzak", "opponent": "friend",
+                                                  "first": "me"})
+        plain = srv.request("GET", f"/api/games/{made['id']}", token=made["token"])
+
+        async def hello(compression: str | None) -> tuple[str | None, dict[str, Any]]:
+            url = srv.base.replace("http", "ws") + f"/ws/games/{made['id']}"
+            async with asyncio.timeout(30), connect(url, compression=compression) as ws:
+                await ws.send(json.dumps({"type": "hello", "token": made["token"]}))
+                message: dict[str, Any] = json.loads(await ws.recv())
+                assert ws.response is not None
+                return ws.response.headers.get("Sec-WebSocket-Extensions"), message
+
+        extensions, message = run_async(hello("deflate"))
+        assert extensions is not None and "permessage-deflate" in extensions
+        assert message["type"] == "state" and message["state"]["hand"] == plain["hand"]
+        extensions, message = run_async(hello(None))
+        assert extensions is None and message["state"]["hand"] == plain["hand"]
+
+
 def test_wrong_token_after_restart_is_still_refused(server: ServerProcess) -> None:
     made = server.request("POST", "/api/games", {"game": "luzak", "opponent": "friend"})
     server.kill()

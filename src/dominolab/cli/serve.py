@@ -167,16 +167,16 @@ def run_serve(args: argparse.Namespace) -> int:
     app.state.metrics.watch_connections(sockets)  # /metrics' plain HTTP connections
     http, ws = protocols(sockets, limits.head_timeout)
     # on Ctrl-C, requests still waiting (a hint in the queue) get 3 s, then are cancelled.
-    # WebSocket messages go uncompressed: deflating every state for every socket was the
-    # largest single cost of a move (14% of the server's samples under 200 friend games,
-    # about 0.2 ms a move), to save some 5 KB a move per seat.
+    # WebSocket messages go uncompressed unless --ws-deflate: deflating every state for
+    # every socket was the largest single cost of a move (14% of the server's samples under
+    # 200 friend games, about 0.2 ms a move), to save some 5 KB a move per seat.
     # uvicorn trusts X-Forwarded-For from 127.0.0.1 unless told otherwise: here only from
     # the proxies named, and the guard's socket counts use the same rule.
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
                             log_config=None, access_log=False,
                             ws_max_size=MAX_BODY * 4, lifespan="on",
                             timeout_graceful_shutdown=3, http=http, ws=ws,
-                            ws_per_message_deflate=False,
+                            ws_per_message_deflate=args.ws_deflate,
                             backlog=ACCEPT_BATCH,
                             timeout_keep_alive=math.ceil(limits.keep_alive_timeout),
                             proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None)

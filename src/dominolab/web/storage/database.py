@@ -61,6 +61,9 @@ class Database:
     a newer schema or cannot be written raises :class:`StoreError`, so a server never starts
     on a database it would answer 500 from."""
 
+    #: the thread whose writes are savepoints of one transaction (:meth:`_together`)
+    _together_on: int | None = None
+
     def __init__(self, path: str | Path, *, busy_timeout: float = BUSY_TIMEOUT,
                  clock: Callable[[], float] = time.time) -> None:
         self.path = str(path)
@@ -116,7 +119,15 @@ class Database:
     def _write(self) -> Iterator[Transaction]:
         """One write transaction under the store's lock: ``BEGIN IMMEDIATE`` (SQLite takes
         its write lock now; on PostgreSQL, web/storage/pg.py's writers' lock), then ``COMMIT`` at
-        the end, or ``ROLLBACK`` if the body raised or called :meth:`Transaction.discard`."""
+        the end, or ``ROLLBACK`` if the body raised or called :meth:`Transaction.discard`.
+        Inside :meth:`_together` on the same thread, a savepoint of that transaction instead:
+        released at the end, or rolled back to alone (what the others wrote stays)."""
+        if self._together_on == threading.get_ident():
+            if not self._db.in_transaction:
+                self._db.execute("BEGIN IMMEDIATE")
+            with self._savepoint() as tx:
+                yield tx
+            return
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             tx = Transaction()
@@ -127,6 +138,40 @@ class Database:
                     self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT" if tx.keep else "ROLLBACK")
+
+    @contextmanager
+    def _together(self) -> Iterator[None]:
+        """One write transaction under the store's lock in which every :meth:`_write` of
+        this thread is a savepoint: several writes committed at once (one commit, not one
+        each), each of which can fail alone. The first write begins it (as :meth:`_write`
+        does); if the body raises, nothing of it is kept."""
+        with self._lock:
+            self._together_on = threading.get_ident()
+            try:
+                yield
+                if self._db.in_transaction:
+                    self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+            finally:
+                self._together_on = None
+
+    @contextmanager
+    def _savepoint(self) -> Iterator[Transaction]:
+        self._db.execute("SAVEPOINT one_write")
+        tx = Transaction()
+        try:
+            yield tx
+        except BaseException:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK TO one_write")
+                self._db.execute("RELEASE one_write")
+            raise
+        if not tx.keep:
+            self._db.execute("ROLLBACK TO one_write")
+        self._db.execute("RELEASE one_write")
 
     # -- schema ------------------------------------------------------------------------------
     @property

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from dominolab.web.storage.database import Database
 from dominolab.web.storage.rows import (
@@ -38,6 +39,23 @@ def insert_game(db: sqlite3.Connection, row: GameRow) -> None:
          int(row.finished), row.invite, *(p and p.id for p in row.players),
          int(row.rated), row.move_seconds, row.token_from),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class NewMoves:
+    """The arguments of one :meth:`Games.add_moves`, as :meth:`Games.add_moves_of_games`
+    takes several at once."""
+
+    game_id: str
+    first_ply: int
+    moves: tuple[tuple[int, str], ...]
+    finished: bool
+    result: GameResult | None = None
+
+
+#: what one game's moves came to in :meth:`Games.add_moves_of_games`: None (stored), or
+#: the error :meth:`Games.add_moves` raised for them alone (PostgreSQL's are sqlite3's)
+Outcome = MoveConflict | sqlite3.Error | None
 
 
 class Games(Database):
@@ -105,21 +123,28 @@ class Games(Database):
         that finishes the game comes with its ``result``, stored in the same transaction."""
         now = self.clock()
         with self._write():
-            stored = self._db.execute(
-                "SELECT COUNT(*) FROM moves WHERE game_id = ?", (game_id,)).fetchone()[0]
-            ended = self._db.execute(
-                "SELECT finished FROM games WHERE id = ?", (game_id,)).fetchone()
-            if ended is not None and ended[0]:
+            # one look-up by primary keys: whether the game is over (or gone), and whether
+            # the ply before the first is stored; the moves' primary key refuses a ply
+            # stored already (no count of the game's moves)
+            found = self._db.execute(
+                "SELECT finished, EXISTS (SELECT 1 FROM moves WHERE game_id = ? AND ply = ?) "
+                "FROM games WHERE id = ?", (game_id, first_ply - 1, game_id)).fetchone()
+            if found is None:
+                raise MoveConflict(f"game {game_id} is gone")
+            if found[0]:
                 # ended another way meanwhile (a clock ran out, in another process)
                 raise MoveConflict(f"game {game_id} is over")
-            if stored != first_ply:
-                raise MoveConflict(f"game {game_id} has {stored} moves stored, not "
-                                   f"{first_ply}")
-            self._db.executemany(
-                "INSERT INTO moves (game_id, ply, seat, move, at) VALUES (?, ?, ?, ?, ?)",
-                [(game_id, first_ply + i, seat, move, now)
-                 for i, (seat, move) in enumerate(moves)],
-            )
+            if first_ply > 0 and not found[1]:
+                raise MoveConflict(f"game {game_id} has fewer than {first_ply} moves stored")
+            try:
+                self._db.executemany(
+                    "INSERT INTO moves (game_id, ply, seat, move, at) VALUES (?, ?, ?, ?, ?)",
+                    [(game_id, first_ply + i, seat, move, now)
+                     for i, (seat, move) in enumerate(moves)],
+                )
+            except sqlite3.IntegrityError:
+                raise MoveConflict(f"game {game_id} has a move stored at ply {first_ply} "
+                                   f"or after already") from None
             self._db.execute("UPDATE games SET updated = ?, finished = ? WHERE id = ?",
                              (now, int(finished), game_id))
             if result is not None:
@@ -127,6 +152,25 @@ class Games(Database):
                     "UPDATE games SET winner = ?, points0 = ?, points1 = ?, ended_by = ? "
                     "WHERE id = ?", (result.winner, *result.points, result.ended_by,
                                      game_id))
+
+    def add_moves_of_games(self, batch: Sequence[NewMoves]) -> list[Outcome]:
+        """:meth:`add_moves` for each of ``batch`` (of different games, or of one game in
+        order), in one transaction: one commit for them all, as the server's thread stores
+        the moves of every game that arrived at once. Each game's moves are a savepoint, so
+        one refused (:class:`MoveConflict`, or an ``IntegrityError`` of its own) is answered
+        alone and the others are kept; any other database error (locked, full, the commit
+        failing) raises, and then none of them is stored."""
+        outcomes: list[Outcome] = []
+        with self._together():
+            for one in batch:
+                try:
+                    self.add_moves(one.game_id, one.first_ply, one.moves, one.finished,
+                                   one.result)
+                except (MoveConflict, sqlite3.IntegrityError) as exc:
+                    outcomes.append(exc)
+                else:
+                    outcomes.append(None)
+        return outcomes
 
     def claim_invite(self, game_id: str, invite_hash: str, token_hash: str,
                      player: str | None = None) -> bool:

@@ -12,8 +12,8 @@ psycopg 3, so that every ``Store`` method and every migration in
   and a transaction-scoped advisory lock that every writer takes, so that writers are
   serialised across every process exactly as SQLite serialises them: a read-then-write
   in such a transaction sees no other writer between its read and its write. The one
-  exception is the hot path, ``add_moves`` (which counts a game's stored moves, then
-  appends): :class:`PgStore` runs it under that lock shared and a lock of its game alone,
+  exception is the hot path, ``add_moves`` (which reads its game's row and previous ply,
+  then appends): :class:`PgStore` runs it under that lock shared and a lock of its game alone,
   so moves in different games are stored at once, and never beside another writer;
 - ``PRAGMA user_version`` reads and writes a one-row table, ``dominolab_schema``;
 - booleans are stored as integers and ``numeric`` results (``SUM``, ``AVG``) come back as
@@ -60,6 +60,8 @@ from psycopg.pq import TransactionStatus
 
 from dominolab.web.limits import SharedBuckets
 from dominolab.web.storage.events import Events
+from dominolab.web.storage.games import NewMoves, Outcome
+from dominolab.web.storage.rows import MoveConflict
 from dominolab.web.storage.store import BUSY_TIMEOUT, GameResult, Store, StoreError
 
 log = logging.getLogger("dominolab.web")
@@ -441,6 +443,21 @@ class PgStore(Store):
         here)."""
         with self._lock:
             self._db.execute("SELECT 1").fetchone()
+
+    def add_moves_of_games(self, batch: Sequence[NewMoves]) -> list[Outcome]:
+        """:meth:`add_moves` for each of ``batch``, each in a transaction of its own locking
+        its game alone (one transaction for them all would lock every game's writers of
+        every server at once); a database error refuses only the moves it held."""
+        outcomes: list[Outcome] = []
+        for one in batch:
+            try:
+                self.add_moves(one.game_id, one.first_ply, one.moves, one.finished,
+                               one.result)
+            except (MoveConflict, sqlite3.Error) as exc:
+                outcomes.append(exc)
+            else:
+                outcomes.append(None)
+        return outcomes
 
     def events(self) -> Events:
         return PgEvents(self.url)

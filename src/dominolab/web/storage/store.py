@@ -37,7 +37,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -51,7 +51,7 @@ from dominolab.web.storage.database import (
 )
 from dominolab.web.storage.events import Events
 from dominolab.web.storage.expiry import Expiry
-from dominolab.web.storage.games import Games
+from dominolab.web.storage.games import Games, NewMoves, Outcome
 from dominolab.web.storage.moderation import Moderation
 from dominolab.web.storage.players import Players
 from dominolab.web.storage.rows import (
@@ -162,7 +162,8 @@ class _OffLoop(Generic[P, T]):
 class AsyncStore:
     """The :class:`Store` for the event loop: every call runs in one thread of its own, so
     a write waiting on a lock (or a slow disk) never holds up the loop, and calls keep
-    their order. Each method is the store's of the same name, awaited.
+    their order. Each method is the store's of the same name, awaited; the moves of every
+    game that arrive together are stored together (:meth:`add_moves`).
 
     ``on_write(name, seconds, ok)`` is told of every write as it ends: the method's name,
     its seconds from the call to the answer (its wait behind this store's other calls
@@ -179,14 +180,81 @@ class AsyncStore:
         self.reader = reader
         self._reads = self._thread if reader is None else \
             ThreadPoolExecutor(1, thread_name_prefix="dominolab-db-read")
+        #: moves waiting for the store's thread, each with the future its caller awaits
+        self._queued: list[tuple[NewMoves, asyncio.Future[None]]] = []
+        #: whether a batch of moves is in the store's thread now
+        self._storing = False
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._thread, fn, *args)
 
+    async def add_moves(self, game_id: str, first_ply: int,
+                        moves: Sequence[tuple[int, str]], finished: bool,
+                        result: GameResult | None = None) -> None:
+        """:meth:`Store.add_moves`, stored with the moves of every other game that arrive
+        in the same turn of the event loop, or while the store's thread stores the ones
+        before (:meth:`Store.add_moves_of_games`: one hand-off to the thread and one commit
+        for them all). Raises what :meth:`Store.add_moves` would for these moves: a
+        database error that fails the transaction fails every move it held, and nothing
+        of it is stored. Told to ``on_write`` as ``add_moves``, from the call to the
+        answer."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        self._queued.append(
+            (NewMoves(game_id, first_ply, tuple(moves), finished, result), done))
+        if len(self._queued) == 1 and not self._storing:
+            loop.call_soon(self._store_queued, loop)
+        if self.on_write is None:
+            await done
+            return
+        started = time.perf_counter()
+        ok = False
+        try:
+            await done
+            ok = True
+        except MoveConflict:
+            ok = True  # the database answered: another server's move was there first
+            raise
+        finally:
+            self.on_write("add_moves", time.perf_counter() - started, ok)
+
+    def _store_queued(self, loop: asyncio.AbstractEventLoop) -> None:
+        batch, self._queued = self._queued, []
+        if not batch:
+            return
+        try:
+            job = loop.run_in_executor(self._thread, self.sync.add_moves_of_games,
+                                       [one for one, _ in batch])
+        except RuntimeError as exc:  # the store is closed: its callers hear why
+            for _, done in batch:
+                if not done.done():
+                    done.set_exception(exc)
+            return
+        self._storing = True
+        job.add_done_callback(partial(self._stored, loop, batch))
+
+    def _stored(self, loop: asyncio.AbstractEventLoop,
+                batch: list[tuple[NewMoves, asyncio.Future[None]]],
+                job: asyncio.Future[list[Outcome]]) -> None:
+        self._storing = False
+        failed = None if job.cancelled() else job.exception()
+        outcomes: Sequence[BaseException | None] = \
+            [failed] * len(batch) if job.cancelled() or failed is not None else job.result()
+        for (_, done), outcome in zip(batch, outcomes, strict=True):
+            if done.done():  # its caller was cancelled
+                continue
+            if job.cancelled():
+                done.cancel()
+            elif outcome is None:
+                done.set_result(None)
+            else:
+                done.set_exception(outcome)
+        if self._queued:
+            self._store_queued(loop)
+
     # games
     create_game = _OffLoop(Store.create_game, write=True)
     load_game = _OffLoop(Store.load_game)
-    add_moves = _OffLoop(Store.add_moves, write=True)
     claim_invite = _OffLoop(Store.claim_invite, write=True)
     create_rematch = _OffLoop(Store.create_rematch, write=True)
     # players and ratings
