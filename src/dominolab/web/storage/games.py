@@ -160,16 +160,22 @@ class Games(Database):
         one refused (:class:`MoveConflict`, or an ``IntegrityError`` of its own) is answered
         alone and the others are kept; any other database error (locked, full, the commit
         failing) raises, and then none of them is stored."""
-        outcomes: list[Outcome] = []
         with self._together():
-            for one in batch:
-                try:
-                    self.add_moves(one.game_id, one.first_ply, one.moves, one.finished,
-                                   one.result)
-                except (MoveConflict, sqlite3.IntegrityError) as exc:
-                    outcomes.append(exc)
-                else:
-                    outcomes.append(None)
+            return self.add_each(batch, (MoveConflict, sqlite3.IntegrityError))
+
+    def add_each(self, batch: Sequence[NewMoves],
+                 refused: tuple[type[MoveConflict | sqlite3.Error], ...]) -> list[Outcome]:
+        """:meth:`add_moves` for each of ``batch`` in turn: what raises one of ``refused``
+        is that game's answer alone (the others go on); anything else raises."""
+        outcomes: list[Outcome] = []
+        for one in batch:
+            try:
+                self.add_moves(one.game_id, one.first_ply, one.moves, one.finished,
+                               one.result)
+            except refused as exc:
+                outcomes.append(exc)
+            else:
+                outcomes.append(None)
         return outcomes
 
     def claim_invite(self, game_id: str, invite_hash: str, token_hash: str,

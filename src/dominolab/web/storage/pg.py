@@ -448,16 +448,7 @@ class PgStore(Store):
         """:meth:`add_moves` for each of ``batch``, each in a transaction of its own locking
         its game alone (one transaction for them all would lock every game's writers of
         every server at once); a database error refuses only the moves it held."""
-        outcomes: list[Outcome] = []
-        for one in batch:
-            try:
-                self.add_moves(one.game_id, one.first_ply, one.moves, one.finished,
-                               one.result)
-            except (MoveConflict, sqlite3.Error) as exc:
-                outcomes.append(exc)
-            else:
-                outcomes.append(None)
-        return outcomes
+        return self.add_each(batch, (MoveConflict, sqlite3.Error))
 
     def events(self) -> Events:
         return PgEvents(self.url)
