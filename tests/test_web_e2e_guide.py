@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from browser import GAMES, Ui
 from dominolab.web.content.guide import DIAGRAMS, SECTIONS, guide_page
@@ -117,3 +117,28 @@ def test_guide_at_a_phones_width(ui: Ui) -> None:
                 if path not in ("/rules/exact", "/rules"):
                     sizes = cast(list[float], page.evaluate(JS_DIAGRAM_WIDTHS))
                     assert sizes and all(120 <= w <= 390 for w in sizes), sizes
+
+
+def test_a_slow_home_page_does_not_cover_the_page_navigated_to(ui: Ui) -> None:
+    """The home page's options arrive after the player has gone on to the rules: they are
+    kept for later, not drawn over the rules (a race seen under load)."""
+    page = ui.new_page("guide")
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    page.route("**/api/meta", hold)
+    with ui.guard():
+        page.goto("/")
+        page.get_by_test_id("rules-link").click()
+        expect(page.locator(INDEX)).to_be_visible()
+        assert len(held) == 1
+        with page.expect_response("**/api/meta") as answer:
+            held[0].continue_()
+        answer.value.finished()
+        # two turns of the page's event loop: the home view's handler of the answer has run
+        page.evaluate("() => new Promise((done) => setTimeout(() => setTimeout(done, 0), 0))")
+        expect(page.locator(INDEX)).to_be_visible()
+        expect(page.get_by_test_id("guide-card")).to_have_count(len(GAMES))
+

@@ -20,6 +20,7 @@ export class HomeView {
 
   mount(root) {
     this.root = root;
+    this.mounted = true;
     this.disposers.push(onLangChange(() => this.render()));
     document.title = "dominolab — Luzak & Widelec";
     if (metaCache) {
@@ -32,14 +33,21 @@ export class HomeView {
   }
 
   unmount() {
+    this.mounted = false;
     for (const d of this.disposers) d();
   }
 
+  /** Read the games' options; shown only while this view is the page's (a slow answer
+   * must not cover the page navigated to meanwhile). */
   async load() {
     try {
-      this.meta = metaCache = await api.meta();
+      const meta = await api.meta();
+      metaCache = meta;
+      if (!this.mounted) return;
+      this.meta = meta;
       this.render();
     } catch (err) {
+      if (!this.mounted) return;
       this.error = err;
       this.render();
     }
