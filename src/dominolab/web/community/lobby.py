@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
 from dominolab.core import RULES_VERSION, OptionError, first_opener_by_lot, get_game
-from dominolab.web.errors import ApiError
+from dominolab.web.errors import ApiError, take
 from dominolab.web.games.clocks import move_seconds_of
 from dominolab.web.games.creator import log_created, refuse_banned
 from dominolab.web.games.live import (
@@ -173,7 +173,7 @@ class Lobby:
         conn = data.get("conn")
         if conn is not None and not _is_id(conn):
             raise ApiError(400, "conn is the id your lobby socket was given in its welcome")
-        await self.service.take(self._seek_limit, client, "seeks")
+        await take(self._seek_limit, client, "seeks")
         seek = self._new_seek(player, key, game, options, rated, seconds, conn or "")
         made = await self._db(self.store.create_seek(seek, self.limits.open_seeks_per_player),
                               "open the seek")
@@ -230,7 +230,7 @@ class Lobby:
         refuse_banned(player, "the lobby's seeks and pairing")
         if not _is_id(seek_id):
             raise ApiError(404, "there is no such seek")
-        await self.service.take(self.service.game_limit, client, "new games")
+        await take(self.service.game_limit, client, "new games")
         build, token = self._builder(player, key)
         made = await self._db(self.store.accept_seek(seek_id, player.id, build),
                               "accept the seek")
@@ -255,7 +255,7 @@ class Lobby:
         player, key = self._player(player, key)
         game, options, rated, seconds = self._terms({"game": data.get("game", "luzak"),
                                                      "rated": True})
-        await self.service.take(self._seek_limit, client, "seeks")
+        await take(self._seek_limit, client, "seeks")
         seek = self._new_seek(player, key, game, options, rated, seconds, "")
         build, token = self._builder(player, key)
         made = await self._db(self.store.quick_pair(seek, self.limits.open_seeks_per_player,

@@ -15,7 +15,7 @@ from dominolab.web.community.ratings import change_json, rating_json
 from dominolab.web.community.standings import RATED_GAMES
 from dominolab.web.errors import ApiError, take
 from dominolab.web.games.live import ID_RE, player_json, token_hash
-from dominolab.web.limits import Limiter, Limits, SharedBuckets
+from dominolab.web.limits import Limiter
 from dominolab.web.storage.events import Events
 from dominolab.web.storage.store import (
     DATABASE_ERRORS,
@@ -31,17 +31,18 @@ log = logging.getLogger("dominolab.web")
 class Players:
     """The players of one server's store."""
 
-    def __init__(self, store: AsyncStore, clock: Callable[[], float], limits: Limits,
-                 shared: SharedBuckets | None = None, events: Events | None = None) -> None:
+    def __init__(self, store: AsyncStore, clock: Callable[[], float], limit: Limiter,
+                 events: Events) -> None:
         self.store = store
         self.clock = clock
-        #: new players per client (over every server sharing ``shared``, if given)
-        self._limit = Limiter("players", limits.players_per_minute, limits.players_burst,
-                              shared)
+        #: new players per client (the games' :meth:`GameService.limiter`: over every
+        #: server on the same database)
+        self._limit = limit
         #: players by the hash of their key, as they were last read (only a moderator
         #: changes one: then they are read again, :meth:`watch_forever`)
         self._by_key: dict[str, PlayerRow] = {}
-        self.events = events or Events()
+        #: the games' bus: a moderator's change is told on it (:meth:`watch_forever`)
+        self.events = events
         self.events.subscribe("players", self._moderated)
 
     async def _moderated(self, topic: str, message: dict[str, Any]) -> None:

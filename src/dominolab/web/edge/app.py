@@ -766,8 +766,11 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
                                     metrics=metrics)
     # the players' side, over the games' store: ratings follow a rated match's end
     service: GameService = app.state.service
-    app.state.players = Players(service.store, clock, service.limits, service.buckets,
-                                service.events)
+    app.state.players = Players(
+        service.store, clock,
+        service.limiter("players", service.limits.players_per_minute,
+                        service.limits.players_burst),
+        service.events)
     app.state.standings = Standings(service.store, clock)
     service.rate_with(app.state.standings)
     app.state.lobby = Lobby(service)

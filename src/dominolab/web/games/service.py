@@ -33,7 +33,7 @@ from typing import Any
 
 from dominolab.core import Match, get_game, match_record
 from dominolab.players.hints import HINT_BUDGET
-from dominolab.web.errors import ApiError, take
+from dominolab.web.errors import ApiError
 from dominolab.web.games.clocks import Clocks
 from dominolab.web.games.compute import ComputePool
 from dominolab.web.games.computer import Computer
@@ -129,11 +129,6 @@ class GameService:
     def limiter(self, kind: str, per_minute: float, burst: int) -> Limiter:
         """The rate of ``kind`` requests per client, for every server on this database."""
         return Limiter(kind, per_minute, burst, self.buckets)
-
-    @staticmethod
-    async def take(limiter: Limiter, client: str, what: str) -> None:
-        """Draw one of ``what`` from ``client``'s bucket; 429 when it is empty."""
-        await take(limiter, client, what)
 
     def seed(self, opener: int | None) -> int:
         """A new game's seed (:meth:`Creator.seed`)."""

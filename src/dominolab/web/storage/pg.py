@@ -326,13 +326,7 @@ class Connection:
             query = translate(sql, bool(params))
             values = tuple(params) if params else None
             if self._pending is not None:
-                (lock, lock_params), self._pending = self._pending, None
-                with conn.pipeline():
-                    conn.execute("BEGIN")
-                    if lock is not None:
-                        conn.execute(lock, lock_params or None)
-                    cur = conn.execute(query, values)
-                return Cursor(cur)
+                return Cursor(self._begin_now(conn, query, values))
             return Cursor(conn.execute(query, values))
         except psycopg.Error as exc:
             raise self._failed(conn, exc) from exc
@@ -351,14 +345,18 @@ class Connection:
         except psycopg.Error as exc:
             raise self._failed(conn, exc) from exc
 
-    def _begin_now(self, conn: psycopg.Connection[Any]) -> None:
-        """Send a BEGIN still waiting for the next statement."""
-        if self._pending is not None:
-            (lock, lock_params), self._pending = self._pending, None
-            with conn.pipeline():
-                conn.execute("BEGIN")
-                if lock is not None:
-                    conn.execute(lock, lock_params or None)
+    def _begin_now(self, conn: psycopg.Connection[Any], query: str | None = None,
+                   values: tuple[Any, ...] | None = None) -> psycopg.Cursor[Any] | None:
+        """Send a BEGIN still waiting for the next statement (and its lock), with
+        ``query``, if given, in the same round trip; returns the query's cursor."""
+        if self._pending is None:
+            return None
+        (lock, lock_params), self._pending = self._pending, None
+        with conn.pipeline():
+            conn.execute("BEGIN")
+            if lock is not None:
+                conn.execute(lock, lock_params or None)
+            return None if query is None else conn.execute(query, values)
 
     def _failed(self, conn: psycopg.Connection[Any], exc: psycopg.Error) -> sqlite3.Error:
         if conn.broken:

@@ -140,18 +140,7 @@ class _OffLoop(Generic[P, T]):
             method: Callable[P, T] = getattr(owner.sync, name)
             if not timed:
                 return await owner._run(partial(method, *args, **kwargs))
-            started = time.perf_counter()
-            ok = False
-            try:
-                result = await owner._run(partial(method, *args, **kwargs))
-                ok = True
-                return result
-            except MoveConflict:
-                ok = True  # the database answered: another server's move was there first
-                raise
-            finally:
-                assert owner.on_write is not None
-                owner.on_write(name, time.perf_counter() - started, ok)
+            return await owner._timed(name, owner._run(partial(method, *args, **kwargs)))
 
         run.__name__ = run.__qualname__ = name
         run.__doc__ = self.__doc__
@@ -188,6 +177,23 @@ class AsyncStore:
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._thread, fn, *args)
 
+    async def _timed(self, name: str, write: Awaitable[T]) -> T:
+        """Await the write ``name`` and tell ``on_write`` its seconds and whether the
+        database answered (a move another server stored first, :class:`MoveConflict`, is
+        the database answering)."""
+        assert self.on_write is not None
+        started = time.perf_counter()
+        ok = False
+        try:
+            result = await write
+            ok = True
+            return result
+        except MoveConflict:
+            ok = True
+            raise
+        finally:
+            self.on_write(name, time.perf_counter() - started, ok)
+
     async def add_moves(self, game_id: str, first_ply: int,
                         moves: Sequence[tuple[int, str]], finished: bool,
                         result: GameResult | None = None) -> None:
@@ -206,17 +212,8 @@ class AsyncStore:
             loop.call_soon(self._store_queued, loop)
         if self.on_write is None:
             await done
-            return
-        started = time.perf_counter()
-        ok = False
-        try:
-            await done
-            ok = True
-        except MoveConflict:
-            ok = True  # the database answered: another server's move was there first
-            raise
-        finally:
-            self.on_write("add_moves", time.perf_counter() - started, ok)
+        else:
+            await self._timed("add_moves", done)
 
     def _store_queued(self, loop: asyncio.AbstractEventLoop) -> None:
         batch, self._queued = self._queued, []
