@@ -29,7 +29,7 @@ import pytest
 
 from dominolab.core import Match, get_game
 from dominolab.web.edge.process import ServerProcess, free_port
-from dominolab.web.games.live import Connection, seat_token
+from dominolab.web.games.live import Connection, seat_of, seat_token
 from dominolab.web.games.service import GameService
 from dominolab.web.storage.pg import PgEvents, PgStore, redact, translate
 from dominolab.web.storage.store import (
@@ -391,7 +391,7 @@ def test_the_computer_s_move_is_played_once_when_two_servers_think_it_out(
             if live_a.version != live_b.version:  # a has yet to hear of b's move
                 await a.peers.on_game_event(f"game:{live_a.id}", {})
             assert live_a.version == live_b.version == inbox.states[-1]["version"]
-            assert a.seat_of(live_b, token) == 0
+            assert seat_of(live_b, token) == 0
         loaded = Store(pg_url).load_game(live_a.id)
         assert loaded is not None
         assert [seat for seat, _ in loaded[1]] == [1] * live_a.version

@@ -37,7 +37,7 @@ from typing import Any, Final, TypeVar
 from dominolab.core import RULES_VERSION, OptionError, first_opener_by_lot, get_game
 from dominolab.web.errors import ApiError, take
 from dominolab.web.games.clocks import move_seconds_of
-from dominolab.web.games.creator import log_created, refuse_banned
+from dominolab.web.games.creator import is_default, log_created, refuse_banned
 from dominolab.web.games.live import (
     Closer,
     LiveGame,
@@ -48,7 +48,7 @@ from dominolab.web.games.live import (
     token_hash,
 )
 from dominolab.web.games.service import GameService
-from dominolab.web.storage.store import DATABASE_ERRORS, GameRow, PlayerRow, SeekRow
+from dominolab.web.storage.store import DATABASE_ERRORS, GameRow, PlayerRow, SeekRow, unavailable
 
 log = logging.getLogger("dominolab.web")
 T = TypeVar("T")
@@ -138,7 +138,7 @@ class Lobby:
             raise ApiError(400, "rated must be true or false")
         seconds = move_seconds_of(data.get("move_seconds"))
         chosen = opts.to_dict()
-        if rated and chosen != spec.options_class().to_dict():
+        if rated and not is_default(spec.name, chosen):
             raise ApiError(422, "a rated match is played with the game's default options; "
                                 "open a casual one to change them")
         return spec.name, chosen, rated, seconds
@@ -273,12 +273,8 @@ class Lobby:
 
     @staticmethod
     async def _db(call: Awaitable[T], what: str) -> T:
-        try:
+        with unavailable(f"the server could not {what}", f"the lobby could not {what}"):
             return await call
-        except DATABASE_ERRORS as exc:
-            log.error("the lobby could not %s: %s", what, exc)
-            raise ApiError(503, f"the server could not {what} just now; try again in a "
-                                f"moment", retry_after=2) from None
 
     # -- what the lobby shows ----------------------------------------------------------------
     async def snapshot(self) -> tuple[dict[str, Any], list[tuple[str, str, str]]]:

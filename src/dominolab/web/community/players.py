@@ -23,6 +23,7 @@ from dominolab.web.storage.store import (
     GameRow,
     PlayerRow,
     RatingChange,
+    unavailable,
 )
 
 log = logging.getLogger("dominolab.web")
@@ -93,12 +94,8 @@ class Players:
         await take(self._limit, client, "new players")
         key = secrets.token_urlsafe(24)
         row = PlayerRow(secrets.token_urlsafe(9), shown, token_hash(key), self.clock())
-        try:
+        with unavailable("the new player could not be saved", "could not store a new player"):
             made = await self.store.create_player(row, skeleton(shown))
-        except DATABASE_ERRORS as exc:
-            log.error("could not store a new player: %s", exc)
-            raise ApiError(503, "the new player could not be saved just now; try again in a "
-                                "moment", retry_after=2) from None
         if not made:
             raise ApiError(409, f"the name {shown!r} is taken (or looks like one that is); "
                                 f"choose another")
@@ -113,12 +110,8 @@ class Players:
         digest = token_hash(key)
         found = self._by_key.get(digest)
         if found is None:
-            try:
+            with unavailable("the player could not be read", "could not read a player"):
                 found = await self.store.player(key_hash=digest)
-            except DATABASE_ERRORS as exc:
-                log.error("could not read a player: %s", exc)
-                raise ApiError(503, "the player could not be read just now; try again in a "
-                                    "moment", retry_after=2) from None
             if found is None:
                 raise ApiError(401, "this player key is nobody's (the server may have a new "
                                     "database); choose your name again")
@@ -130,24 +123,17 @@ class Players:
     async def player_page(self, player_id: str) -> dict[str, Any]:
         """What anyone may see of a player: the name and the finished matches (docs/web.md,
         "Players"); 404 if there is no such player."""
-        try:
+        with unavailable("the player could not be read", f"could not read player {player_id}"):
             found = None if not ID_RE.match(player_id) else await self.store.player(
                 id=player_id)
             games = [] if found is None else await self.store.finished_games_of(player_id)
-        except DATABASE_ERRORS as exc:
-            log.error("could not read player %s: %s", player_id, exc)
-            raise ApiError(503, "the player could not be read just now; try again in a "
-                                "moment", retry_after=2) from None
         if found is None:
             raise ApiError(404, "there is no such player")
-        try:
+        with unavailable("the player could not be read",
+                         f"could not read player {player_id}'s ratings"):
             ratings = await self.store.player_ratings(player_id)
             changes = await self.store.rating_changes_of(player_id,
                                                          [g.id for g in games if g.rated])
-        except DATABASE_ERRORS as exc:
-            log.error("could not read player %s's ratings: %s", player_id, exc)
-            raise ApiError(503, "the player could not be read just now; try again in a "
-                                "moment", retry_after=2) from None
         by_game = {r.game: rating_json(r) for r in ratings}
         return {"id": found.id, "name": found.name, "since": found.created,
                 "ratings": {game: by_game.get(game) for game in RATED_GAMES},

@@ -20,7 +20,13 @@ from dominolab.web.community.ratings import (
     reckon,
 )
 from dominolab.web.errors import ApiError
-from dominolab.web.storage.store import DATABASE_ERRORS, AsyncStore, GameRow, RatingConflict
+from dominolab.web.storage.store import (
+    DATABASE_ERRORS,
+    AsyncStore,
+    GameRow,
+    RatingConflict,
+    unavailable,
+)
 
 log = logging.getLogger("dominolab.web")
 
@@ -92,12 +98,9 @@ class Standings:
         if game not in RATED_GAMES:
             raise ApiError(404, f"there is no game {game[:40]!r}; the games are "
                                 f"{', '.join(RATED_GAMES)}")
-        try:
+        with unavailable("the leaderboard could not be read",
+                         f"could not read the {game} leaderboard"):
             rows = await self.store.leaderboard(game, PROVISIONAL_RD)
-        except DATABASE_ERRORS as exc:
-            log.error("could not read the %s leaderboard: %s", game, exc)
-            raise ApiError(503, "the leaderboard could not be read just now; try again in a "
-                                "moment", retry_after=2) from None
         people = [{"kind": "player", "rank": rank, "id": ref.id, "name": ref.name,
                    **rating_json(found)} for rank, (ref, found) in enumerate(rows, 1)]
         # the levels stand among the settled players by rating; provisional players follow

@@ -31,8 +31,8 @@ from dominolab.core import GAMES, Draw, GameSpec, Move, Play, Tile, get_game
 from dominolab.core.scripted import Blocked, Outcome, Position, scripted_position
 from dominolab.web.errors import ApiError
 from dominolab.web.games.layout import TableLayout, layout_table
+from dominolab.web.games.live import width_of
 from dominolab.web.games.payload import WIDTHS, move_json, rules_json, step_json
-from dominolab.web.games.service import GameService
 
 #: what a goal asks of the learner's move (:func:`meets_goal`)
 GOALS: Final = {
@@ -390,7 +390,7 @@ def lessons_index() -> dict[str, Any]:
 async def lessons_endpoint(request: Request) -> Response:
     """``GET /api/lessons/{game}?layout=wide|narrow``: :func:`lessons_json`; 404 for a name
     that is no game."""
-    width = GameService.width_of(request.query_params.get("layout"))
+    width = width_of(request.query_params.get("layout"))
     return JSONResponse(lessons_json(str(request.path_params["game"]), width))
 
 

@@ -41,12 +41,12 @@ from dominolab.web.content.lessons import lessons_endpoint, lessons_index_endpoi
 from dominolab.web.content.rules import rules_html
 from dominolab.web.edge.assets import COMPRESS_FROM, STATIC, STATIC_PATH, Assets, Revalidated
 from dominolab.web.errors import ApiError
-from dominolab.web.games.live import Connection, LiveGame
+from dominolab.web.games.live import Connection, LiveGame, width_of
 from dominolab.web.games.service import GameService
 from dominolab.web.limits import Limits
 from dominolab.web.logs import AccessLog, socket_opened
 from dominolab.web.metrics import CONTENT_TYPE, DEFAULT_ALLOW, Gauges, Metrics, allowed, networks
-from dominolab.web.storage.store import BUSY_TIMEOUT, DATABASE_ERRORS, Store
+from dominolab.web.storage.store import BUSY_TIMEOUT, DATABASE_ERRORS, Store, unavailable
 
 log = logging.getLogger("dominolab.web")
 
@@ -194,7 +194,7 @@ async def create_game(request: Request) -> Response:
                                                str(opponent), str(first), client_of(request),
                                                player, rated, data.get("move_seconds"), key)
     link = None if invite is None else f"/game/{live.id}#i={invite}"
-    width = service.width_of(data.get("layout"))
+    width = width_of(data.get("layout"))
     return JSONResponse({"id": live.id, "seat": 0, "token": token, "invite": link,
                          "rated": live.row.rated, "state": live.state(0, width)},
                         status_code=201)
@@ -207,7 +207,7 @@ async def join_game(request: Request) -> Response:
     live = await service.get(request.path_params["game_id"])
     player = await players_of(request).player_of(player_key(request))
     token = await service.join(live, data.get("invite"), client_of(request), player)
-    width = service.width_of(data.get("layout"))
+    width = width_of(data.get("layout"))
     return JSONResponse({"id": live.id, "seat": 1, "token": token,
                          "state": live.state(1, width)})
 
@@ -217,15 +217,15 @@ def state_response(live: LiveGame, seat: int, width: str) -> Response:
 
 
 async def game_state(request: Request) -> Response:
-    service, live, seat = await seat_for(request)
-    return state_response(live, seat, service.width_of(request.query_params.get("layout")))
+    _, live, seat = await seat_for(request)
+    return state_response(live, seat, width_of(request.query_params.get("layout")))
 
 
 async def make_move(request: Request) -> Response:
     service, live, seat = await seat_for(request)
     data = await read_json(request)
     await service.act(live, seat, data.get("move"), data.get("version"), client_of(request))
-    return state_response(live, seat, service.width_of(data.get("layout")))
+    return state_response(live, seat, width_of(data.get("layout")))
 
 
 async def rematch(request: Request) -> Response:
@@ -235,7 +235,7 @@ async def rematch(request: Request) -> Response:
     data = await read_json(request)
     new, created = await service.rematch(live, seat, client_of(request))
     token = bearer(request)
-    width = service.width_of(data.get("layout"))
+    width = width_of(data.get("layout"))
     return JSONResponse({"id": new.id, "seat": seat, "token": token,
                          "state": new.state(seat, width)}, status_code=201 if created else 200)
 
@@ -260,7 +260,7 @@ async def replay(request: Request) -> Response:
     everyone until then)."""
     service = service_of(request)
     live = await service.get(request.path_params["game_id"])
-    return JSONResponse(service.replay(live, service.width_of(
+    return JSONResponse(service.replay(live, width_of(
         request.query_params.get("layout"))))
 
 
@@ -292,7 +292,7 @@ async def watch_state(request: Request) -> Response:
     """A spectator's state of any game, by its id alone (docs/web.md, "Spectators")."""
     service = service_of(request)
     live = await service.get(request.path_params["game_id"])
-    width = service.width_of(request.query_params.get("layout"))
+    width = width_of(request.query_params.get("layout"))
     return Response(live.watch_text(width), media_type="application/json")
 
 
@@ -303,12 +303,8 @@ async def leaderboard(request: Request) -> Response:
 
 async def lobby_now(request: Request) -> Response:
     """The lobby as its sockets see it: the open seeks and the live lobby matches."""
-    try:
+    with unavailable("the lobby could not be read", "could not read the lobby"):
         shown, _told = await lobby_of(request).snapshot()
-    except DATABASE_ERRORS as exc:
-        log.error("could not read the lobby: %s", exc)
-        raise ApiError(503, "the lobby could not be read just now; try again in a moment",
-                       retry_after=2) from None
     return JSONResponse(shown)
 
 
@@ -330,7 +326,7 @@ async def cancel_seek(request: Request) -> Response:
 def seat_answer(service: GameService, live: LiveGame, token: str, data: dict[str, Any],
                 **more: Any) -> Response:
     """201 with a new lobby game's seat 1, its token (in the body, never a URL) and state."""
-    width = service.width_of(data.get("layout"))
+    width = width_of(data.get("layout"))
     return JSONResponse({**more, "id": live.id, "seat": 1, "token": token,
                          "state": live.state(1, width)}, status_code=201)
 
@@ -457,7 +453,7 @@ async def game_socket(ws: WebSocket) -> None:
                 raise ApiError(429, "too many seats' connections from your address; close "
                                     "another game's page", kind="seat_sockets")
             seats[client] += 1
-        conn = Connection(seat, service.width_of(hello.get("layout")), ws.send_text, close,
+        conn = Connection(seat, width_of(hello.get("layout")), ws.send_text, close,
                           client)
         await service.attach(live, conn)
     except ApiError as exc:

@@ -21,7 +21,7 @@ from dominolab.web.games.registry import Registry
 from dominolab.web.games.sockets import Sockets
 from dominolab.web.limits import Limiter
 from dominolab.web.logs import GAMES, note
-from dominolab.web.storage.store import DATABASE_ERRORS, GameRow, PlayerRow
+from dominolab.web.storage.store import GameRow, PlayerRow, unavailable
 
 log = logging.getLogger("dominolab.web")
 
@@ -104,12 +104,8 @@ class Creator:
             players=(None if player is None else player.ref, None), rated=rated,
             move_seconds=clock, token_from=None if derive is None else game_id,
         )
-        try:
+        with unavailable("the new game could not be saved", "could not store a new game"):
             await self.registry.store.create_game(row)
-        except DATABASE_ERRORS as exc:
-            log.error("could not store a new game: %s", exc)
-            raise ApiError(503, "the new game could not be saved just now; try again in a "
-                                "moment", retry_after=2) from None
         live = LiveGame(row, match, 0, moved_at=row.created)
         self.registry.keep(live)
         log_created(row, client, "new")
@@ -151,12 +147,9 @@ class Creator:
                           # one of them asked for (the other may have gone, and would lose
                           # it on time) is casual
                           rated=old.rated and old.mode != "lobby")
-            try:
+            with unavailable("the rematch could not be saved",
+                             f"could not store the rematch of game {old.id}"):
                 made = await self.registry.store.create_rematch(old.id, seat, row)
-            except DATABASE_ERRORS as exc:
-                log.error("could not store the rematch of game %s: %s", old.id, exc)
-                raise ApiError(503, "the rematch could not be saved just now; try again in a "
-                                    "moment", retry_after=2) from None
             if made is None:
                 raise ApiError(404, "there is no such game (it may have expired)")
             found, by = made
@@ -189,14 +182,11 @@ class Creator:
             raise ApiError(403, "this invitation is not this game's")
         await take(self.game_limit, client, "new games and invitations")
         token = secrets.token_urlsafe(24)
-        try:
+        with unavailable("the invitation could not be saved",
+                         f"could not store a claimed invitation in game {live.id}"):
             claimed = await self.registry.store.claim_invite(
                 live.id, live.row.invite, token_hash(token),
                 None if player is None else player.id)
-        except DATABASE_ERRORS as exc:
-            log.error("could not store a claimed invitation in game %s: %s", live.id, exc)
-            raise ApiError(503, "the invitation could not be saved just now; try again in a "
-                                "moment", retry_after=2) from None
         if not claimed:
             raise ApiError(409, "this invitation has already been used")
         live.row = replace(live.row, token_hashes=(live.row.token_hashes[0], token_hash(token)),

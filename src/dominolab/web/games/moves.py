@@ -25,7 +25,7 @@ from dominolab.web.games.peers import Peers
 from dominolab.web.games.registry import Registry
 from dominolab.web.games.sockets import Sockets
 from dominolab.web.logs import GAMES, note
-from dominolab.web.storage.store import DATABASE_ERRORS, GameResult, MoveConflict
+from dominolab.web.storage.store import DATABASE_ERRORS, GameResult, MoveConflict, unavailable
 
 log = logging.getLogger("dominolab.web")
 
@@ -54,12 +54,9 @@ class Moves:
             if version > live.version and self.registry.events.shared:
                 # chosen on a state this server has not caught up with yet (another server
                 # stored the move before, and its announcement is on its way)
-                try:
+                with unavailable("the game could not be read",
+                                 f"game {live.id}: could not catch up"):
                     await self.peers.catch_up(live)
-                except DATABASE_ERRORS as exc:
-                    log.error("game %s: could not catch up: %s", live.id, exc)
-                    raise ApiError(503, "the game could not be read just now; try again in "
-                                        "a moment", retry_after=1) from None
             match = live.match
             if version != live.version:
                 raise ApiError(409, f"the game has moved on: it is at version {live.version}, "

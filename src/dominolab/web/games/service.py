@@ -40,7 +40,7 @@ from dominolab.web.games.computer import Computer
 from dominolab.web.games.creator import Creator
 from dominolab.web.games.expiry import Expiry
 from dominolab.web.games.finisher import Finisher, Ratings
-from dominolab.web.games.live import ID_RE, Connection, LiveGame, player_json, seat_of, width_of
+from dominolab.web.games.live import ID_RE, Connection, LiveGame, player_json, seat_of
 from dominolab.web.games.moves import Moves
 from dominolab.web.games.payload import replay_frames, rules_json
 from dominolab.web.games.peers import Peers
@@ -49,7 +49,14 @@ from dominolab.web.games.sockets import Sockets
 from dominolab.web.limits import Limiter, Limits
 from dominolab.web.metrics import Metrics
 from dominolab.web.storage.events import Events
-from dominolab.web.storage.store import DATABASE_ERRORS, AsyncStore, GameRow, PlayerRow, Store
+from dominolab.web.storage.store import (
+    DATABASE_ERRORS,
+    AsyncStore,
+    GameRow,
+    PlayerRow,
+    Store,
+    unavailable,
+)
 
 log = logging.getLogger("dominolab.web")
 
@@ -195,12 +202,9 @@ class GameService:
         row, moves = loaded
         moved_at = row.created
         if row.move_seconds is not None:
-            try:
+            with unavailable("the game could not be read",
+                             f"could not read game {game_id}'s clock"):
                 moved_at = await self.store.moved_at(game_id) or row.created
-            except DATABASE_ERRORS as exc:
-                log.error("could not read game %s's clock: %s", game_id, exc)
-                raise ApiError(503, "the game could not be read just now; try again in a "
-                                    "moment", retry_after=2) from None
         live = self.games.get(game_id)  # loaded meanwhile by another request
         if live is not None:
             return live
@@ -239,18 +243,9 @@ class GameService:
             # only an unclaimed invitation's seat can gain a token elsewhere
             if exc.status != 403 or not self.events.shared or live.row.invite is None:
                 raise
-        try:
+        with unavailable("the game could not be read", f"game {live.id}: could not read it again"):
             async with live.lock:
                 await self.peers.catch_up(live)
-        except DATABASE_ERRORS as exc:
-            log.error("game %s: could not read it again: %s", live.id, exc)
-            raise ApiError(503, "the game could not be read just now; try again in a moment",
-                           retry_after=2) from None
-        return seat_of(live, token)
-
-    @staticmethod
-    def seat_of(live: LiveGame, token: str | None) -> int:
-        """The seat this token belongs to: 401 without one, 403 if it is not this game's."""
         return seat_of(live, token)
 
     # -- moves, hints, records, replays ------------------------------------------------------
@@ -312,10 +307,6 @@ class GameService:
     def watchers(self) -> int:
         """How many spectators this server has connected."""
         return self.sockets.watchers
-
-    @staticmethod
-    def width_of(value: Any) -> str:
-        return width_of(value)
 
     # -- clocks and expiry -------------------------------------------------------------------
     async def time_out(self, live: LiveGame, version: int) -> bool:

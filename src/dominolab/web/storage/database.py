@@ -11,6 +11,7 @@ its own in place of SQLite's and keeps the rest.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 import time
@@ -19,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
+from dominolab.web.errors import ApiError
 from dominolab.web.storage.rows import StoreError
 from dominolab.web.storage.schema import MIGRATIONS, SCHEMA_VERSION, statements
 
@@ -36,6 +38,24 @@ except ImportError:  # pragma: no cover - psycopg is a dependency; without it, S
     DATABASE_ERRORS = (sqlite3.Error,)
 else:
     DATABASE_ERRORS = (sqlite3.Error, psycopg.Error)
+
+
+log = logging.getLogger("dominolab.web")
+
+
+@contextmanager
+def unavailable(said: str, doing: str) -> Iterator[None]:
+    """A database error in the block answered as 503, the web app's one way: logged as
+    ``doing`` failing (``"could not store a new game"``: the error follows), and told to
+    the client as ``said`` (``"the new game could not be saved"``) "just now; try again in
+    a moment", with ``Retry-After: 2``. The block changes memory only after the store
+    answers, so nothing is left half done."""
+    try:
+        yield
+    except DATABASE_ERRORS as exc:
+        log.error("%s: %s", doing, exc)
+        raise ApiError(503, f"{said} just now; try again in a moment",
+                       retry_after=2) from None
 
 
 def is_database_url(db: str | Path) -> bool:
@@ -172,6 +192,17 @@ class Database:
         if not tx.keep:
             self._db.execute("ROLLBACK TO one_write")
         self._db.execute("RELEASE one_write")
+
+    # -- facts: named values of the database as a whole -------------------------------------
+    def _fact(self, name: str) -> str | None:
+        """The fact ``name`` (call with the lock held, or in a transaction); None if unset."""
+        found = self._db.execute("SELECT value FROM facts WHERE name = ?", (name,)).fetchone()
+        return None if found is None else str(found[0])
+
+    def _set_fact(self, name: str, value: str) -> None:
+        """Set the fact ``name``, in the current write transaction."""
+        self._db.execute("DELETE FROM facts WHERE name = ?", (name,))
+        self._db.execute("INSERT INTO facts (name, value) VALUES (?, ?)", (name, value))
 
     # -- schema ------------------------------------------------------------------------------
     @property

@@ -114,12 +114,7 @@ class Moderation(Database):
             (row.id, row.at, row.by, row.action, row.player,
              json.dumps(detail, ensure_ascii=False, sort_keys=True), row.reason))
         if changed:
-            found = self._db.execute(
-                "SELECT value FROM facts WHERE name = 'players_version'").fetchone()
-            version = 1 + (0 if found is None else int(found[0]))
-            self._db.execute("DELETE FROM facts WHERE name = 'players_version'")
-            self._db.execute("INSERT INTO facts (name, value) VALUES ('players_version', ?)",
-                             (str(version),))
+            self._set_fact("players_version", str(1 + int(self._fact("players_version") or 0)))
             self._announce("players", {"player": player, "action": action})
             self._announce("lobby", {"player": player})  # its names, a ban's seeks
         return row

@@ -47,9 +47,7 @@ class Players(Database):
         name, two names never share a key, and a new look-alike of either clashes. Returns
         how many keys changed."""
         with self._write() as tx:
-            made = self._db.execute("SELECT value FROM facts WHERE name = 'name_keys'"
-                                    ).fetchone()
-            if made is not None and made[0] == version:
+            if self._fact("name_keys") == version:
                 tx.discard()
                 return 0
             held: set[str] = set()
@@ -68,9 +66,7 @@ class Players(Database):
                                  [(f"#{player}", player) for player, _new in changed])
             self._db.executemany("UPDATE players SET skeleton = ? WHERE id = ?",
                                  [(new, player) for player, new in changed])
-            self._db.execute("DELETE FROM facts WHERE name = 'name_keys'")
-            self._db.execute("INSERT INTO facts (name, value) VALUES ('name_keys', ?)",
-                             (version,))
+            self._set_fact("name_keys", version)
         return len(changed)
 
     def player(self, *, id: str | None = None, key_hash: str | None = None
@@ -98,9 +94,8 @@ class Players(Database):
         """How many moderators' actions changed players (a server on SQLite reads this to
         see one: :class:`~dominolab.web.community.players.Players`)."""
         with self._lock:
-            found = self._db.execute(
-                "SELECT value FROM facts WHERE name = 'players_version'").fetchone()
-        return 0 if found is None else int(found[0])
+            found = self._fact("players_version")
+        return 0 if found is None else int(found)
 
     def finished_games_of(self, player: str, limit: int = 50) -> list[GameRow]:
         """The player's finished games, the latest first (at most ``limit``)."""

@@ -48,6 +48,7 @@ from dominolab.web.storage.database import (
     BUSY_TIMEOUT,
     DATABASE_ERRORS,
     is_database_url,
+    unavailable,
 )
 from dominolab.web.storage.events import Events
 from dominolab.web.storage.expiry import Expiry
@@ -310,4 +311,5 @@ __all__ = [
     "BUSY_TIMEOUT", "DATABASE_ERRORS", "MIGRATIONS", "SCHEMA_VERSION", "AsyncStore",
     "GameResult", "GameRow", "MoveConflict", "PlayerRef", "PlayerRow", "RatingChange",
     "RatingConflict", "RatingRow", "SeekRow", "Store", "StoreError", "is_database_url",
+    "unavailable",
 ]
