@@ -338,3 +338,24 @@ def test_restore_keeps_what_a_killed_server_left_in_its_log(tmp_path: Path) -> N
     fresh = sqlite3.connect(db)
     assert fresh.execute("SELECT count(*) FROM facts WHERE name = 'last'").fetchone() == (0,)
     fresh.close()
+
+
+def test_a_disk_that_refuses_the_copy_is_one_line_and_leaves_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A write the disk refuses (here: a folder where the copy or OUT must go) is a
+    BackupError naming the file, never a traceback, and no partial file stays behind."""
+    db = tmp_path / "games.sqlite3"
+    _new_db(db)
+    out = tmp_path / "b.sqlite3"
+    assert main(["backup", "--db", str(db), str(out)]) == 0
+    in_the_way = tmp_path / "taken"
+    (in_the_way / "something").mkdir(parents=True)
+    with pytest.raises(BackupError, match="cannot write it"):
+        backup(db, in_the_way)  # the copy is made, then cannot be renamed onto a folder
+    assert not list(tmp_path.glob(".*partial*"))
+    # restore: the copy of the backup beside the target cannot be written
+    (tmp_path / f".{db.name}.partial-{os.getpid()}").mkdir()
+    assert main(["restore", str(out), "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{db}: cannot write it" in err, err
+    assert not list(tmp_path.glob("*before-restore*"))
