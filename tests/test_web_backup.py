@@ -21,7 +21,14 @@ from dominolab.cli.main import main
 from dominolab.core import Match, get_game
 from dominolab.lab.bench.serve import play_games
 from dominolab.web.edge.process import ServerProcess
-from dominolab.web.storage.backup import BackupError, backup, check_backup, pg_tool, restore
+from dominolab.web.storage.backup import (
+    BackupError,
+    backup,
+    backup_target,
+    check_backup,
+    pg_tool,
+    restore,
+)
 from dominolab.web.storage.schema import SCHEMA_VERSION
 from dominolab.web.storage.store import Store
 
@@ -359,3 +366,20 @@ def test_a_disk_that_refuses_the_copy_is_one_line_and_leaves_nothing(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{db}: cannot write it" in err, err
     assert not list(tmp_path.glob("*before-restore*"))
+
+
+def test_a_backup_into_a_folder_is_named_for_its_database(tmp_path: Path) -> None:
+    """One rule for both databases: a folder gets a dated file, ``.sqlite3`` for an SQLite
+    database and ``.dump`` for a pg_dump archive; an existing file only with ``force``."""
+    url = "postgresql://someone@db.example.org/games"
+    sqlite_out = backup_target(tmp_path / "games.sqlite3", tmp_path, now=0.0)
+    pg_out = backup_target(url, tmp_path, now=0.0)
+    assert sqlite_out.parent == pg_out.parent == tmp_path
+    assert sqlite_out.suffix == ".sqlite3" and pg_out.suffix == ".dump"
+    assert sqlite_out.stem == pg_out.stem
+    pg_out.write_bytes(b"")
+    with pytest.raises(BackupError, match="--force"):
+        backup_target(url, pg_out)
+    assert backup_target(url, pg_out, force=True) == pg_out
+    with pytest.raises(BackupError, match="does not exist"):
+        backup_target(url, tmp_path / "nowhere" / "g.dump")

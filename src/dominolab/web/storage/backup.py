@@ -147,10 +147,11 @@ def check_backup(path: Path) -> Contents:
         db.close()
 
 
-def default_name(folder: Path, now: float) -> Path:
+def default_name(folder: Path, now: float, suffix: str = ".sqlite3") -> Path:
     """Where a backup into the folder ``folder`` goes: ``dominolab-YYYYmmdd-HHMMSS.sqlite3``
-    (local time), so that a daily job keeps one a day."""
-    return folder / time.strftime("dominolab-%Y%m%d-%H%M%S.sqlite3", time.localtime(now))
+    (local time; ``suffix`` ``.dump`` for a pg_dump archive), so that a daily job keeps one
+    a day."""
+    return folder / time.strftime(f"dominolab-%Y%m%d-%H%M%S{suffix}", time.localtime(now))
 
 
 def _fsync(path: Path) -> None:
@@ -199,16 +200,18 @@ def _remove_abandoned(out: Path) -> None:
             pass  # alive, another user's
 
 
-def backup_target(db: Path, out: Path, *, force: bool = False, now: float | None = None
-                  ) -> Path:
-    """The file a backup of ``db`` to ``out`` writes: ``out``, or a file named by
-    :func:`default_name` when ``out`` is a folder. BackupError if its folder does not
-    exist, it is ``db`` itself, or it exists and ``force`` is not given."""
+def backup_target(db: Path | str, out: Path, *, force: bool = False,
+                  now: float | None = None) -> Path:
+    """The file a backup of ``db`` (an SQLite file, or a PostgreSQL URL) to ``out`` writes:
+    ``out``, or a file named by :func:`default_name` when ``out`` is a folder. BackupError
+    if its folder does not exist, it is ``db`` itself, or it exists and ``force`` is not
+    given."""
     if out.is_dir():
-        out = default_name(out, time.time() if now is None else now)
+        out = default_name(out, time.time() if now is None else now,
+                           ".dump" if isinstance(db, str) else ".sqlite3")
     if not out.parent.is_dir():
         raise BackupError(f"{out}: the folder {out.parent} does not exist")
-    if out.exists() and out.resolve() == db.resolve():
+    if isinstance(db, Path) and out.exists() and out.resolve() == db.resolve():
         raise BackupError(f"{out}: that is the database itself; give another file")
     if out.exists() and not force:
         raise BackupError(f"{out} exists; give another name, or --force to replace it")
