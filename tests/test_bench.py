@@ -264,3 +264,20 @@ def test_bench_serve_needs_postgresql_for_several_servers(
     assert "--servers needs --db postgresql://" in capsys.readouterr().err
     assert main(["bench", "serve", "--db", "games.sqlite3"]) == 2
     assert "takes a PostgreSQL URL" in capsys.readouterr().err
+
+
+def test_a_backup_that_cannot_run_is_a_failure_the_run_reports(tmp_path: Path) -> None:
+    """``bench serve --backups``: a backup that cannot start (or hangs past its deadline)
+    is counted as failed, so the run fails, rather than ending the loop in silence."""
+    from dominolab.lab.bench.serve import BackupLoop, failed
+
+    loop = BackupLoop(tmp_path / "games.sqlite3", tmp_path)
+    loop.command = [str(tmp_path / "no-such-program")]
+    loop.start()
+    deadline = time.monotonic() + 30
+    while not loop.failures and time.monotonic() < deadline:
+        time.sleep(0.01)  # polling the loop's record, with a deadline
+    made = loop.stop()
+    assert made["made"] == 0 and made["failed"] >= 1
+    assert "no-such-program" in made["failure_examples"][0]
+    assert failed([{"errors": 0, "lost_moves": 0, "backups": made}])

@@ -5,11 +5,13 @@ page is revalidated, and the API is never kept by any cache."""
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 import random
 import re
 import shutil
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +19,7 @@ import brotli
 import pytest
 import zstandard
 from starlette.applications import Starlette
+from starlette.requests import Request
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
@@ -127,6 +130,41 @@ def test_a_small_file_is_not_compressed() -> None:
         assert "content-encoding" not in tiny.headers and tiny.content == b"a{}"
         big = c.get(f"{assets.prefix}/big.css", headers={"Accept-Encoding": "br, gzip"})
         assert big.headers["content-encoding"] == "br" and big.content == b"a{b:c}" * 100
+
+
+def test_browsers_asking_at_once_share_one_compression(monkeypatch: pytest.MonkeyPatch
+                                                       ) -> None:
+    """After a release every browser asks for the same scripts at once: each file is
+    compressed once (Brotli's best takes half a second), not once per browser."""
+    import dominolab.web.edge.assets as assets_module
+
+    calls = 0
+    lock = threading.Lock()
+
+    def counted_gzip(data: bytes) -> bytes:
+        nonlocal calls
+        with lock:
+            calls += 1
+        return gzip.compress(data, mtime=0)
+
+    monkeypatch.setattr(assets_module, "ENCODERS", {"gzip": counted_gzip})
+    big = b"a{b:c}" * 1000
+    assets = Assets({"index.html": b"<html>", "big.css": big})
+
+    def request() -> Request:
+        return Request({"type": "http", "method": "GET", "path": "/x", "query_string": b"",
+                        "headers": [(b"accept-encoding", b"gzip")],
+                        "path_params": {"path": "big.css"}})
+
+    async def many() -> list[bytes]:
+        answers = await asyncio.gather(*(assets.file_response(request()) for _ in range(8)))
+        return [bytes(answer.body) for answer in answers]
+
+    bodies = asyncio.run(many())
+    assert calls == 1
+    assert all(gzip.decompress(body) == big for body in bodies)
+    asyncio.run(many())  # later askers get the kept copy
+    assert calls == 1
 
 
 def test_an_old_version_or_a_missing_file_is_never_kept(client: TestClient) -> None:

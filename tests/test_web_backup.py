@@ -21,7 +21,14 @@ from dominolab.cli.main import main
 from dominolab.core import Match, get_game
 from dominolab.lab.bench.serve import play_games
 from dominolab.web.edge.process import ServerProcess
-from dominolab.web.storage.backup import BackupError, backup, check_backup, pg_tool, restore
+from dominolab.web.storage.backup import (
+    BackupError,
+    backup,
+    backup_target,
+    check_backup,
+    pg_tool,
+    restore,
+)
 from dominolab.web.storage.schema import SCHEMA_VERSION
 from dominolab.web.storage.store import Store
 
@@ -338,3 +345,41 @@ def test_restore_keeps_what_a_killed_server_left_in_its_log(tmp_path: Path) -> N
     fresh = sqlite3.connect(db)
     assert fresh.execute("SELECT count(*) FROM facts WHERE name = 'last'").fetchone() == (0,)
     fresh.close()
+
+
+def test_a_disk_that_refuses_the_copy_is_one_line_and_leaves_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A write the disk refuses (here: a folder where the copy or OUT must go) is a
+    BackupError naming the file, never a traceback, and no partial file stays behind."""
+    db = tmp_path / "games.sqlite3"
+    _new_db(db)
+    out = tmp_path / "b.sqlite3"
+    assert main(["backup", "--db", str(db), str(out)]) == 0
+    in_the_way = tmp_path / "taken"
+    (in_the_way / "something").mkdir(parents=True)
+    with pytest.raises(BackupError, match="cannot write it"):
+        backup(db, in_the_way)  # the copy is made, then cannot be renamed onto a folder
+    assert not list(tmp_path.glob(".*partial*"))
+    # restore: the copy of the backup beside the target cannot be written
+    (tmp_path / f".{db.name}.partial-{os.getpid()}").mkdir()
+    assert main(["restore", str(out), "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{db}: cannot write it" in err, err
+    assert not list(tmp_path.glob("*before-restore*"))
+
+
+def test_a_backup_into_a_folder_is_named_for_its_database(tmp_path: Path) -> None:
+    """One rule for both databases: a folder gets a dated file, ``.sqlite3`` for an SQLite
+    database and ``.dump`` for a pg_dump archive; an existing file only with ``force``."""
+    url = "postgresql://someone@db.example.org/games"
+    sqlite_out = backup_target(tmp_path / "games.sqlite3", tmp_path, now=0.0)
+    pg_out = backup_target(url, tmp_path, now=0.0)
+    assert sqlite_out.parent == pg_out.parent == tmp_path
+    assert sqlite_out.suffix == ".sqlite3" and pg_out.suffix == ".dump"
+    assert sqlite_out.stem == pg_out.stem
+    pg_out.write_bytes(b"")
+    with pytest.raises(BackupError, match="--force"):
+        backup_target(url, pg_out)
+    assert backup_target(url, pg_out, force=True) == pg_out
+    with pytest.raises(BackupError, match="does not exist"):
+        backup_target(url, tmp_path / "nowhere" / "g.dump")

@@ -76,20 +76,13 @@ def run_backup(args: argparse.Namespace) -> int:
     started = time.monotonic()
     try:
         db = _database(args.db)
-        out = _file_name(args.out)
+        target = backup_target(db, _file_name(args.out), force=args.force)
         if isinstance(db, str):
-            if out.is_dir():
-                out = out / time.strftime("dominolab-%Y%m%d-%H%M%S.dump")
-            if not out.parent.is_dir():
-                raise StoreError(f"{out}: the folder {out.parent} does not exist")
-            if out.exists() and not args.force:
-                raise StoreError(f"{out} exists; give another name, or --force to replace it")
-            size = backup_pg(db, out, shown_db(db))
-            print(f"backed up {shown_db(db)} to {out} with pg_dump: {_megabytes(size)} in "
+            size = backup_pg(db, target, shown_db(db))
+            print(f"backed up {shown_db(db)} to {target} with pg_dump: {_megabytes(size)} in "
                   f"{time.monotonic() - started:.1f} s; restore it with `dominolab restore "
-                  f"{out} --db URL`")
+                  f"{target} --db URL`")
             return 0
-        target = backup_target(db, out, force=args.force)
         contents = backup(db, target, progress=_Progress())
     except StoreError as exc:
         print(f"dominolab backup: {exc}", file=sys.stderr)

@@ -27,8 +27,8 @@ from prometheus_client.registry import Collector
 CONTENT_TYPE: Final = CONTENT_TYPE_LATEST
 #: who may read ``/metrics`` unless ``--metrics-allow`` says otherwise: this machine only
 DEFAULT_ALLOW: Final = ("127.0.0.1", "::1")
-#: the kinds of open socket (``dominolab_open_sockets{kind}``)
-SOCKET_KINDS: Final = ("seat", "spectator", "lobby", "http")
+#: the kinds of open WebSocket (``dominolab_open_sockets{kind}``, beside ``http``)
+SOCKET_KINDS: Final = ("seat", "spectator", "lobby")
 #: a database write's seconds: from a fraction of a millisecond (SQLite in WAL mode) to
 #: the 5 s a write waits for another process's lock before it fails
 WRITE_BUCKETS: Final = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
@@ -154,10 +154,10 @@ class _ScrapeTime(Collector):
                                         "other connection (needs dominolab serve)",
                                         labels=["kind"])
             counts = gauges.sockets()
-            for kind in ("seat", "spectator", "lobby"):
+            for kind in SOCKET_KINDS:
                 sockets.add_metric([kind], counts.get(kind, 0))
             if edge is not None:
-                websockets = sum(counts.get(kind, 0) for kind in ("seat", "spectator", "lobby"))
+                websockets = sum(counts.get(kind, 0) for kind in SOCKET_KINDS)
                 sockets.add_metric(["http"], max(0, edge.open_connections() - websockets))
             yield sockets
             stats = gauges.pool()

@@ -954,8 +954,16 @@ class BackupLoop:
         while not self._stop.is_set():
             began = time.perf_counter()
             # at a lower priority, as docs/web.md advises (nice), so the server comes first
-            done = subprocess.run(self.command, capture_output=True, text=True,
-                                  timeout=600, check=False, preexec_fn=lambda: os.nice(10))
+            try:
+                done = subprocess.run(self.command, capture_output=True, text=True,
+                                      timeout=600, check=False,
+                                      preexec_fn=lambda: os.nice(10))
+            except (OSError, subprocess.SubprocessError) as exc:
+                # a backup that cannot start or hangs is a failure the run reports, not a
+                # thread ended in silence
+                self.failures.append(f"{self.command[0]}: {exc!r}"[-200:])
+                self._stop.wait(1.0)
+                continue
             if done.returncode == 0:
                 self.seconds.append(time.perf_counter() - began)
             else:

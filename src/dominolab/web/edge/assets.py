@@ -12,13 +12,15 @@ The versioned files are read once, at start, and served from memory: what is ser
 exactly what was hashed, even if the files on disk change under a running server. Each is
 compressed the first time a browser asks for it in an encoding, at the encoding's best
 level (in a worker thread: Brotli's best takes about half a second for the largest
-script), and that copy is kept. The same files stay at their plain ``/static/...``
-addresses, read from disk and revalidated on each use (``no-cache``), for links from
-outside the page.
+script), and that copy is kept; browsers that ask for it while it is being made (every
+browser at once, after a release) wait for that one copy. The same files stay at their
+plain ``/static/...`` addresses, read from disk and revalidated on each use
+(``no-cache``), for links from outside the page.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import hashlib
 import mimetypes
@@ -105,7 +107,7 @@ class Assets:
     (``index.html`` with every ``"/static/`` address moved under the version). The
     compressed copies of the files fill in as browsers ask for them."""
 
-    __slots__ = ("_encoded", "files", "page", "version")
+    __slots__ = ("_encoded", "_encoding", "files", "page", "version")
 
     def __init__(self, files: Mapping[str, bytes]) -> None:
         if "index.html" not in files:
@@ -118,6 +120,8 @@ class Assets:
             raise AssetsError("the web app's index.html is not UTF-8 text") from None
         self.page: Final = html.replace(f'"{STATIC_PATH}/', f'"{self.prefix}/').encode()
         self._encoded: dict[tuple[str, str], bytes] = {}
+        #: the copies being made now, which later askers wait for rather than make again
+        self._encoding: dict[tuple[str, str], asyncio.Future[bytes]] = {}
 
     @classmethod
     def load(cls, directory: Path = STATIC) -> Assets:
@@ -163,14 +167,32 @@ class Assets:
                    "X-Content-Type-Options": "nosniff"}
         coding = accepted_encoding(request.headers.get("accept-encoding", ""))
         if coding is not None and len(content) >= COMPRESS_FROM:
-            encoded = self._encoded.get((name, coding))
-            if encoded is None:
-                encoded = await run_in_threadpool(ENCODERS[coding], content)
-                self._encoded[(name, coding)] = encoded
-            content = encoded
+            content = await self._encoded_copy(name, coding, content)
             headers["Content-Encoding"] = coding
         media_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
         return Response(content, media_type=media_type, headers=headers)
+
+
+    async def _encoded_copy(self, name: str, coding: str, content: bytes) -> bytes:
+        """The file ``name`` (``content``) in ``coding``: the kept copy, or the one being
+        made now, or a new one made in a worker thread. The making is shielded, so that a
+        browser that goes away does not cancel it for the others."""
+        key = (name, coding)
+        kept = self._encoded.get(key)
+        if kept is not None:
+            return kept
+        making = self._encoding.get(key)
+        if making is None:
+            making = self._encoding[key] = asyncio.ensure_future(
+                run_in_threadpool(ENCODERS[coding], content))
+            making.add_done_callback(lambda done: self._made(key, done))
+        return await asyncio.shield(making)
+
+    def _made(self, key: tuple[str, str], done: asyncio.Future[bytes]) -> None:
+        """A copy is made (or failed: the next browser to ask tries again)."""
+        del self._encoding[key]
+        if not done.cancelled() and done.exception() is None:
+            self._encoded[key] = done.result()
 
 
 class Revalidated:

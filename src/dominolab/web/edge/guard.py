@@ -54,6 +54,11 @@ def refusal(status: int, reason: bytes, message: str) -> bytes:
             % (status, reason, len(body), body))
 
 
+#: the whole answer to a connection past its client's share, made once: a flood is
+#: thousands of these a second
+_TOO_MANY_ANSWER: Final = refusal(429, b"Too Many Requests", TOO_MANY)
+
+
 class Sockets:
     """The open connections of each client: at most ``per_client`` at once.
 
@@ -178,7 +183,7 @@ def protocols(sockets: Sockets, head_timeout: float
         def _refuse(self) -> None:
             sockets.refused += 1
             self._disarm_head_timer()
-            self.transport.write(refusal(429, b"Too Many Requests", TOO_MANY))
+            self.transport.write(_TOO_MANY_ANSWER)
             self.transport.close()
 
         def _arm_head_timer(self) -> None:

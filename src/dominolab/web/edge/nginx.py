@@ -127,7 +127,9 @@ class NginxProcess:
         self._watch: subprocess.Popen[str] | None = None
 
     def _write(self) -> Path:
-        folder = Path(tempfile.mkdtemp(prefix="dominolab-nginx-"))
+        """The private folder, with the configuration in it (``self.dir`` from the moment
+        it exists, so that :meth:`stop` removes it whatever fails after)."""
+        self.dir = folder = Path(tempfile.mkdtemp(prefix="dominolab-nginx-"))
         (folder / "temp").mkdir()
         user = ""
         if os.geteuid() == 0:
@@ -156,11 +158,16 @@ class NginxProcess:
         nginx = find_nginx()
         if nginx is None:
             raise NginxError(f"no nginx at {NGINX} or on the PATH: {INSTALL}")
-        self.dir = folder = self._write()
-        args = ["-p", str(folder), "-c", str(folder / "nginx.conf"),
-                "-e", str(folder / "error.log")]
-        check = subprocess.run([str(nginx), *args, "-t", "-q"], capture_output=True,
-                               text=True, timeout=timeout)
+        try:
+            folder = self._write()
+            check = subprocess.run(
+                [str(nginx), "-p", str(folder), "-c", str(folder / "nginx.conf"),
+                 "-e", str(folder / "error.log"), "-t", "-q"],
+                capture_output=True, text=True, timeout=timeout)
+        except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
+            self.stop()  # its folder, made before the site file was read, goes too
+            raise NginxError(f"nginx's configuration cannot be made from {self.site}: "
+                             f"{exc}") from None
         if check.returncode != 0:
             self.stop()
             raise NginxError(f"nginx refused the configuration: "

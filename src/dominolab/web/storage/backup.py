@@ -147,10 +147,11 @@ def check_backup(path: Path) -> Contents:
         db.close()
 
 
-def default_name(folder: Path, now: float) -> Path:
+def default_name(folder: Path, now: float, suffix: str = ".sqlite3") -> Path:
     """Where a backup into the folder ``folder`` goes: ``dominolab-YYYYmmdd-HHMMSS.sqlite3``
-    (local time), so that a daily job keeps one a day."""
-    return folder / time.strftime("dominolab-%Y%m%d-%H%M%S.sqlite3", time.localtime(now))
+    (local time; ``suffix`` ``.dump`` for a pg_dump archive), so that a daily job keeps one
+    a day."""
+    return folder / time.strftime(f"dominolab-%Y%m%d-%H%M%S{suffix}", time.localtime(now))
 
 
 def _fsync(path: Path) -> None:
@@ -160,6 +161,21 @@ def _fsync(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _put_in_place(partial: Path, out: Path) -> None:
+    """Rename the whole, checked file ``partial`` to ``out``, written through to the disk
+    before and after (the file, then its folder's entry): at no moment is ``out`` half a
+    file, and once this returns it survives a power cut."""
+    _fsync(partial)
+    os.replace(partial, out)
+    _fsync(out.parent)
+
+
+def _disk_error(out: Path, exc: OSError) -> BackupError:
+    """A failing disk or a refused file (full, read-only, no permission) as a BackupError
+    naming ``out``, rather than a traceback."""
+    return BackupError(f"{out}: cannot write it ({exc.strerror or exc})")
 
 
 def _partial(out: Path) -> Path:
@@ -184,16 +200,18 @@ def _remove_abandoned(out: Path) -> None:
             pass  # alive, another user's
 
 
-def backup_target(db: Path, out: Path, *, force: bool = False, now: float | None = None
-                  ) -> Path:
-    """The file a backup of ``db`` to ``out`` writes: ``out``, or a file named by
-    :func:`default_name` when ``out`` is a folder. BackupError if its folder does not
-    exist, it is ``db`` itself, or it exists and ``force`` is not given."""
+def backup_target(db: Path | str, out: Path, *, force: bool = False,
+                  now: float | None = None) -> Path:
+    """The file a backup of ``db`` (an SQLite file, or a PostgreSQL URL) to ``out`` writes:
+    ``out``, or a file named by :func:`default_name` when ``out`` is a folder. BackupError
+    if its folder does not exist, it is ``db`` itself, or it exists and ``force`` is not
+    given."""
     if out.is_dir():
-        out = default_name(out, time.time() if now is None else now)
+        out = default_name(out, time.time() if now is None else now,
+                           ".dump" if isinstance(db, str) else ".sqlite3")
     if not out.parent.is_dir():
         raise BackupError(f"{out}: the folder {out.parent} does not exist")
-    if out.exists() and out.resolve() == db.resolve():
+    if isinstance(db, Path) and out.exists() and out.resolve() == db.resolve():
         raise BackupError(f"{out}: that is the database itself; give another file")
     if out.exists() and not force:
         raise BackupError(f"{out} exists; give another name, or --force to replace it")
@@ -240,17 +258,23 @@ def backup(db: Path, out: Path, *, step_pages: int = STEP_PAGES,
                 raise BackupError(f"{db}: the copy failed its check: {exc}") from None
         finally:
             copy.close()
-        _fsync(partial)
-        os.replace(partial, out)
-        _fsync(out.parent)
+        _put_in_place(partial, out)
+    except OSError as exc:
+        _remove(partial, partial.with_name(f"{partial.name}-journal"))
+        raise _disk_error(out, exc) from None
     except BaseException:
-        for path in (partial, partial.with_name(f"{partial.name}-journal")):
-            with contextlib.suppress(OSError):
-                path.unlink()
+        _remove(partial, partial.with_name(f"{partial.name}-journal"))
         raise
     finally:
         source.close()
     return Contents(contents.version, contents.games, contents.moves, out.stat().st_size)
+
+
+def _remove(*paths: Path) -> None:
+    """Remove what a failed backup or restore wrote (those of ``paths`` that exist)."""
+    for path in paths:
+        with contextlib.suppress(OSError):
+            path.unlink()
 
 
 def _kept_name(target: Path, now: float) -> Path:
@@ -309,7 +333,6 @@ def restore(source: Path, target: Path, *, now: float | None = None) -> Restored
     _remove_abandoned(target)
     try:
         shutil.copyfile(source, partial)
-        _fsync(partial)
         kept = None
         if target.exists():
             with _exclusive(target):
@@ -317,13 +340,14 @@ def restore(source: Path, target: Path, *, now: float | None = None) -> Restored
                 # the old file under both names, then the new one under the target's: at
                 # no moment is there no target
                 os.link(target, kept)
-                os.replace(partial, target)
+                _put_in_place(partial, target)
         else:
-            os.replace(partial, target)
-        _fsync(target.parent)
+            _put_in_place(partial, target)
+    except OSError as exc:
+        _remove(partial)
+        raise _disk_error(target, exc) from None
     except BaseException:
-        with contextlib.suppress(OSError):
-            partial.unlink()
+        _remove(partial)
         raise
     return Restored(Contents(contents.version, contents.games, contents.moves,
                              target.stat().st_size), kept)
@@ -397,11 +421,12 @@ def backup_pg(url: str, out: Path, shown: str) -> int:
         _run([dump, "--format=custom", f"--file={partial}", "--no-owner",
               *([f"--schema={schema}"] if schema else []), f"--dbname={bare}"], shown, env)
         _check_dump(partial, out)
-        _fsync(partial)
-        os.replace(partial, out)
+        _put_in_place(partial, out)
+    except OSError as exc:
+        _remove(partial)
+        raise _disk_error(out, exc) from None
     except BaseException:
-        with contextlib.suppress(OSError):
-            partial.unlink()
+        _remove(partial)
         raise
     return out.stat().st_size
 
