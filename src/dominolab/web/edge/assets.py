@@ -172,7 +172,6 @@ class Assets:
         media_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
         return Response(content, media_type=media_type, headers=headers)
 
-
     async def _encoded_copy(self, name: str, coding: str, content: bytes) -> bytes:
         """The file ``name`` (``content``) in ``coding``: the kept copy, or the one being
         made now, or a new one made in a worker thread. The making is shielded, so that a
