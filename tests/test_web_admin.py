@@ -132,6 +132,8 @@ def test_bad_input_is_refused_in_one_line_and_changes_nothing(tmp_path: Path) ->
     assert "--reason" in refused(db, "ban", "Alicja", "--reason", "x" * 501)
     assert "--by" in refused(db, "--by", " ", "ban", "Alicja")
     assert "folder" in refused(db, "export", "Alicja", "--out", str(tmp_path / "no" / "f"))
+    (tmp_path / "in-the-way").mkdir()
+    assert "is a folder" in refused(db, "export", "Alicja", "--out", str(tmp_path / "in-the-way"))
     (tmp_path / "not-a-db.sqlite3").write_text("hello")
     assert "not a usable" in refused(tmp_path / "not-a-db.sqlite3", "audit")
     assert admin(db, "ban", "Alicja")[0] == 0

@@ -122,6 +122,7 @@ def run_admin(args: argparse.Namespace) -> int:
 def _act(args: argparse.Namespace, store: Store, by: str, reason: str) -> int:
     """Run the action ``args`` names; 0 when done, else the failure's status."""
     from dominolab.web.community.names import NameRefused, check_name, skeleton
+    from dominolab.web.storage.backup import BackupError, write_whole
 
     action = args.action
     if action == "audit":
@@ -138,14 +139,17 @@ def _act(args: argparse.Namespace, store: Store, by: str, reason: str) -> int:
         out: Path | None = args.out
         if out is not None and not out.parent.is_dir():
             return _fail(f"--out: there is no folder {out.parent}")
+        if out is not None and out.is_dir():
+            return _fail(f"--out: {out} is a folder; give the file's name")
         data = store.export_player(args.player, by, reason)
         text = json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
         if out is None:
             sys.stdout.write(text)
         else:
-            part = out.with_name(f".{out.name}.part")
-            part.write_text(text, encoding="utf-8")
-            part.replace(out)  # whole or not at all
+            try:
+                write_whole(out, text.encode())
+            except BackupError as exc:
+                return _fail(str(exc))
             print(f"exported player {data['player']['id']} to {out}")
         return 0
     if action == "rename":

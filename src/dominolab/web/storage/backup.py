@@ -178,6 +178,19 @@ def _disk_error(out: Path, exc: OSError) -> BackupError:
     return BackupError(f"{out}: cannot write it ({exc.strerror or exc})")
 
 
+def write_whole(out: Path, data: bytes) -> None:
+    """Write ``data`` to ``out`` whole or not at all (a partial file beside it, then
+    :func:`_put_in_place`): a reader never sees half of it, and a failure leaves ``out``
+    as it was. BackupError naming ``out`` if the disk refuses it."""
+    partial = _partial(out)
+    try:
+        partial.write_bytes(data)
+        _put_in_place(partial, out)
+    except OSError as exc:
+        _remove(partial)
+        raise _disk_error(out, exc) from None
+
+
 def _partial(out: Path) -> Path:
     """The file a backup writes before renaming it to ``out``: beside it, named for this
     process (so that two backups never share one)."""
@@ -493,4 +506,4 @@ def restore_pg(source: Path, url: str, shown: str, *, now: float | None = None
 __all__ = ["DOMINOLAB_TABLES", "KEPT_SUFFIX", "STEP_PAGES", "STEP_PAUSE", "BackupError",
            "Contents", "Progress", "Restored", "ToolMissing", "backup", "backup_pg",
            "backup_target", "check_backup", "default_name", "pg_tool", "restore",
-           "restore_pg"]
+           "restore_pg", "write_whole"]
