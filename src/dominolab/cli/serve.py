@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import errno
 import functools
@@ -13,7 +12,6 @@ import logging
 import math
 import os
 import random
-import resource
 import socket
 import sys
 from pathlib import Path
@@ -81,21 +79,19 @@ def proxies_of(text: str) -> str | None:
     return ",".join(items)
 
 
-def raise_open_files() -> None:
-    """The soft limit of open files up to the hard one: every connection is a file, and
-    1,024 (the usual soft limit) is a few hundred visitors."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard == resource.RLIM_INFINITY or soft < hard:
-        with contextlib.suppress(ValueError, OSError):  # an unlimited hard limit may not fit
-            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-
-
 def run_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from dominolab.web.edge.app import MAX_BODY, create_app
     from dominolab.web.edge.assets import AssetsError
-    from dominolab.web.edge.guard import ACCEPT_BATCH, AcceptFailures, Server, Sockets, protocols
+    from dominolab.web.edge.guard import (
+        ACCEPT_BATCH,
+        AcceptFailures,
+        Server,
+        Sockets,
+        protocols,
+        raise_open_files,
+    )
     from dominolab.web.storage.store import StoreError
 
     # say clearly if the port is taken, before uvicorn logs it its own way

@@ -19,13 +19,16 @@ as many connections from one address as it sends, and asyncio logs a traceback f
   taken at once, which alone could use every file the process may open.
 - :class:`AcceptFailures` lets one line per interval through of asyncio's failed
   ``accept()``, never its traceback.
+- :func:`raise_open_files` lets the process open as many files as the system allows it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import resource
 import socket
 import time
 from collections import Counter
@@ -255,3 +258,13 @@ class AcceptFailures(logging.Filter):
         self._dropped = 0
         self._quiet_until = now + self.interval
         return True
+
+
+def raise_open_files() -> None:
+    """The soft limit of open files up to the hard one: every connection is a file, and
+    1,024 (the usual soft limit) is a few hundred visitors."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        with contextlib.suppress(ValueError, OSError):  # an unlimited hard limit may not fit
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
