@@ -29,6 +29,8 @@ from typing import Any
 
 import pytest
 
+from dominolab.processes import wait_or_kill
+
 #: what to install when the server's binaries are missing
 INSTALL = "apt-get install postgresql (Debian's PostgreSQL server, for the PostgreSQL tests)"
 
@@ -137,11 +139,7 @@ class PostgresServer:
         if watch is not None:
             assert watch.stdin is not None
             watch.stdin.close()  # the watching shell stops the server
-            try:
-                watch.wait(60)
-            except subprocess.TimeoutExpired:
-                watch.kill()
-                watch.wait(10)
+            wait_or_kill(watch, 60)
         if self.dir is not None:
             shutil.rmtree(self.dir, ignore_errors=True)
             self.dir = None

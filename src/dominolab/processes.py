@@ -1,15 +1,18 @@
-"""Worker processes that end when they should: the helpers both process pools use (the web
-app's compute pool, :mod:`dominolab.web.games.compute`, and the lab's task runner,
-:mod:`dominolab.lab.pool`). Neither owns them; both import them from here."""
+"""Processes that end when they should: the helpers both process pools use (the web app's
+compute pool, :mod:`dominolab.web.games.compute`, and the lab's task runner,
+:mod:`dominolab.lab.pool`), and the one way to stop a child process within a deadline
+(the servers, proxies and databases that benches and tests start)."""
 
 from __future__ import annotations
 
 import concurrent.futures
 import os
 import select
+import signal
+import subprocess
 import threading
 import time
-from typing import Final
+from typing import Any, Final
 
 #: how long close() waits for the worker processes to end before killing them
 _CLOSE_TIMEOUT: Final = 10.0
@@ -36,6 +39,20 @@ def stop_executor(executor: concurrent.futures.Executor,
             p.kill()
             p.join(timeout)
     executor.shutdown(wait=True)
+
+
+def wait_or_kill(proc: subprocess.Popen[Any], seconds: float, *, group: bool = False
+                 ) -> None:
+    """Wait up to ``seconds`` for ``proc`` to end (after whatever asked it to), then kill
+    it (with ``group``, its whole process group: a shell and what it started) and reap it."""
+    try:
+        proc.wait(seconds)
+    except subprocess.TimeoutExpired:
+        if group:
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.kill()
+        proc.wait(10)
 
 
 def end_with(parent: int) -> None:

@@ -29,6 +29,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Final
 
+from dominolab.processes import wait_or_kill
 from dominolab.web.edge.process import free_port
 
 #: where Debian's nginx package puts the binary
@@ -201,11 +202,7 @@ class NginxProcess:
         if watch is not None:
             assert watch.stdin is not None
             watch.stdin.close()
-            try:
-                watch.wait(timeout)
-            except subprocess.TimeoutExpired:
-                os.killpg(watch.pid, 9)
-                watch.wait(5)
+            wait_or_kill(watch, timeout, group=True)
         if self.dir is not None:
             shutil.rmtree(self.dir, ignore_errors=True)
             self.dir = None

@@ -19,6 +19,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from dominolab.processes import wait_or_kill
+
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on now."""
@@ -122,11 +124,7 @@ class ServerProcess:
         """A clean stop (SIGTERM), then SIGKILL if it does not end in 10 s."""
         if self.proc is not None:
             self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+            wait_or_kill(self.proc, 10)
             self.proc = None
 
     def __enter__(self) -> ServerProcess:
