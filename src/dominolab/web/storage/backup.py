@@ -178,17 +178,28 @@ def _disk_error(out: Path, exc: OSError) -> BackupError:
     return BackupError(f"{out}: cannot write it ({exc.strerror or exc})")
 
 
-def write_whole(out: Path, data: bytes) -> None:
-    """Write ``data`` to ``out`` whole or not at all (a partial file beside it, then
-    :func:`_put_in_place`): a reader never sees half of it, and a failure leaves ``out``
-    as it was. BackupError naming ``out`` if the disk refuses it."""
+@contextlib.contextmanager
+def _beside(out: Path, *also: str) -> Iterator[Path]:
+    """The partial file to write ``out``'s new content to (:func:`_partial`), which the
+    block puts in place (:func:`_put_in_place`). If the block fails, what it wrote is
+    removed (the partial file, and the files named ``also`` after it, like its journal), and
+    a refusing disk is a BackupError naming ``out``."""
     partial = _partial(out)
     try:
+        yield partial
+    except BaseException as exc:
+        _remove(partial, *(partial.with_name(f"{partial.name}{suffix}") for suffix in also))
+        if isinstance(exc, OSError):
+            raise _disk_error(out, exc) from None
+        raise
+
+
+def write_whole(out: Path, data: bytes) -> None:
+    """Write ``data`` to ``out`` whole or not at all: a reader never sees half of it, and
+    a failure leaves ``out`` as it was. BackupError naming ``out`` if the disk refuses it."""
+    with _beside(out) as partial:
         partial.write_bytes(data)
         _put_in_place(partial, out)
-    except OSError as exc:
-        _remove(partial)
-        raise _disk_error(out, exc) from None
 
 
 def _partial(out: Path) -> Path:
@@ -239,45 +250,39 @@ def backup(db: Path, out: Path, *, step_pages: int = STEP_PAGES,
     ``step_pages`` pages. Returns what the copy holds; BackupError if ``db`` is missing,
     not a dominolab database or damaged, or the copy fails its check (no ``out`` then)."""
     source = _open_existing(db)
-    partial = _partial(out)
     _remove_abandoned(out)
     try:
-        try:
-            copy = sqlite3.connect(partial, isolation_level=None)
-        except sqlite3.Error as exc:
-            raise BackupError(f"{out}: cannot write a file beside it ({exc})") from None
-        try:
-            # one read transaction for the whole copy: one moment's database, and in WAL
-            # mode no writer waits for it
-            source.execute("BEGIN")
-            _schema_version(source, db)
-
-            def stepped(_status: int, remaining: int, total: int) -> None:
-                if progress is not None:
-                    progress(total - remaining, total)
-                if remaining:
-                    time.sleep(pause)
-
+        with _beside(out, "-journal") as partial:
             try:
-                source.backup(copy, pages=step_pages, progress=stepped)
-                source.execute("COMMIT")
-                # one file, with no -wal beside it: the copy is whole on its own
-                copy.execute("PRAGMA journal_mode=DELETE")
+                copy = sqlite3.connect(partial, isolation_level=None)
             except sqlite3.Error as exc:
-                raise BackupError(f"{db}: the copy to {out} failed ({exc})") from None
+                raise BackupError(f"{out}: cannot write a file beside it ({exc})") from None
             try:
-                contents = _checked(copy, partial)
-            except BackupError as exc:
-                raise BackupError(f"{db}: the copy failed its check: {exc}") from None
-        finally:
-            copy.close()
-        _put_in_place(partial, out)
-    except OSError as exc:
-        _remove(partial, partial.with_name(f"{partial.name}-journal"))
-        raise _disk_error(out, exc) from None
-    except BaseException:
-        _remove(partial, partial.with_name(f"{partial.name}-journal"))
-        raise
+                # one read transaction for the whole copy: one moment's database, and in WAL
+                # mode no writer waits for it
+                source.execute("BEGIN")
+                _schema_version(source, db)
+
+                def stepped(_status: int, remaining: int, total: int) -> None:
+                    if progress is not None:
+                        progress(total - remaining, total)
+                    if remaining:
+                        time.sleep(pause)
+
+                try:
+                    source.backup(copy, pages=step_pages, progress=stepped)
+                    source.execute("COMMIT")
+                    # one file, with no -wal beside it: the copy is whole on its own
+                    copy.execute("PRAGMA journal_mode=DELETE")
+                except sqlite3.Error as exc:
+                    raise BackupError(f"{db}: the copy to {out} failed ({exc})") from None
+                try:
+                    contents = _checked(copy, partial)
+                except BackupError as exc:
+                    raise BackupError(f"{db}: the copy failed its check: {exc}") from None
+            finally:
+                copy.close()
+            _put_in_place(partial, out)
     finally:
         source.close()
     return Contents(contents.version, contents.games, contents.moves, out.stat().st_size)
@@ -342,9 +347,8 @@ def restore(source: Path, target: Path, *, now: float | None = None) -> Restored
         raise BackupError(f"{target}: cannot create its folder ({exc.strerror})") from None
     if target.exists() and target.resolve() == source.resolve():
         raise BackupError(f"{target}: that is the backup itself; give another --db")
-    partial = _partial(target)
     _remove_abandoned(target)
-    try:
+    with _beside(target) as partial:
         shutil.copyfile(source, partial)
         kept = None
         if target.exists():
@@ -356,12 +360,6 @@ def restore(source: Path, target: Path, *, now: float | None = None) -> Restored
                 _put_in_place(partial, target)
         else:
             _put_in_place(partial, target)
-    except OSError as exc:
-        _remove(partial)
-        raise _disk_error(target, exc) from None
-    except BaseException:
-        _remove(partial)
-        raise
     return Restored(Contents(contents.version, contents.games, contents.moves,
                              target.stat().st_size), kept)
 
@@ -426,21 +424,14 @@ def backup_pg(url: str, out: Path, shown: str) -> int:
     ``out`` with ``pg_dump --format=custom``, through a file beside it renamed into place;
     returns its size. ToolMissing if pg_dump is not installed."""
     dump = _need("pg_dump", f"pg_dump --format=custom --file={out} '{shown}'")
-    partial = _partial(out)
     _remove_abandoned(out)
     schema = _schema_of(url)
     bare, env = _without_password(url)
-    try:
+    with _beside(out) as partial:
         _run([dump, "--format=custom", f"--file={partial}", "--no-owner",
               *([f"--schema={schema}"] if schema else []), f"--dbname={bare}"], shown, env)
         _check_dump(partial, out)
         _put_in_place(partial, out)
-    except OSError as exc:
-        _remove(partial)
-        raise _disk_error(out, exc) from None
-    except BaseException:
-        _remove(partial)
-        raise
     return out.stat().st_size
 
 
