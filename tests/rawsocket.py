@@ -84,6 +84,17 @@ class RawSocket:
                 return message
         raise AssertionError(f"no {kind!r} message in {limit}")
 
+    def kinds_to_pong(self, limit: int = 10) -> list[str]:
+        """Send a ping, then read up to its pong (the server answers a ping after all it
+        sent before): the type of every message read, ``"pong"`` last. The test fails if
+        no pong comes among the next ``limit`` messages."""
+        self.send({"type": "ping"})
+        kinds = [self.receive()["type"]]
+        while kinds[-1] != "pong" and len(kinds) < limit:
+            kinds.append(self.receive()["type"])
+        assert kinds[-1] == "pong", kinds
+        return kinds
+
     def abort(self) -> None:
         """End the connection with a reset: no close frame, no FIN."""
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))

@@ -15,7 +15,7 @@ from dominolab.core import Match, get_game, parse_move
 from dominolab.players import Budget, make_player
 from dominolab.players.hints import analyse, rank, win_chance
 from dominolab.players.search import MoveValue
-from dominolab.web.edge.app import create_app
+from web_support import seeded_app
 
 SMALL = Budget(worlds=60)
 M = [parse_move(t) for t in ("65", "64", "63", "62", "61")]
@@ -84,9 +84,7 @@ def test_web_hint_uses_the_same_ranking(tmp_path: Path,
         return ranked
 
     monkeypatch.setattr(computer, "rank", spy)
-    seeds = random.Random(4)
-    app = create_app(tmp_path / "games.sqlite3", computer_delay=0,
-                     hint_budget=Budget(worlds=60), seeds=lambda: seeds.getrandbits(53))
+    app = seeded_app(tmp_path / "games.sqlite3", seed=4, hint_budget=Budget(worlds=60))
     with TestClient(app) as client:
         made = client.post("/api/games", json={"game": "luzak", "opponent": "friend",
                                                "first": "me"}).json()

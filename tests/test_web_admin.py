@@ -11,21 +11,21 @@ import io
 import json
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
 
 from dominolab.cli.main import main
-from dominolab.web.edge.app import create_app
 from dominolab.web.edge.process import ServerProcess
 from dominolab.web.storage.moderation import FORGOTTEN_NAME, HIDDEN_NAME
 from dominolab.web.storage.rows import PlayerRow
 from dominolab.web.storage.store import Store
 from players_support import register
 from rawsocket import call, lobby_hello
-from test_web_ratings import play_out, rated_match, service_of
+from test_web_ratings import rated_match
+from web_support import play_out, running, seeded_app, service_of
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -155,10 +155,7 @@ def test_bad_input_is_refused_in_one_line_and_changes_nothing(tmp_path: Path) ->
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    seeds = random.Random(17)
-    app = create_app(tmp_path / "games.sqlite3", computer_delay=0, workers=0,
-                     seeds=lambda: seeds.getrandbits(53))
-    with TestClient(app) as c:
+    with TestClient(seeded_app(tmp_path / "games.sqlite3", seed=17, workers=0)) as c:
         yield c
 
 
@@ -219,7 +216,7 @@ def named(base: str, key: str, name: str) -> bool:
     return bool(call(base, "GET", "/api/me", key=key)[1]["name"] == name)
 
 
-def check_a_ban_is_seen(servers: list[ServerProcess], db: Path | str) -> None:
+def check_a_ban_is_seen(servers: Sequence[ServerProcess], db: Path | str) -> None:
     """A player seen by every server (so cached) is banned: each server refuses them the
     lobby and rated matches within :data:`SEEN_WITHIN` seconds, their open seek is gone,
     casual games against the computer still work; unbanned, the lobby takes them again;
@@ -269,24 +266,15 @@ def check_a_ban_is_seen(servers: list[ServerProcess], db: Path | str) -> None:
 
 def test_a_running_server_on_sqlite_sees_a_ban_within_seconds(tmp_path: Path) -> None:
     db = tmp_path / "games.sqlite3"
-    server = ServerProcess(db)
-    try:
-        server.start()
+    with ServerProcess(db) as server:
         check_a_ban_is_seen([server], db)
-    finally:
-        server.stop()
 
 
 def test_two_servers_on_postgresql_see_a_ban_over_the_event_bus(pg_url: str,
                                                                 tmp_path: Path) -> None:
-    servers = [ServerProcess(pg_url, log=tmp_path / f"server{i}.log") for i in range(2)]
-    try:
-        for server in servers:
-            server.start()
+    with running([ServerProcess(pg_url, log=tmp_path / f"server{i}.log")
+                  for i in range(2)]) as servers:
         check_a_ban_is_seen(servers, pg_url)
-    finally:
-        for server in servers:
-            server.stop()
 
 
 def test_export_and_forget_mean_the_same_on_postgresql(pg_url: str) -> None:

@@ -5,7 +5,6 @@ replayed."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 from collections.abc import Iterator
@@ -18,8 +17,9 @@ from starlette.websockets import WebSocketDisconnect
 
 from dominolab.core import replay
 from dominolab.players import Budget
-from dominolab.web.edge.app import MAX_BODY, create_app
+from dominolab.web.edge.app import MAX_BODY
 from dominolab.web.storage.store import SCHEMA_VERSION, Store
+from web_support import auth, friend_game, play_out, seeded_app
 
 GAMES = ("luzak", "luzak-line", "widelec")
 
@@ -30,15 +30,9 @@ pytestmark = pytest.mark.timeout(90)
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    seeds = random.Random(4)
-    app = create_app(tmp_path / "games.sqlite3", computer_delay=0,
-                     hint_budget=Budget(worlds=100), seeds=lambda: seeds.getrandbits(53))
+    app = seeded_app(tmp_path / "games.sqlite3", seed=4, hint_budget=Budget(worlds=100))
     with TestClient(app) as c:
         yield c
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def create(client: TestClient, **body: Any) -> dict[str, Any]:
@@ -49,43 +43,11 @@ def create(client: TestClient, **body: Any) -> dict[str, Any]:
     return data
 
 
-def friend_game(client: TestClient, game: str = "luzak") -> tuple[str, str, str]:
-    """A friend game with both seats taken: (id, seat 0's token, seat 1's token)."""
-    made = create(client, game=game, opponent="friend")
-    assert made["invite"].startswith(f"/game/{made['id']}#i=")
-    invite = made["invite"].split("#i=", 1)[1]
-    r = client.post(f"/api/games/{made['id']}/join", json={"invite": invite})
-    assert r.status_code == 200, r.text
-    joined = r.json()
-    assert joined["seat"] == 1 and joined["state"]["seat"] == 1
-    return made["id"], made["token"], joined["token"]
-
-
 def state(client: TestClient, gid: str, token: str) -> dict[str, Any]:
     r = client.get(f"/api/games/{gid}", headers=auth(token))
     assert r.status_code == 200, r.text
     data: dict[str, Any] = r.json()
     return data
-
-
-def wait_for_turn(client: TestClient, gid: str, token: str, timeout: float = 30
-                  ) -> dict[str, Any]:
-    """The state once it is this seat's turn or the match is over: the computer plays
-    while it is to move, so this waits for its task to end (with a deadline)."""
-    st = state(client, gid, token)
-    if st["match_result"] is not None or st["to_move"] == st["seat"]:
-        return st
-    service = client.app.state.service  # type: ignore[attr-defined]
-
-    async def computer_done() -> None:
-        task = service.games[gid].computer
-        if task is not None:
-            await asyncio.wait_for(asyncio.shield(task), timeout)
-
-    client.portal.call(computer_done)  # type: ignore[union-attr]
-    st = state(client, gid, token)
-    assert st["match_result"] is not None or st["to_move"] == st["seat"], st
-    return st
 
 
 def move(client: TestClient, gid: str, token: str, text: Any, version: Any) -> Any:
@@ -240,23 +202,6 @@ def test_move_body_must_be_json(client: TestClient) -> None:
                                                         "Content-Type": "application/json"},
                     content=b"{}")
     assert r.status_code in (400, 413)
-
-
-def play_out(client: TestClient, gid: str, tokens: tuple[str, ...], rng: random.Random,
-             limit: int = 2000) -> dict[str, Any]:
-    """Play random legal moves for the seats whose tokens are given until the match ends."""
-    for _ in range(limit):
-        states = [wait_for_turn(client, gid, t) if len(tokens) == 1 else state(client, gid, t)
-                  for t in tokens]
-        st = states[0]
-        if st["match_result"] is not None:
-            return st
-        mover = next(s for s in states if s["to_move"] == s["seat"])
-        token = tokens[states.index(mover)]
-        choice = rng.choice(mover["legal"])["move"]
-        r = move(client, gid, token, choice, mover["version"])
-        assert r.status_code == 200, r.text
-    raise AssertionError("the match did not end")
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
-import random
 import re
 import shutil
 import threading
@@ -23,7 +22,6 @@ from starlette.requests import Request
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from dominolab.web.edge.app import create_app
 from dominolab.web.edge.assets import (
     IMMUTABLE,
     STATIC,
@@ -32,16 +30,14 @@ from dominolab.web.edge.assets import (
     accepted_encoding,
     tree_version,
 )
+from web_support import seeded_app
 
 pytestmark = pytest.mark.timeout(90)
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    seeds = random.Random(5)
-    app = create_app(tmp_path / "games.sqlite3", computer_delay=0,
-                     seeds=lambda: seeds.getrandbits(53))
-    with TestClient(app) as c:
+    with TestClient(seeded_app(tmp_path / "games.sqlite3", seed=5)) as c:
         yield c
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import http.client
 import json
 import logging
-import random
 import resource
 import selectors
 import socket
@@ -20,14 +19,13 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-from starlette.websockets import WebSocketDisconnect
 
 from dominolab.cli.main import main
 from dominolab.players import Budget
-from dominolab.web.edge.app import create_app
 from dominolab.web.edge.guard import AcceptFailures, Sockets
 from dominolab.web.edge.process import ServerProcess, free_port
 from dominolab.web.limits import Limits
+from web_support import refused, seeded_app
 
 #: every test here bounds its own waits; this bounds the test as a whole
 pytestmark = pytest.mark.timeout(120)
@@ -293,11 +291,8 @@ def test_serve_refuses_a_bad_proxy_list(capsys: pytest.CaptureFixture[str]) -> N
 def test_a_client_s_seat_sockets_are_bounded(tmp_path: Path) -> None:
     """Past ``seat_sockets_per_client`` a seat's socket is closed with 4429; spectators do
     not count, and a closed seat's socket frees its place."""
-    seeds = random.Random(3)
-    app = create_app(tmp_path / "games.sqlite3", computer_delay=0,
-                     hint_budget=Budget(worlds=30), workers=1,
-                     seeds=lambda: seeds.getrandbits(53),
-                     limits=Limits(seat_sockets_per_client=2))
+    app = seeded_app(tmp_path / "games.sqlite3", seed=3, hint_budget=Budget(worlds=30),
+                     workers=1, limits=Limits(seat_sockets_per_client=2))
     with TestClient(app) as client:
         made = client.post("/api/games", json={"opponent": "friend", "first": "me"}).json()
         gid, hello = made["id"], json.dumps({"type": "hello", "token": made["token"]})
@@ -308,11 +303,9 @@ def test_a_client_s_seat_sockets_are_bounded(tmp_path: Path) -> None:
                 assert ws.receive_json()["type"] == "state"
             with client.websocket_connect(f"/ws/games/{gid}") as c:
                 c.send_text(hello)
-                error = c.receive_json()
-                assert error["status"] == 4429 and "seats' connections" in error["error"]
-                with pytest.raises(WebSocketDisconnect) as info:
-                    c.receive_json()
-                assert info.value.code == 4429
+                error, closed = refused(c)
+                assert closed == error["status"] == 4429
+                assert "seats' connections" in error["error"]
             with client.websocket_connect(f"/ws/games/{gid}") as watcher:
                 watcher.send_text(json.dumps({"type": "hello", "watch": True}))
                 assert watcher.receive_json()["type"] == "state"

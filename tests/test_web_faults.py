@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -26,13 +25,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from dominolab.core import Match, get_game
+from dominolab.core import Match
 from dominolab.players import Budget
-from dominolab.web.edge.app import create_app
 from dominolab.web.games.live import Connection
 from dominolab.web.games.service import GameService
 from dominolab.web.storage.store import AsyncStore, GameRow, Store
 from loops import run_async
+from web_support import auth, friend_game, replay_stored, seeded_app, service_of
 
 Json = dict[str, Any]
 
@@ -61,10 +60,8 @@ class FailingWrites:
 
 
 def make_client(path: Path, **kwargs: Any) -> TestClient:
-    seeds = random.Random(11)
-    app = create_app(path, computer_delay=0, hint_budget=Budget(worlds=50), workers=1,
-                     seeds=lambda: seeds.getrandbits(53), **kwargs)
-    return TestClient(app)
+    return TestClient(seeded_app(path, seed=11, hint_budget=Budget(worlds=50), workers=1,
+                                 **kwargs))
 
 
 @pytest.fixture
@@ -73,39 +70,17 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
         yield c
 
 
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def friend_game(client: TestClient, game: str = "luzak") -> tuple[str, str, str]:
-    made = client.post("/api/games", json={"game": game, "opponent": "friend",
-                                           "first": "me", "options": {"target": 20}}).json()
-    invite = made["invite"].split("#i=", 1)[1]
-    joined = client.post(f"/api/games/{made['id']}/join", json={"invite": invite}).json()
-    return made["id"], made["token"], joined["token"]
-
-
-def service_of(client: TestClient) -> GameService:
-    service: GameService = client.app.state.service  # type: ignore[attr-defined]
-    return service
+#: the friend games' options here: short matches
+SHORT = {"target": 20}
 
 
 def replayed(path: Path, gid: str) -> tuple[Match, int]:
     """The game as the database has it, rebuilt through the engine."""
     store = Store(path)
     try:
-        loaded = store.load_game(gid)
+        return replay_stored(store, gid)
     finally:
         store.close()
-    assert loaded is not None
-    row, moves = loaded
-    spec = get_game(row.game)
-    match = Match(spec, spec.options_class.from_dict(row.options), seed=row.seed,
-                  first_opener=row.first_opener)
-    for seat, text in moves:
-        assert match.to_move == seat, f"stored out of turn: {seat} {text}"
-        match.apply(match.parse_move(text))
-    return match, len(moves)
 
 
 def drain(ws: Any) -> list[Json]:
@@ -125,7 +100,7 @@ def drain(ws: Any) -> list[Json]:
 def test_a_locked_database_refuses_the_move_and_changes_nothing(tmp_path: Path) -> None:
     path = tmp_path / "games.sqlite3"
     with make_client(path, busy_timeout=0.2) as client:
-        gid, t0, t1 = friend_game(client)
+        gid, t0, t1 = friend_game(client, options=SHORT)
         with client.websocket_connect(f"/ws/games/{gid}") as ws0, \
                 client.websocket_connect(f"/ws/games/{gid}") as ws1:
             for ws, token in ((ws0, t0), (ws1, t1)):
@@ -216,8 +191,8 @@ def test_a_slow_write_holds_up_no_other_request(tmp_path: Path) -> None:
     """While one move waits for another process's lock, other requests are answered."""
     path = tmp_path / "games.sqlite3"
     with make_client(path, busy_timeout=60) as client:
-        gid, t0, _t1 = friend_game(client)
-        other_gid, o0, _o1 = friend_game(client)
+        gid, t0, _t1 = friend_game(client, options=SHORT)
+        other_gid, o0, _o1 = friend_game(client, options=SHORT)
         writes = FailingWrites(service_of(client))
         lead = client.get(f"/api/games/{gid}", headers=auth(t0)).json()["legal"][0]["move"]
         blocker = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
@@ -257,7 +232,7 @@ def test_interleaved_moves_with_failing_writes_never_damage_a_game(
     server holds, and each seat's socket was last sent exactly that state."""
     path = tmp_path_factory.mktemp("faults") / "games.sqlite3"
     with make_client(path) as client:
-        gid, t0, t1 = friend_game(client, game)
+        gid, t0, t1 = friend_game(client, game, SHORT)
         tokens = (t0, t1)
         writes = FailingWrites(service_of(client))
         with client.websocket_connect(f"/ws/games/{gid}") as ws0, \

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from starlette.websockets import WebSocketDisconnect
 from dominolab.players import Budget
 from dominolab.web.edge.app import create_app
 from dominolab.web.limits import Limits
+from web_support import seeded_app
 
 #: examples per property (more with the environment variable FUZZ_EXAMPLES, for a long run)
 FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "150")), deadline=None,
@@ -96,13 +96,11 @@ header_values = st.one_of(
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
-    seeds = random.Random(4)
     path: Path = tmp_path_factory.mktemp("web-fuzz") / "games.sqlite3"
     # limits high enough that every example reaches the code under test, not the rate limit
     limits = Limits(games_per_minute=1e9, games_burst=10**9, seeks_per_minute=1e9,
                     seeks_burst=10**9)
-    app = create_app(path, computer_delay=0, hint_budget=Budget(worlds=100),
-                     seeds=lambda: seeds.getrandbits(53), limits=limits)
+    app = seeded_app(path, seed=4, hint_budget=Budget(worlds=100), limits=limits)
     with TestClient(app, raise_server_exceptions=True) as c:
         yield c
 

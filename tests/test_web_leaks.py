@@ -25,7 +25,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from dominolab.core import TILES, Hand, Match, Tile, get_game
-from dominolab.web.edge.app import create_app
+from web_support import seeded_app
 
 #: two pip digits standing alone: a tile ("54") or the tile of a move ("54@1e"), but not a
 #: port ("@10e") or a quartet ("3456")
@@ -35,10 +35,7 @@ TILE_IN_MESSAGE = re.compile(r"\[([0-6])\|([0-6])\]|(?<![0-9])([0-6])([0-6])@")
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    seeds = random.Random(2026)
-    app = create_app(tmp_path / "leaks.sqlite3", computer_delay=0,
-                     seeds=lambda: seeds.getrandbits(53))
-    with TestClient(app) as c:
+    with TestClient(seeded_app(tmp_path / "leaks.sqlite3", seed=2026)) as c:
         yield c
 
 

@@ -15,8 +15,8 @@ from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from dominolab.players import Budget
-from dominolab.web.edge.app import create_app
 from dominolab.web.limits import DAY, Limits, RateLimited, RateLimiter
+from web_support import Clock, auth, seeded_app, service_of
 
 Json = dict[str, Any]
 
@@ -25,30 +25,15 @@ Json = dict[str, Any]
 pytestmark = pytest.mark.timeout(90)
 
 
-class Clock:
-    """A wall clock the test moves on."""
-
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def make_app(path: Path, limits: Limits | None = None, **kwargs: Any) -> Any:
-    seeds = random.Random(5)
-    return create_app(path, computer_delay=0, hint_budget=Budget(worlds=30), workers=1,
-                      seeds=lambda: seeds.getrandbits(53), limits=limits, **kwargs)
+    return seeded_app(path, seed=5, hint_budget=Budget(worlds=30), workers=1, limits=limits,
+                      **kwargs)
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
     with TestClient(make_app(tmp_path / "games.sqlite3")) as c:
         yield c
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def new_friend_game(client: TestClient) -> Json:
@@ -190,7 +175,7 @@ def test_abandoned_and_long_finished_games_expire(tmp_path: Path) -> None:
     clock = Clock()
     limits = Limits(abandoned_after=7 * DAY, finished_kept=30 * DAY)
     with TestClient(make_app(tmp_path / "games.sqlite3", limits, clock=clock)) as client:
-        service = client.app.state.service  # type: ignore[attr-defined]
+        service = service_of(client)
         quiet = client.post("/api/games", json={"game": "luzak", "opponent": "friend",
                                                 "first": "me"}).json()
         active = client.post("/api/games", json={"game": "luzak", "opponent": "friend",
@@ -214,7 +199,7 @@ def test_finished_games_are_kept_longer(tmp_path: Path) -> None:
     clock = Clock()
     limits = Limits(abandoned_after=1 * DAY, finished_kept=30 * DAY)
     with TestClient(make_app(tmp_path / "games.sqlite3", limits, clock=clock)) as client:
-        service = client.app.state.service  # type: ignore[attr-defined]
+        service = service_of(client)
         made = client.post("/api/games", json={"game": "luzak-line", "opponent": "friend",
                                                "first": "me", "options": {"target": 5}}).json()
         gid = made["id"]
@@ -242,7 +227,7 @@ def test_finished_games_are_kept_longer(tmp_path: Path) -> None:
 def test_an_expired_game_closes_its_sockets(tmp_path: Path) -> None:
     clock = Clock()
     with TestClient(make_app(tmp_path / "games.sqlite3", clock=clock)) as client:
-        service = client.app.state.service  # type: ignore[attr-defined]
+        service = service_of(client)
         made = new_friend_game(client)
         with client.websocket_connect(f"/ws/games/{made['id']}") as ws:
             ws.send_text(json.dumps({"type": "hello", "token": made["token"]}))

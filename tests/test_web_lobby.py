@@ -8,8 +8,6 @@ test's timeout."""
 from __future__ import annotations
 
 import json
-import random
-import sqlite3
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -22,7 +20,7 @@ from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from dominolab.web.community.lobby import Lobby
-from dominolab.web.edge.app import MAX_BODY, create_app
+from dominolab.web.edge.app import MAX_BODY
 from dominolab.web.edge.process import ServerProcess
 from dominolab.web.games.clocks import CLOCK_GRACE, MOVE_SECONDS
 from dominolab.web.games.live import seat_token, token_hash
@@ -31,21 +29,18 @@ from dominolab.web.limits import Limits
 from dominolab.web.storage.store import GameRow, PlayerRef, PlayerRow, SeekRow, Store
 from players_support import register
 from rawsocket import call, lobby_hello
+from web_support import (
+    START,
+    Clock,
+    as_player,
+    auth,
+    database_at,
+    on_loop,
+    seeded_app,
+    service_of,
+)
 
 pytestmark = pytest.mark.timeout(90)
-
-START = 1_800_000_000.0
-
-
-class Clock:
-    """The app's wall clock, moved on by the test."""
-
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> float:
-        return self.now
-
 
 @pytest.fixture
 def clock() -> Clock:
@@ -53,9 +48,7 @@ def clock() -> Clock:
 
 
 def make_app(path: Path, clock: Clock, **kw: Any) -> Any:
-    seeds = random.Random(15)
-    return create_app(path, computer_delay=0, seeds=lambda: seeds.getrandbits(53),
-                      clock=clock, **kw)
+    return seeded_app(path, seed=15, clock=clock, **kw)
 
 
 @pytest.fixture
@@ -64,14 +57,6 @@ def client(any_db: str, clock: Clock) -> Iterator[TestClient]:
     processes share it)."""
     with TestClient(make_app(any_db, clock)) as c:  # type: ignore[arg-type]
         yield c
-
-
-def as_player(player: dict[str, Any]) -> dict[str, str]:
-    return {"X-Player-Key": player["key"]}
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def until(ws: Any, wanted: Callable[[dict[str, Any]], bool], limit: int = 30,
@@ -107,7 +92,7 @@ def lobby_socket(client: TestClient, player: dict[str, Any] | None = None,
 
 
 def open_seek(client: TestClient, player: dict[str, Any], **body: Any) -> dict[str, Any]:
-    r = client.post("/api/seeks", json={"game": "luzak", **body}, headers=as_player(player))
+    r = client.post("/api/seeks", json={"game": "luzak", **body}, headers=as_player(player["key"]))
     assert r.status_code == 201, r.text
     data: dict[str, Any] = r.json()
     return data
@@ -120,21 +105,9 @@ def state(client: TestClient, gid: str, token: str) -> dict[str, Any]:
     return data
 
 
-def service_of(client: TestClient) -> GameService:
-    service: GameService = client.app.state.service  # type: ignore[attr-defined]
-    return service
-
-
 def lobby_of(client: TestClient) -> Lobby:
     lobby: Lobby = client.app.state.lobby  # type: ignore[attr-defined]
     return lobby
-
-
-def run(client: TestClient, fn: Callable[[], Any]) -> Any:
-    """Await ``fn()`` on the app's event loop."""
-    async def call() -> Any:
-        return await fn()
-    return client.portal.call(call)  # type: ignore[union-attr]
 
 
 # -- seeks -----------------------------------------------------------------------------------
@@ -154,11 +127,11 @@ def test_a_seek_is_listed_accepted_and_both_players_get_their_seats(client: Test
         assert shown["seeks"] == [seek] and shown["live"] == []
         assert client.get("/api/seeks").json() == {"seeks": [seek], "live": []}
         # you cannot accept your own seek
-        r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ala))
+        r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ala["key"]))
         assert r.status_code == 409 and "own" in r.json()["error"]
 
         clock.now += 5
-        r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ola))
+        r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ola["key"]))
         assert r.status_code == 201, r.text
         joined = r.json()
         assert joined["seat"] == 1
@@ -183,7 +156,7 @@ def test_a_seek_is_listed_accepted_and_both_players_get_their_seats(client: Test
                                   "totals": [0, 0], "rated": False, "move_seconds": 60}]
         # a later accept came second
         ela = register(client, "Ela")
-        r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ela))
+        r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ela["key"]))
         assert r.status_code == 409 and "first" in r.json()["error"]
     # no token, nor a token's hash, ever went out in a lobby message (only in "matched")
     hashes = (token_hash(matched["token"]), token_hash(joined["token"]))
@@ -202,11 +175,12 @@ def test_a_seek_is_cancelled_by_its_creator_only(client: TestClient) -> None:
         seek = open_seek(client, ala)
         path = f"/api/seeks/{seek['id']}"
         assert client.delete(path).status_code == 401
-        assert client.delete(path, headers=as_player(ola)).status_code == 403
-        r = client.delete(path, headers=as_player(ala))
+        assert client.delete(path, headers=as_player(ola["key"])).status_code == 403
+        r = client.delete(path, headers=as_player(ala["key"]))
         assert r.status_code == 200 and r.json() == {"id": seek["id"], "cancelled": True}
-        assert client.delete(path, headers=as_player(ala)).status_code == 404
-        assert client.post(f"{path}/accept", json={}, headers=as_player(ola)).status_code == 404
+        assert client.delete(path, headers=as_player(ala["key"])).status_code == 404
+        assert client.post(f"{path}/accept", json={},
+                           headers=as_player(ola["key"])).status_code == 404
         assert client.get("/api/seeks").json()["seeks"] == []
 
 
@@ -221,7 +195,7 @@ def test_seeks_are_checked_and_limited(tmp_path: Path, clock: Clock) -> None:
         # a seek needs a player, and the player's lobby page open
         assert post({"game": "luzak"}).status_code == 401
         assert post({"game": "luzak"}, headers={"X-Player-Key": "nobodys"}).status_code == 401
-        r = post({"game": "luzak"}, headers=as_player(ala))
+        r = post({"game": "luzak"}, headers=as_player(ala["key"]))
         assert r.status_code == 409 and "lobby" in r.json()["error"]
         with lobby_socket(client, ala):
             cases: list[tuple[dict[str, Any], int, str]] = [
@@ -236,19 +210,19 @@ def test_seeks_are_checked_and_limited(tmp_path: Path, clock: Clock) -> None:
                 ({"game": "luzak", "conn": "../x"}, 400, "conn"),
             ]
             for body, status, words in cases:
-                r = post(body, headers=as_player(ala))
+                r = post(body, headers=as_player(ala["key"]))
                 assert r.status_code == status and words in r.json()["error"], (body, r.text)
             # a rated seek with the game's default options, and the default clock
             made = open_seek(client, ala, game="widelec", rated=True)
             assert made["rated"] and made["move_seconds"] == MOVE_SECONDS
             open_seek(client, ala)
-            r = post({"game": "luzak"}, headers=as_player(ala))
+            r = post({"game": "luzak"}, headers=as_player(ala["key"]))
             assert r.status_code == 409 and "2 open seeks" in r.json()["error"]
             # and the address's bucket runs dry: five asked the store (the two 409s too),
             # the checked refusals above cost nothing
-            client.delete(f"/api/seeks/{made['id']}", headers=as_player(ala))
+            client.delete(f"/api/seeks/{made['id']}", headers=as_player(ala["key"]))
             open_seek(client, ala)
-            r = post({"game": "luzak"}, headers=as_player(ala))
+            r = post({"game": "luzak"}, headers=as_player(ala["key"]))
             assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1
 
 
@@ -261,7 +235,7 @@ def test_a_seek_goes_when_its_creators_lobby_socket_closes(client: TestClient) -
             until(watcher, lobby_with(seeks=1))
         # the creator left: the watcher sees the seek go, and nobody can accept it
         until(watcher, lobby_with(seeks=0))
-        r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ola))
+        r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ola["key"]))
         assert r.status_code == 404
         # an anonymous watcher cannot seek
         assert client.post("/api/seeks", json={"game": "luzak"}).status_code == 401
@@ -282,10 +256,10 @@ def test_the_seeks_of_a_server_process_that_died_are_swept(client: TestClient,
         open_seek(client, ola)
         until(ws, lobby_with(seeks=2))
         clock.now += Limits().lobby_socket_timeout - 1
-        run(client, lobby_of(client).sweep)
+        on_loop(client, lobby_of(client).sweep)
         assert len(client.get("/api/seeks").json()["seeks"]) == 2
         clock.now += 2
-        run(client, lobby_of(client).sweep)
+        on_loop(client, lobby_of(client).sweep)
         shown = until(ws, lobby_with(seeks=1))
         assert shown["seeks"][0]["player"]["name"] == "Ola"
 
@@ -299,7 +273,7 @@ def test_two_accepts_at_once_make_one_game(client: TestClient, any_db: str) -> N
         def accept(who: dict[str, Any]) -> int:
             barrier.wait(10)
             return client.post(f"/api/seeks/{seek['id']}/accept", json={},
-                               headers=as_player(who)).status_code
+                               headers=as_player(who["key"])).status_code
 
         with ThreadPoolExecutor(2) as pool:
             statuses = sorted(pool.map(accept, (ola, ela)))
@@ -344,7 +318,7 @@ def test_a_match_closes_both_players_other_seeks(client: TestClient) -> None:
         first = open_seek(client, ala)
         open_seek(client, ala, game="widelec")
         open_seek(client, ola, game="luzak-line")
-        r = client.post(f"/api/seeks/{first['id']}/accept", json={}, headers=as_player(ola))
+        r = client.post(f"/api/seeks/{first['id']}/accept", json={}, headers=as_player(ola["key"]))
         assert r.status_code == 201
         assert client.get("/api/seeks").json()["seeks"] == []
 
@@ -356,18 +330,18 @@ def test_quick_pairing_pairs_two_players_and_both_get_their_seats(client: TestCl
     assert client.post("/api/quick", json={"game": "luzak"}).status_code == 401
     with lobby_socket(client, ala) as (ws, _welcome):
         # nobody is waiting: Ala's request opens a rated seek with the defaults
-        r = client.post("/api/quick", json={"game": "luzak"}, headers=as_player(ala))
+        r = client.post("/api/quick", json={"game": "luzak"}, headers=as_player(ala["key"]))
         assert r.status_code == 201 and r.json()["matched"] is False
         seek = r.json()["seek"]
         assert (seek["rated"], seek["move_seconds"], seek["game"]) == (True, MOVE_SECONDS,
                                                                       "luzak")
         # asking again keeps the one seek
-        again = client.post("/api/quick", json={"game": "luzak"}, headers=as_player(ala))
+        again = client.post("/api/quick", json={"game": "luzak"}, headers=as_player(ala["key"]))
         assert again.json()["seek"]["id"] == seek["id"]
         # a casual seek, or another game's, is not what quick pairing takes
         with lobby_socket(client, ola):
             open_seek(client, ola)
-            r = client.post("/api/quick", json={"game": "luzak"}, headers=as_player(ola))
+            r = client.post("/api/quick", json={"game": "luzak"}, headers=as_player(ola["key"]))
         assert r.status_code == 201, r.text
         joined = r.json()
         assert joined["matched"] is True and joined["seat"] == 1
@@ -392,7 +366,7 @@ def test_a_creator_whose_socket_closed_as_the_seek_was_accepted_is_told_on_retur
         lobby_of(client).sockets.clear()
         with store._lock:
             store._db.execute("DELETE FROM lobby_sockets")
-        r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ola))
+        r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ola["key"]))
         assert r.status_code == 201
     with client.websocket_connect("/ws/lobby") as ws:
         ws.send_json({"type": "hello", "player": ala["key"]})
@@ -423,7 +397,7 @@ def test_a_match_is_owed_to_each_next_socket_until_the_page_acknowledges_it(
     ala, ola = register(client, "Ala"), register(client, "Ola")
     with lobby_socket(client, ala) as (ws, welcome):
         seek = open_seek(client, ala, conn=welcome["conn"])
-        r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ola))
+        r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ola["key"]))
         assert r.status_code == 201, r.text
         gid = r.json()["id"]
         # sent into the socket, as into a dying one: the page never reads it
@@ -448,7 +422,7 @@ def test_a_match_is_owed_to_each_next_socket_until_the_page_acknowledges_it(
     with lobby_socket(client, ala) as (ws, _welcome):
         assert matched_or_pong(ws) == []
     # acknowledged, the match is still the player's to rejoin
-    me = client.get("/api/me", headers=as_player(ala)).json()
+    me = client.get("/api/me", headers=as_player(ala["key"])).json()
     assert [g["id"] for g in me["live"]] == [gid]
 
 
@@ -459,7 +433,7 @@ def test_every_lobby_socket_of_the_creator_is_told_until_one_acknowledges(
     ala, ola = register(client, "Ala"), register(client, "Ola")
     with lobby_socket(client, ala) as (one, welcome), lobby_socket(client, ala) as (two, _w):
         seek = open_seek(client, ala, conn=welcome["conn"])
-        r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ola))
+        r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ola["key"]))
         assert r.status_code == 201, r.text
         first = until(one, lambda m: m["type"] == "matched")
         assert until(two, lambda m: m["type"] == "matched") == first
@@ -489,7 +463,7 @@ def test_an_acknowledgement_is_checked(client: TestClient, ack: dict[str, Any],
         seek = open_seek(client, ala, conn=welcome["conn"])
         ws.send_json({"type": "ack", "seek": seek["id"]})  # open, not accepted
         assert until(ws, lambda m: m["type"] == "error")["status"] == 404
-        r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ola))
+        r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ola["key"]))
         assert r.status_code == 201
         until(ws, lambda m: m["type"] == "matched")
     with lobby_socket(client, ola) as (ws, _welcome):  # not Ola's seek
@@ -510,18 +484,18 @@ def test_me_lists_the_live_lobby_games_whose_seats_open_with_a_token_derived_fro
     creator and for whoever accepted, so any page holding the key rejoins. A game that
     ended is listed no more."""
     ala, ola = register(client, "Ala"), register(client, "Ola")
-    assert client.get("/api/me", headers=as_player(ala)).json() == {
+    assert client.get("/api/me", headers=as_player(ala["key"])).json() == {
         "id": ala["id"], "name": "Ala", "live": []}
     with lobby_socket(client, ala) as (ws, welcome):
         seek = open_seek(client, ala, conn=welcome["conn"], move_seconds=30, rated=True)
-        r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ola))
+        r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ola["key"]))
         assert r.status_code == 201
         joined = r.json()
         until(ws, lambda m: m["type"] == "matched")
     gid = joined["id"]
     to_move = state(client, gid, joined["token"])["to_move"]
     for player, seat, other in ((ala, 0, ola), (ola, 1, ala)):
-        r = client.get("/api/me", headers=as_player(player))
+        r = client.get("/api/me", headers=as_player(player["key"]))
         assert r.status_code == 200 and r.headers["cache-control"] == "no-store"
         assert r.json()["live"] == [{
             "id": gid, "game": "luzak", "mode": "lobby", "seat": seat,
@@ -539,12 +513,12 @@ def test_me_lists_the_live_lobby_games_whose_seats_open_with_a_token_derived_fro
     ela = register(client, "Ela")
     assert client.get(f"/api/games/{gid}",
                       headers=auth(seat_token(ela["key"], seek["id"]))).status_code == 403
-    assert client.get("/api/me", headers=as_player(ela)).json()["live"] == []
+    assert client.get("/api/me", headers=as_player(ela["key"])).json()["live"] == []
     # the game ends on time: listed no more
     clock.now += 30 + CLOCK_GRACE + 1
-    run(client, lobby_of(client).sweep)
+    on_loop(client, lobby_of(client).sweep)
     assert state(client, gid, joined["token"])["match_result"]["end"] == "time"
-    assert client.get("/api/me", headers=as_player(ala)).json()["live"] == []
+    assert client.get("/api/me", headers=as_player(ala["key"])).json()["live"] == []
 
 
 def test_a_creator_whose_socket_was_aborted_at_the_accept_is_told_by_the_next(
@@ -574,11 +548,7 @@ def test_a_creator_whose_socket_was_aborted_at_the_accept_is_told_by_the_next(
         assert second.until("acked") == {"type": "acked", "seek": seek["id"]}
         second.abort()
         third, _welcome = lobby_hello(base, ala["key"])
-        third.send({"type": "ping"})
-        kinds = [third.receive()["type"]]
-        while kinds[-1] != "pong" and len(kinds) < 10:
-            kinds.append(third.receive()["type"])
-        assert kinds[-1] == "pong" and "matched" not in kinds, kinds
+        assert "matched" not in third.kinds_to_pong()
         third.close()
         live = call(base, "GET", "/api/me", key=ala["key"])[1]["live"]
         assert [(g["id"], g["seat"], g["seek"]) for g in live] == \
@@ -595,7 +565,7 @@ def lobby_game(client: TestClient, clock: Clock, seconds: int = 30, rated: bool 
     with lobby_socket(client, ala) as (ws, _welcome):
         seek = open_seek(client, ala, move_seconds=seconds, rated=rated)
         joined = client.post(f"/api/seeks/{seek['id']}/accept", json={},
-                             headers=as_player(ola)).json()
+                             headers=as_player(ola["key"])).json()
         matched = until(ws, lambda m: m["type"] == "matched")
     return joined["id"], {0: matched["token"], 1: joined["token"]}
 
@@ -629,11 +599,11 @@ def test_the_clock_ends_a_match_by_time_once(client: TestClient, clock: Clock,
         assert r.status_code == 200 and r.json()["deadline"] == START + 20 + 30
         loser = r.json()["to_move"]
         clock.now = START + 30 + CLOCK_GRACE + 1  # the first deadline: long past
-        assert run(client, service.sweep_clocks) == 0
+        assert on_loop(client, service.sweep_clocks) == 0
         clock.now = START + 20 + 30 + CLOCK_GRACE - 0.5  # within the grace
-        assert run(client, service.sweep_clocks) == 0
+        assert on_loop(client, service.sweep_clocks) == 0
         clock.now = START + 20 + 30 + CLOCK_GRACE + 0.5
-        assert run(client, service.sweep_clocks) == 1
+        assert on_loop(client, service.sweep_clocks) == 1
         for ws in (ws0, ws1):
             ended = until(ws, lambda m: m["type"] == "state" and
                           m["state"]["match_result"] is not None)["state"]
@@ -642,9 +612,9 @@ def test_the_clock_ends_a_match_by_time_once(client: TestClient, clock: Clock,
             assert ended["to_move"] is None and ended["legal"] == [] and \
                 ended["deadline"] is None
         # once only, however often it is looked for
-        assert run(client, service.sweep_clocks) == 0
+        assert on_loop(client, service.sweep_clocks) == 0
         live = service.games[gid]
-        assert run(client, lambda: service.time_out(live, live.version)) is False
+        assert on_loop(client, lambda: service.time_out(live, live.version)) is False
     assert endings == [gid]
     st = state(client, gid, tokens[loser])
     r = client.post(f"/api/games/{gid}/moves", headers=auth(tokens[loser]),
@@ -687,7 +657,7 @@ def test_the_clock_of_a_live_game_ends_it_by_itself(client: TestClient, clock: C
 
         async def due() -> None:
             service.clocks.due(live)  # what a move or a load does: the delay is now 0
-        run(client, due)
+        on_loop(client, due)
         ended = until(ws, lambda m: m["type"] == "state" and
                       m["state"]["match_result"] is not None)
     assert ended["state"]["match_result"]["end"] == "time"
@@ -712,8 +682,8 @@ def test_the_clock_holds_after_a_restart(tmp_path: Path, clock: Clock) -> None:
 
     service.finisher.finished = counted  # type: ignore[method-assign]
     with TestClient(app) as client:
-        run(client, app.state.lobby.sweep)
-        run(client, app.state.lobby.sweep)
+        on_loop(client, app.state.lobby.sweep)
+        on_loop(client, app.state.lobby.sweep)
         st = state(client, gid, tokens[0])
         assert st["match_result"]["end"] == "time"
         assert st["match_result"]["winner"] == 1 - to_move
@@ -732,7 +702,7 @@ def test_an_ending_stored_by_another_process_is_shown_not_stored_again(
     assert not other.end_by_time(gid, 0, GameResult(1, (0, 0), "time"),
                                  clock.now - CLOCK_GRACE)
     other.close()
-    assert run(client, lambda: service.time_out(live, 0)) is False
+    assert on_loop(client, lambda: service.time_out(live, 0)) is False
     assert state(client, gid, tokens[0])["match_result"]["end"] == "time"
 
 
@@ -807,7 +777,7 @@ def test_the_lobby_is_read_from_the_store_on_every_announcement(client: TestClie
         other.create_seek(SeekRow("otherseek1", PlayerRef(ala["id"], "Ala"), "", "widelec",
                                   {}, False, 90, "h", clock.now), 3)
         other.close()
-        run(client, lambda: service_of(client).events.publish("lobby", {"anything": 1}))
+        on_loop(client, lambda: service_of(client).events.publish("lobby", {"anything": 1}))
         shown = until(ws, lobby_with(seeks=1))
     assert shown["seeks"][0]["id"] == "otherseek1"
     assert shown["seeks"][0]["move_seconds"] == 90
@@ -815,17 +785,12 @@ def test_the_lobby_is_read_from_the_store_on_every_announcement(client: TestClie
 
 def test_a_database_from_before_the_lobby_gains_it_and_its_games_have_no_clock(
         tmp_path: Path) -> None:
-    from dominolab.web.storage.store import MIGRATIONS
-
     path = tmp_path / "v5.sqlite3"
-    db = sqlite3.connect(path, isolation_level=None)
-    for script in MIGRATIONS[:5]:  # 6 is the lobby's
-        db.executescript(script)
-    db.execute("PRAGMA user_version = 5")
-    db.execute("INSERT INTO games (id, game, options, seed, first_opener, mode, opponent, "
-               "token0, token1, rules_version, created, updated, finished) VALUES "
-               "('oldgame01', 'luzak', '{}', 7, 0, 'friend', NULL, 'h0', 'h1', 1, 1.0, 1.0, 0)")
-    db.close()
+    with database_at(path, 5) as db:  # 6 is the lobby's
+        db.execute("INSERT INTO games (id, game, options, seed, first_opener, mode, opponent, "
+                   "token0, token1, rules_version, created, updated, finished) VALUES "
+                   "('oldgame01', 'luzak', '{}', 7, 0, 'friend', NULL, 'h0', 'h1', 1, 1.0, "
+                   "1.0, 0)")
     store = Store(path)
     loaded = store.load_game("oldgame01")
     assert loaded is not None and loaded[0].move_seconds is None
@@ -838,27 +803,22 @@ def test_a_match_only_sent_before_version_7_is_owed_again_while_its_game_is_play
     """Migration 7: ``told`` said only that a message was sent. A match told so whose game
     is still played is owed again (the message may have been lost); one of a finished game
     counts as acknowledged; one not yet told stays owed."""
-    from dominolab.web.storage.store import MIGRATIONS
-
     path = tmp_path / "v6.sqlite3"
-    db = sqlite3.connect(path, isolation_level=None)
-    for script in MIGRATIONS[:6]:
-        db.executescript(script)
-    db.execute("PRAGMA user_version = 6")
-    db.execute("INSERT INTO players (id, name, skeleton, key_hash, created) VALUES "
-               "('ala0000001', 'Ala', 'ala', 'k0', 1.0), ('ola0000001', 'Ola', 'ola', 'k1', 1.0)")
-    for gid, finished in (("livegame1", 0), ("overgame1", 1), ("newgame01", 0)):
-        db.execute("INSERT INTO games (id, game, options, seed, first_opener, mode, token0, "
-                   "token1, rules_version, created, updated, finished, player0, player1, "
-                   "move_seconds) VALUES (?, 'luzak', '{}', 7, 0, 'lobby', 'h0', 'h1', 1, "
-                   "1.0, 1.0, ?, 'ala0000001', 'ola0000001', 60)", (gid, finished))
-    for seek, gid, told in (("seeklive1", "livegame1", 1), ("seekover1", "overgame1", 1),
-                            ("seeknew01", "newgame01", 0)):
-        db.execute("INSERT INTO seeks (id, player, socket, game, options, rated, "
-                   "move_seconds, token_hash, created, game_id, seat, accepted, told) VALUES "
-                   "(?, 'ala0000001', 'gone', 'luzak', '{}', 0, 60, 'h0', 1.0, ?, 0, 2.0, ?)",
-                   (seek, gid, told))
-    db.close()
+    with database_at(path, 6) as db:
+        db.execute("INSERT INTO players (id, name, skeleton, key_hash, created) VALUES "
+                   "('ala0000001', 'Ala', 'ala', 'k0', 1.0), "
+                   "('ola0000001', 'Ola', 'ola', 'k1', 1.0)")
+        for gid, finished in (("livegame1", 0), ("overgame1", 1), ("newgame01", 0)):
+            db.execute("INSERT INTO games (id, game, options, seed, first_opener, mode, "
+                       "token0, token1, rules_version, created, updated, finished, player0, "
+                       "player1, move_seconds) VALUES (?, 'luzak', '{}', 7, 0, 'lobby', 'h0', "
+                       "'h1', 1, 1.0, 1.0, ?, 'ala0000001', 'ola0000001', 60)", (gid, finished))
+        for seek, gid, told in (("seeklive1", "livegame1", 1), ("seekover1", "overgame1", 1),
+                                ("seeknew01", "newgame01", 0)):
+            db.execute("INSERT INTO seeks (id, player, socket, game, options, rated, "
+                       "move_seconds, token_hash, created, game_id, seat, accepted, told) "
+                       "VALUES (?, 'ala0000001', 'gone', 'luzak', '{}', 0, 60, 'h0', 1.0, ?, "
+                       "0, 2.0, ?)", (seek, gid, told))
     store = Store(path)
     assert store.owed_matches("ala0000001") == [("seeklive1", "livegame1", 0),
                                                 ("seeknew01", "newgame01", 0)]

@@ -25,11 +25,10 @@ import pytest
 from starlette.testclient import TestClient
 
 from dominolab.web import logs
-from dominolab.web.edge.app import create_app
 from dominolab.web.edge.process import ServerProcess
 from dominolab.web.games.clocks import CLOCK_GRACE
 from dominolab.web.games.live import game_seat_token, seat_token, token_hash
-from dominolab.web.games.service import GameService
+from web_support import Clock, on_loop, seeded_app, service_of
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -250,25 +249,6 @@ def test_a_whole_runs_json_log_has_every_line_and_no_secret(
 
 # -- in process --------------------------------------------------------------------------------
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def service_of(client: TestClient) -> GameService:
-    service: GameService = client.app.state.service  # type: ignore[attr-defined]
-    return service
-
-
-def on_loop(client: TestClient, fn: Callable[[], Any]) -> Any:
-    async def call() -> Any:
-        return await fn()
-    return client.portal.call(call)  # type: ignore[union-attr]
-
-
 def noted(caplog: pytest.LogCaptureFixture, event: str) -> list[dict[str, Any]]:
     return [{**r.fields, "message": r.getMessage()}  # type: ignore[attr-defined]
             for r in caplog.records if getattr(r, "event", None) == event]
@@ -278,9 +258,7 @@ def test_a_time_out_an_expiry_and_the_ratings_each_log_their_line(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="dominolab")
     clock = Clock()
-    seeds = random.Random(5)
-    app = create_app(tmp_path / "g.sqlite3", computer_delay=0, workers=0, clock=clock,
-                     seeds=lambda: seeds.getrandbits(53))
+    app = seeded_app(tmp_path / "g.sqlite3", seed=5, workers=0, clock=clock)
     with TestClient(app) as client:
         ala = client.post("/api/players", json={"name": "Ala"}).json()
         made = client.post("/api/games", json={"game": "luzak-line", "opponent": "easy",

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import random
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -22,10 +21,10 @@ from dominolab.lab.bench.serve import run_serve_bench
 from dominolab.players import Budget
 from dominolab.web.edge.app import create_app
 from dominolab.web.edge.process import ServerProcess
-from dominolab.web.games.service import GameService
 from dominolab.web.limits import Limits
 from dominolab.web.metrics import allowed, networks
 from pgserver import PostgresServer
+from web_support import auth, friend_game, seeded_app, service_of
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -33,10 +32,8 @@ LOCAL = ("127.0.0.1", 50000)
 
 
 def make_client(path: str | Path, client: tuple[str, int] = LOCAL, **kwargs: Any) -> TestClient:
-    seeds = random.Random(5)
     kwargs.setdefault("workers", 0)
-    app = create_app(path, computer_delay=0, hint_budget=Budget(worlds=20),
-                     seeds=lambda: seeds.getrandbits(53), **kwargs)
+    app = seeded_app(path, seed=5, hint_budget=Budget(worlds=20), **kwargs)
     return TestClient(app, client=client, raise_server_exceptions=False)
 
 
@@ -59,18 +56,6 @@ def scrape(client: TestClient) -> dict[str, float]:
     return found
 
 
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def friend_game(client: TestClient) -> tuple[str, str, str]:
-    made = client.post("/api/games", json={"game": "luzak", "opponent": "friend",
-                                           "first": "me"}).json()
-    invite = made["invite"].split("#i=", 1)[1]
-    joined = client.post(f"/api/games/{made['id']}/join", json={"invite": invite}).json()
-    return made["id"], made["token"], joined["token"]
-
-
 def play(client: TestClient, gid: str, tokens: tuple[str, str], moves: int) -> int:
     """``moves`` moves of a friend game, each by the seat to move; returns the version."""
     state = client.get(f"/api/games/{gid}", headers=auth(tokens[0])).json()
@@ -91,11 +76,6 @@ def until(condition: Callable[[], bool], seconds: float = 30) -> None:
     while not condition():
         assert time.monotonic() < deadline, "not within the deadline"
         time.sleep(0.02)
-
-
-def service_of(client: TestClient) -> GameService:
-    service: GameService = client.app.state.service  # type: ignore[attr-defined]
-    return service
 
 
 # -- what each metric means ----------------------------------------------------------------------

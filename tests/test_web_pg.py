@@ -45,6 +45,7 @@ from dominolab.web.storage.store import (
 from loops import run_async
 from pgserver import PostgresServer
 from rawsocket import call, lobby_hello
+from web_support import running
 
 Json = dict[str, Any]
 
@@ -441,15 +442,9 @@ def test_invitations_rematches_and_expiry_cross_servers(pg_url: str) -> None:
 
 @pytest.fixture
 def two_servers(pg_url: str, tmp_path: Path) -> Iterator[tuple[ServerProcess, ServerProcess]]:
-    servers = [ServerProcess(pg_url, log=tmp_path / f"server{i}.log", game_seeds=7 + i)
-               for i in range(2)]
-    try:
-        for server in servers:
-            server.start()
-        yield servers[0], servers[1]
-    finally:
-        for server in servers:
-            server.stop()
+    with running([ServerProcess(pg_url, log=tmp_path / f"server{i}.log", game_seeds=7 + i)
+                  for i in range(2)]) as (a, b):
+        yield a, b
 
 
 def ws_url(server: ServerProcess, gid: str) -> str:
@@ -561,11 +556,7 @@ def test_a_match_owed_to_a_socket_reset_on_one_server_is_told_on_the_other(
     assert third.until("acked") == {"type": "acked", "seek": seek["id"]}
     third.close()
     fourth, _welcome = lobby_hello(b.base, ala["key"])
-    fourth.send({"type": "ping"})
-    kinds = [fourth.receive()["type"]]
-    while kinds[-1] != "pong" and len(kinds) < 10:
-        kinds.append(fourth.receive()["type"])
-    assert kinds[-1] == "pong" and "matched" not in kinds, kinds
+    assert "matched" not in fourth.kinds_to_pong()
     fourth.close()
     status, me = call(b.base, "GET", "/api/me", key=ala["key"])
     assert status == 200

@@ -30,21 +30,15 @@ from dominolab.web.community.names import (
 from dominolab.web.edge.app import create_app
 from dominolab.web.limits import Limits
 from players_support import register
+from web_support import as_player, database_at, play_out, seeded_app
 
 pytestmark = pytest.mark.timeout(90)
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    seeds = random.Random(15)
-    app = create_app(tmp_path / "games.sqlite3", computer_delay=0,
-                     seeds=lambda: seeds.getrandbits(53))
-    with TestClient(app) as c:
+    with TestClient(seeded_app(tmp_path / "games.sqlite3", seed=15)) as c:
         yield c
-
-
-def as_player(key: str) -> dict[str, str]:
-    return {"X-Player-Key": key}
 
 
 #: "COMPUTER HARD" in Latin small capitals, the issue's first imitation
@@ -260,23 +254,6 @@ def test_new_players_are_rate_limited(tmp_path: Path) -> None:
         assert client.post("/api/players", json={"name": "x"}).status_code == 422
 
 
-def play_out(client: TestClient, gid: str, tokens: tuple[str, str]) -> dict[str, Any]:
-    rng = random.Random(3)
-    for _ in range(3000):
-        states: list[dict[str, Any]] = [
-            client.get(f"/api/games/{gid}", headers={"Authorization": f"Bearer {t}"}).json()
-            for t in tokens]
-        if states[0]["match_result"] is not None:
-            return states[0]
-        mover = next(s for s in states if s["to_move"] == s["seat"])
-        r = client.post(f"/api/games/{gid}/moves",
-                        headers={"Authorization": f"Bearer {tokens[mover['seat']]}"},
-                        json={"move": rng.choice(mover["legal"])["move"],
-                              "version": mover["version"]})
-        assert r.status_code == 200, r.text
-    raise AssertionError("the match did not end")
-
-
 def test_a_friend_match_between_players_shows_on_both_pages(client: TestClient) -> None:
     ala, ola = register(client, "Ala"), register(client, "Ola")
     r = client.post("/api/games", json={"opponent": "friend", "game": "luzak-line",
@@ -290,7 +267,7 @@ def test_a_friend_match_between_players_shows_on_both_pages(client: TestClient) 
     joined = r.json()
     both = [{"id": ala["id"], "name": "Ala"}, {"id": ola["id"], "name": "Ola"}]
     assert joined["state"]["players"] == both
-    final = play_out(client, made["id"], (made["token"], joined["token"]))
+    final = play_out(client, made["id"], (made["token"], joined["token"]), random.Random(3))
     winner = final["match_result"]["winner"]
     # the match is on both players' pages, each from their side, and its replay is public
     for seat, who in enumerate((ala, ola)):
@@ -324,18 +301,14 @@ def test_anonymous_games_work_as_before(client: TestClient) -> None:
 
 
 def test_games_stored_before_players_existed_load_with_no_players(tmp_path: Path) -> None:
-    from dominolab.web.storage.store import MIGRATIONS, Store
+    from dominolab.web.storage.store import Store
 
     path = tmp_path / "v3.sqlite3"
-    db = sqlite3.connect(path, isolation_level=None)
-    for script in MIGRATIONS[:3]:
-        db.executescript(script)
-    db.execute("PRAGMA user_version = 3")
-    db.execute("INSERT INTO games (id, game, options, seed, first_opener, mode, opponent, "
-               "token0, token1, rules_version, created, updated, finished) VALUES "
-               "('oldgame01', 'luzak', '{}', 7, 0, 'computer', 'easy', 'h0', '', 1, 1.0, 1.0, "
-               "0)")
-    db.close()
+    with database_at(path, 3) as db:  # 4 brings the players
+        db.execute("INSERT INTO games (id, game, options, seed, first_opener, mode, opponent, "
+                   "token0, token1, rules_version, created, updated, finished) VALUES "
+                   "('oldgame01', 'luzak', '{}', 7, 0, 'computer', 'easy', 'h0', '', 1, 1.0, "
+                   "1.0, 0)")
     store = Store(path)
     loaded = store.load_game("oldgame01")
     assert loaded is not None

@@ -27,6 +27,7 @@ from dominolab.web.edge.nginx import site_config, site_file
 from dominolab.web.edge.process import ServerProcess
 from nginxserver import StartNginx
 from rawsocket import lobby_hello
+from web_support import running
 
 Json = dict[str, Any]
 
@@ -230,11 +231,8 @@ def test_a_server_killed_behind_the_proxy_leaves_the_other_serving_everything(
     its sockets close; the page and the API answer every request through the other; a
     closed seat reconnects through the proxy, to the other server, at the same version,
     and plays on."""
-    servers = [ServerProcess(pg_url, log=tmp_path / f"server{i}.log", game_seeds=3 + i,
-                             extra=TRUST) for i in range(2)]
-    try:
-        for server in servers:
-            server.start()
+    with running([ServerProcess(pg_url, log=tmp_path / f"server{i}.log", game_seeds=3 + i,
+                                extra=TRUST) for i in range(2)]) as servers:
         proxy = nginx([server.port for server in servers])
         gid, token0, token1 = friend_game(proxy.base)
         tokens = [token0, token1, token0, token1]
@@ -267,6 +265,3 @@ def test_a_server_killed_behind_the_proxy_leaves_the_other_serving_everything(
         for sock in [*sockets, ws]:
             sock.close()
         assert "Traceback" not in servers[1].log.read_text()
-    finally:
-        for server in servers:
-            server.stop()

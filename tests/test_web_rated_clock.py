@@ -10,79 +10,47 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import random
-import sqlite3
-from collections.abc import Callable
+import secrets
 from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+from dominolab.core import RULES_VERSION
 from dominolab.players.base import Budget
 from dominolab.players.hints import analyse, rank
-from dominolab.web.edge.app import create_app
 from dominolab.web.games.clocks import CLOCK_GRACE, MOVE_SECONDS
-from dominolab.web.games.service import GameService
+from dominolab.web.games.live import token_hash
 from dominolab.web.storage.store import MIGRATIONS, Store
 from players_support import register
+from web_support import (
+    START,
+    Clock,
+    auth,
+    computer_done,
+    database_at,
+    on_loop,
+    seeded_app,
+    service_of,
+)
 
 pytestmark = pytest.mark.timeout(300)
 
-START = 1_800_000_000.0
 #: the migration that gives rated matches against the computer their clock
 CLOCK_MIGRATION = 9
-#: the one after it (games say what their seats' tokens derive from): dropped to build the
-#: database from before
-TOKEN_FROM_MIGRATION = 10
-#: the migration that adds moderation (docs/web.md, "Moderation and privacy")
-MODERATION_MIGRATION = 11
-
-
-def undo_moderation(old: sqlite3.Connection) -> None:
-    """Take away what :data:`MODERATION_MIGRATION` added, to build an older database."""
-    for column in ("banned", "ban_reason", "forgotten"):
-        old.execute(f"ALTER TABLE players DROP COLUMN {column}")
-    old.execute("DROP TABLE audit")
-    old.execute("DELETE FROM facts WHERE name = 'players_version'")
 GAME = "luzak-line"
 
 
-class Clock:
-    """The app's wall clock, moved on by the test."""
-
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def make_app(db: str | Path, clock: Clock, seed: int = 15, **kw: Any) -> Any:
-    seeds = random.Random(seed)
-    return create_app(db, computer_delay=0, workers=0, seeds=lambda: seeds.getrandbits(53),
-                      clock=clock, **kw)
+def make_app(db: str | Path, clock: Clock, seed: int = 15, **kw: Any) -> Starlette:
+    """The app of these tests: the computer's moves on the event loop (no workers)."""
+    return seeded_app(db, seed, workers=0, clock=clock, **kw)
 
 
 @pytest.fixture
 def clock() -> Clock:
     return Clock()
-
-
-def service_of(client: TestClient) -> GameService:
-    service: GameService = client.app.state.service  # type: ignore[attr-defined]
-    return service
-
-
-def run(client: TestClient, fn: Callable[[], Any]) -> Any:
-    """Await ``fn()`` on the app's event loop."""
-    async def call() -> Any:
-        return await fn()
-    return client.portal.call(call)  # type: ignore[union-attr]
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def rated(client: TestClient, player: dict[str, Any], first: str = "me",
@@ -104,20 +72,9 @@ def state(client: TestClient, made: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def computer_moved(client: TestClient, gid: str) -> None:
-    """Wait (30 s at most) for the computer's turns to end."""
-    service = service_of(client)
-
-    async def done() -> None:
-        task = service.games[gid].computer
-        if task is not None:
-            await asyncio.wait_for(asyncio.shield(task), 30)
-    run(client, done)
-
-
 def my_turn(client: TestClient, made: dict[str, Any]) -> dict[str, Any]:
     """The state once the computer has moved: the person's turn, or the match over."""
-    computer_moved(client, made["id"])
+    computer_done(client, made["id"])
     st = state(client, made)
     assert st["match_result"] is not None or st["to_move"] == 0, st
     return st
@@ -192,20 +149,20 @@ def test_walking_away_from_a_rated_match_loses_on_time_lowers_the_rating_once(
         moved = clock.now
         # the tab is closed: nobody moves again
         clock.now = moved + 30 + CLOCK_GRACE - 0.5
-        assert run(client, service.sweep_clocks) == 0
+        assert on_loop(client, service.sweep_clocks) == 0
         clock.now = moved + 30 + CLOCK_GRACE + 0.5
-        assert run(client, service.sweep_clocks) == 1
+        assert on_loop(client, service.sweep_clocks) == 1
         ended = state(client, made)
         assert ended["match_result"]["end"] == "time"
         assert ended["match_result"]["winner"] == 1 and ended["deadline"] is None
         after = rating_of(client, ala)
         assert after is not None and after["games"] == 1 and after["rating"] < 1500
         # once, however often it is looked for, here or by a second server on the database
-        assert run(client, service.sweep_clocks) == 0
-        assert run(client, service.finisher.sweep) == 0
+        assert on_loop(client, service.sweep_clocks) == 0
+        assert on_loop(client, service.finisher.sweep) == 0
         with TestClient(make_app(any_db, clock)) as other:
-            assert run(other, service_of(other).sweep_clocks) == 0
-            assert run(other, service_of(other).finisher.sweep) == 0
+            assert on_loop(other, service_of(other).sweep_clocks) == 0
+            assert on_loop(other, service_of(other).finisher.sweep) == 0
         assert rating_of(client, ala) == after
         [match] = client.get(f"/api/players/{ala['id']}").json()["matches"]
         assert (match["outcome"], match["ended_by"]) == ("lost", "time")
@@ -234,18 +191,18 @@ def test_the_computers_slow_turn_runs_out_nobodys_clock(tmp_path: Path,
         st = state(client, made)
         assert st["to_move"] == 1 and st["deadline"] is None and st["move_seconds"] == 30
         clock.now += 50 * 30
-        assert run(client, service.sweep_clocks) == 0
+        assert on_loop(client, service.sweep_clocks) == 0
         live = service.games[made["id"]]
-        assert run(client, lambda: service.time_out(live, live.version)) is False
+        assert on_loop(client, lambda: service.time_out(live, live.version)) is False
         st = state(client, made)
         assert st["match_result"] is None and st["to_move"] == 1 and st["deadline"] is None
         client.portal.call(busy.set)  # type: ignore[union-attr]
         st = my_turn(client, made)
         assert st["match_result"] is None and st["deadline"] == clock.now + 30
         clock.now += 30 + CLOCK_GRACE - 0.5
-        assert run(client, service.sweep_clocks) == 0
+        assert on_loop(client, service.sweep_clocks) == 0
         clock.now += 1
-        assert run(client, service.sweep_clocks) == 1
+        assert on_loop(client, service.sweep_clocks) == 1
         assert state(client, made)["match_result"]["winner"] == 1
 
 
@@ -265,47 +222,48 @@ def test_a_rated_match_left_while_the_server_was_down_ends_after_a_restart_never
     with TestClient(make_app(db, clock)) as client:
         service = service_of(client)
         # the server's own sweeps begin as it starts; the expiry runs (again) here first
-        run(client, service.expire)
+        on_loop(client, service.expire)
         r = client.get(f"/api/games/{casual['id']}", headers=auth(casual["token"]))
         assert r.status_code == 404  # the casual game expired; the rated match did not
-        run(client, client.app.state.lobby.sweep)  # type: ignore[attr-defined]
+        on_loop(client, client.app.state.lobby.sweep)  # type: ignore[attr-defined]
         ended = state(client, made)
         assert ended["match_result"]["end"] == "time"
         assert ended["version"] == st["version"]
         assert rating_of(client, ala)["games"] == 1  # type: ignore[index]
-        assert run(client, service.sweep_clocks) == 0
-        assert run(client, service.expire) == 0  # finished: kept as any finished match
+        assert on_loop(client, service.sweep_clocks) == 0
+        assert on_loop(client, service.expire) == 0  # finished: kept as any finished match
     assert changes(db, made["id"]) == 1
 
 
 def test_rated_computer_matches_stored_before_the_clock_get_the_default_clock(
         tmp_path: Path, clock: Clock) -> None:
-    """A database made before rated matches had a clock (the schema before migration
-    :data:`CLOCK_MIGRATION`, which only sets a value: today's tables less the columns later
-    migrations add, with the version before it, are that database): its unfinished rated
-    matches against the computer get the default clock, counted from their last move, so
-    one abandoned long ago ends by time at the first sweep; casual games stay without."""
+    """A database from before migration :data:`CLOCK_MIGRATION`, when a rated match
+    against the computer had no clock: its unfinished rated matches get the default clock,
+    counted from their last move, so one abandoned long ago ends by time at the first
+    sweep; casual games stay without."""
     assert "SET move_seconds = 120" in MIGRATIONS[CLOCK_MIGRATION - 1]
-    assert len(MIGRATIONS) == MODERATION_MIGRATION, "a later migration: build the old database"
     db = tmp_path / "g.sqlite3"
-    with TestClient(make_app(db, clock)) as client:
-        ala = register(client, "Ala")
-        made = rated(client, ala)
-        casual = client.post("/api/games", json={"game": GAME, "opponent": "easy",
-                                                 "first": "me"}).json()
-    old = sqlite3.connect(db, isolation_level=None)
-    old.execute("UPDATE games SET move_seconds = NULL")
-    old.execute("ALTER TABLE games DROP COLUMN token_from")  # migration 10's
-    undo_moderation(old)
-    old.execute(f"PRAGMA user_version = {CLOCK_MIGRATION - 1}")
-    old.close()
+    ala = {"id": "ala0000001", "key": secrets.token_urlsafe(24)}
+    made = {"id": "ratedgame01", "token": secrets.token_urlsafe(24)}
+    casual = {"id": "casualgame1", "token": secrets.token_urlsafe(24)}
+    with database_at(db, CLOCK_MIGRATION - 1) as old:
+        old.execute("INSERT INTO players (id, name, skeleton, key_hash, created) VALUES "
+                    "(?, 'Ala', 'ala', ?, ?)", (ala["id"], token_hash(ala["key"]), START))
+        for game, rated, player in ((made, 1, ala["id"]), (casual, 0, None)):
+            old.execute("INSERT INTO games (id, game, options, seed, first_opener, mode, "
+                        "opponent, token0, token1, rules_version, created, updated, finished, "
+                        "player0, rated) VALUES (?, ?, '{}', 7, 0, 'computer', 'easy', ?, '', "
+                        "?, ?, ?, 0, ?, ?)",
+                        (game["id"], GAME, token_hash(game["token"]), RULES_VERSION, START,
+                         START, player, rated))
     store = Store(db)
     assert store.load_game(made["id"])[0].move_seconds == MOVE_SECONDS  # type: ignore[index]
     assert store.load_game(casual["id"])[0].move_seconds is None  # type: ignore[index]
     store.close()
     clock.now += 3600
     with TestClient(make_app(db, clock)) as client:
-        assert run(client, service_of(client).sweep_clocks) == 1
+        # the lobby's sweep as the server starts, or this one, ends it (once: see below)
+        on_loop(client, service_of(client).sweep_clocks)
         assert state(client, made)["match_result"]["end"] == "time"
         assert state(client, casual)["match_result"] is None
         assert rating_of(client, ala)["games"] == 1  # type: ignore[index]
@@ -336,7 +294,7 @@ def career(db: Path, abandon: bool, matches: int) -> tuple[float, int, int]:
                 totals = st["totals"]
                 if abandon and totals[1] - totals[0] > BEHIND:
                     clock.now += 60 + CLOCK_GRACE + 1
-                    assert run(client, service.sweep_clocks) == 1
+                    assert on_loop(client, service.sweep_clocks) == 1
                     walked += 1
                     break
                 clock.now += 5
@@ -344,7 +302,7 @@ def career(db: Path, abandon: bool, matches: int) -> tuple[float, int, int]:
                 r = client.post(f"/api/games/{made['id']}/hint", json={},
                                 headers=auth(made["token"]))
                 assert r.status_code == 403 and "rated" in r.json()["error"], r.text
-                live = run(client, functools.partial(service.get, made["id"]))
+                live = on_loop(client, functools.partial(service.get, made["id"]))
                 best = str(rank(analyse(live.match.view(0), Budget(worlds=24),
                                         st["version"]))[0].move)
                 picks = [m["move"] for m in st["legal"]]

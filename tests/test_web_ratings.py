@@ -20,12 +20,12 @@ from dominolab.core import RULES_VERSION, first_opener_by_lot, get_game
 from dominolab.players.ratings import LEVEL_RATINGS, LEVEL_RD
 from dominolab.web.community.ratings import PROVISIONAL_RD, START, Glicko, rate
 from dominolab.web.community.standings import Standings
-from dominolab.web.edge.app import create_app
 from dominolab.web.games.live import token_hash
 from dominolab.web.games.service import GameService
 from dominolab.web.storage.store import GameResult, GameRow, PlayerRef, Store
 from loops import run_async
 from players_support import register
+from web_support import play_out, seeded_app, service_of
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -71,20 +71,8 @@ def test_new_players_start_at_the_librarys_defaults_and_are_provisional() -> Non
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    seeds = random.Random(17)
-    app = create_app(tmp_path / "games.sqlite3", computer_delay=0, workers=0,
-                     seeds=lambda: seeds.getrandbits(53))
-    with TestClient(app) as c:
+    with TestClient(seeded_app(tmp_path / "games.sqlite3", seed=17, workers=0)) as c:
         yield c
-
-
-def service_of(client: TestClient) -> GameService:
-    service: GameService = client.app.state.service  # type: ignore[attr-defined]
-    return service
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def rated_match(store: Store, a: dict[str, Any], b: dict[str, Any], seed: int,
@@ -103,34 +91,6 @@ def rated_match(store: Store, a: dict[str, Any], b: dict[str, Any], seed: int,
         players=(PlayerRef(a["id"], a["name"]), PlayerRef(b["id"], b["name"])), rated=True)
     store.create_game(row)
     return row.id, tokens
-
-
-def play_out(client: TestClient, gid: str, tokens: tuple[str, ...], rng: random.Random
-             ) -> dict[str, Any]:
-    """Random legal moves by the seats holding ``tokens`` until the match is over; against
-    the computer its moves are awaited (with a deadline). Seat 0's last state."""
-    service = service_of(client)
-    for _ in range(5000):
-        states: list[dict[str, Any]] = [
-            client.get(f"/api/games/{gid}", headers=auth(t)).json() for t in tokens]
-        if states[0]["match_result"] is not None:
-            return states[0]
-        movers = [s for s in states if s["to_move"] == s["seat"]]
-        if not movers:  # the computer is to move: wait for its task to end
-
-            async def computer_done() -> None:
-                task = service.games[gid].computer
-                if task is not None:
-                    await asyncio.wait_for(asyncio.shield(task), 30)
-
-            client.portal.call(computer_done)  # type: ignore[union-attr]
-            continue
-        mover = movers[0]
-        r = client.post(f"/api/games/{gid}/moves", headers=auth(tokens[mover["seat"]]),
-                        json={"move": rng.choice(mover["legal"])["move"],
-                              "version": mover["version"]})
-        assert r.status_code == 200, r.text
-    raise AssertionError("the match did not end")
 
 
 def stored_ratings(path: Path) -> list[tuple[Any, ...]]:

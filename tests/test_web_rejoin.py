@@ -10,31 +10,24 @@ Time is the app's test clock, moved on by hand; every wait for the computer is b
 from __future__ import annotations
 
 import secrets
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
+from dominolab.core import RULES_VERSION
 from dominolab.web.games.clocks import CLOCK_GRACE, MOVE_SECONDS
 from dominolab.web.games.live import game_seat_token, seat_token, token_hash
+from dominolab.web.storage.schema import MIGRATIONS
 from players_support import register
-from test_web_rated_clock import (
-    GAME,
-    TOKEN_FROM_MIGRATION,
-    Clock,
-    auth,
-    make_app,
-    my_turn,
-    rated,
-    run,
-    service_of,
-    state,
-    undo_moderation,
-)
+from test_web_rated_clock import GAME, make_app, my_turn, rated, state
+from web_support import START, Clock, auth, database_at, on_loop, service_of
 
 pytestmark = pytest.mark.timeout(300)
+
+#: the migration that has games say what their seats' tokens derive from
+TOKEN_FROM_MIGRATION = 10
 
 
 @pytest.fixture
@@ -70,7 +63,7 @@ def time_out(client: TestClient, clock: Clock, made: dict[str, Any]) -> None:
     """The person walks away on their turn: the match ends on time."""
     my_turn(client, made)
     clock.now += MOVE_SECONDS + CLOCK_GRACE + 1
-    assert run(client, service_of(client).sweep_clocks) == 1
+    assert on_loop(client, service_of(client).sweep_clocks) == 1
     assert state(client, made)["match_result"]["end"] == "time"
 
 
@@ -161,17 +154,22 @@ def test_a_game_made_before_tokens_were_derived_is_listed_as_held_by_one_device(
     """A database from before migration 10, whose named player's game has a random seat
     token: listed, with no ``token_from`` and the flag that only the device that made it
     holds the seat (the page says so); its token still opens it."""
+    assert "token_from" in MIGRATIONS[TOKEN_FROM_MIGRATION - 1]
     db = tmp_path / "g.sqlite3"
-    with TestClient(make_app(db, clock)) as client:
-        ala = register(client, "Ala")
-        made = rated(client, ala)
-    old_token = secrets.token_urlsafe(24)
-    old = sqlite3.connect(db, isolation_level=None)
-    old.execute("UPDATE games SET token0 = ?", (token_hash(old_token),))
-    old.execute("ALTER TABLE games DROP COLUMN token_from")
-    undo_moderation(old)  # and what the later migrations added
-    old.execute(f"PRAGMA user_version = {TOKEN_FROM_MIGRATION - 1}")
-    old.close()
+    ala = {"id": "ala0000001", "key": secrets.token_urlsafe(24)}
+    gid, old_token = "ratedgame01", secrets.token_urlsafe(24)
+    # as the server then wrote them: the player, and a rated match against the computer
+    # with its clock and a random seat token
+    with database_at(db, TOKEN_FROM_MIGRATION - 1) as old:
+        old.execute("INSERT INTO players (id, name, skeleton, key_hash, created) VALUES "
+                    "(?, 'Ala', 'ala', ?, ?)", (ala["id"], token_hash(ala["key"]), START))
+        old.execute("INSERT INTO games (id, game, options, seed, first_opener, mode, opponent, "
+                    "token0, token1, rules_version, created, updated, finished, player0, "
+                    "rated, move_seconds) VALUES (?, ?, '{}', 7, 0, 'computer', 'easy', ?, '', "
+                    "?, ?, ?, 0, ?, 1, ?)",
+                    (gid, GAME, token_hash(old_token), RULES_VERSION, START, START, ala["id"],
+                     MOVE_SECONDS))
+    made = {"id": gid, "token": game_seat_token(ala["key"], gid)}
     with TestClient(make_app(db, clock)) as client:
         [entry] = me(client, ala)
         assert (entry["id"], entry["seat"], entry["rated"]) == (made["id"], 0, True)

@@ -37,13 +37,13 @@ from browser import (
     stored_seats,
     wait_status,
 )
-from dominolab.web.edge.app import create_app
 from dominolab.web.edge.process import ServerProcess
 from dominolab.web.games.live import LiveGame
 from dominolab.web.games.service import GameService
 from dominolab.web.limits import DAY, Limits
 from dominolab.web.storage.store import GameRow, Store
 from loops import run_async
+from web_support import Clock, seeded_app, service_of
 
 Json = dict[str, Any]
 #: (method, path, body, token) -> (status, answer)
@@ -57,20 +57,8 @@ QUICK: Json = {"target": 1, "even_hands": False}
 pytestmark = pytest.mark.timeout(120)
 
 
-class Clock:
-    """A wall clock the test moves on."""
-
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def make_client(path: Path, **kwargs: Any) -> TestClient:
-    seeds = random.Random(14)
-    return TestClient(create_app(path, computer_delay=0, workers=1,
-                                 seeds=lambda: seeds.getrandbits(53), **kwargs))
+    return TestClient(seeded_app(path, seed=14, workers=1, **kwargs))
 
 
 @pytest.fixture
@@ -406,7 +394,7 @@ def test_an_expired_rematch_can_be_asked_for_again(tmp_path: Path) -> None:
     limits = Limits(abandoned_after=7 * DAY, finished_kept=30 * DAY)
     with make_client(tmp_path / "games.sqlite3", limits=limits, clock=clock) as client:
         call = client_call(client)
-        service = client.app.state.service  # type: ignore[attr-defined]
+        service = service_of(client)
         gid, tokens = friend_game(call)
         play_friend_match(call, gid, tokens)
         first = ok(rematch(call, gid, tokens[0]))

@@ -26,6 +26,7 @@ from dominolab.web.storage.pglimits import TABLE, PgBuckets
 from dominolab.web.storage.store import Store
 from loops import run_async
 from pgserver import PostgresServer
+from web_support import running
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -50,15 +51,10 @@ def post(server: ServerProcess, path: str, body: Any, source: str
 @pytest.fixture
 def two_servers(pg_url: str, tmp_path: Path) -> Iterator[tuple[ServerProcess, ServerProcess]]:
     # one new game a minute after the first 10: none refills while the test floods
-    servers = [ServerProcess(pg_url, log=tmp_path / f"server{i}.log",
-                             extra=("--games-per-minute", "1")) for i in range(2)]
-    try:
-        for server in servers:
-            server.start()
-        yield servers[0], servers[1]
-    finally:
-        for server in servers:
-            server.stop()
+    with running([ServerProcess(pg_url, log=tmp_path / f"server{i}.log",
+                                extra=("--games-per-minute", "1")) for i in range(2)]
+                 ) as (a, b):
+        yield a, b
 
 
 def test_two_servers_flooded_from_one_address_give_one_server_s_budget(

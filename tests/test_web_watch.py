@@ -13,12 +13,11 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-from starlette.websockets import WebSocketDisconnect
 
 from dominolab.players import Budget
-from dominolab.web.edge.app import create_app
 from dominolab.web.limits import DAY, Limits
-from test_web_api import auth, friend_game, move, play_out, state
+from test_web_api import move, state
+from web_support import Clock, auth, friend_game, play_out, refused, seeded_app, service_of
 
 Json = dict[str, Any]
 
@@ -29,20 +28,8 @@ pytestmark = pytest.mark.timeout(90)
 WATCH = json.dumps({"type": "hello", "watch": True})
 
 
-class Clock:
-    """A wall clock the test moves on."""
-
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def make_client(path: Path, limits: Limits | None = None, **kwargs: Any) -> TestClient:
-    seeds = random.Random(7)
-    return TestClient(create_app(path, computer_delay=0, hint_budget=Budget(worlds=30),
-                                 workers=1, seeds=lambda: seeds.getrandbits(53),
+    return TestClient(seeded_app(path, seed=7, hint_budget=Budget(worlds=30), workers=1,
                                  limits=limits, **kwargs))
 
 
@@ -57,19 +44,6 @@ def watched(client: TestClient, gid: str) -> Json:
     assert r.status_code == 200, r.text
     data: Json = r.json()
     return data
-
-
-def refused(ws: Any) -> tuple[Json, int]:
-    """The error a refused socket is sent, and its close code."""
-    error: Json = ws.receive_json()
-    assert error["type"] == "error", error
-    with pytest.raises(WebSocketDisconnect) as info:
-        ws.receive_json()
-    return error, info.value.code
-
-
-def service_of(client: TestClient) -> Any:
-    return client.app.state.service  # type: ignore[attr-defined]
 
 
 # -- HTTP ------------------------------------------------------------------------------------
