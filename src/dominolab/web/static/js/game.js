@@ -3,7 +3,7 @@
 // asks for hints, and shows the end-of-hand and end-of-match screens.
 
 import { api, ApiError, loadSeat, saveSeat, loadAck, saveAck, saveInfo, forgetGame } from "./api.js";
-import { t, getLang, onLangChange, formatNumber } from "./i18n.js";
+import { t, getLang, onLangChange, formatNumber, playerName } from "./i18n.js";
 import { GameSocket } from "./socket.js";
 import { TableView, groupSpots } from "./table.js";
 import { s as svgEl, tileSVG, digits, tileBack, spinnerMark, flyTile, reducedMotion } from "./tiles.js";
@@ -617,7 +617,7 @@ export class GameView {
     document.title = `${t(`game.${st.game}`)} · dominolab`;
     this.titleEl.textContent = t(`game.${st.game}`) || st.title;
     // the players' names when they have them ("Ala vs Ola"; a spectator: seat 0's first)
-    const named = (seat) => (st.players && st.players[seat] ? st.players[seat].name
+    const named = (seat) => (st.players && st.players[seat] ? playerName(st.players[seat].name)
       : seat === st.seat ? t("who.me") : seatName(seat, ctx));
     const first = st.seat ?? 0;
     this.vsEl.textContent = `${named(first)} vs ${named(1 - first)}`;
@@ -718,7 +718,7 @@ export class GameView {
     const left = Math.max(0, Math.ceil(deadline - (Date.now() / 1000 + (this.skew || 0))));
     const mm = Math.floor(left / 60), ss = String(left % 60).padStart(2, "0");
     const mine = st.to_move === st.seat;
-    const mover = st.players && st.players[st.to_move] ? st.players[st.to_move].name : seatName(st.to_move, this.ctx);
+    const mover = st.players && st.players[st.to_move] ? playerName(st.players[st.to_move].name) : seatName(st.to_move, this.ctx);
     const text = left === 0 ? t("clock.out")
       : mine ? t("clock.mine", { t: `${mm}:${ss}` }) : t("clock.theirs", { name: mover, t: `${mm}:${ss}` });
     Object.assign(this.clockEl.dataset, { seconds: String(left), mine: String(mine) });
@@ -983,7 +983,7 @@ export class GameView {
       el("td", { class: "this-hand", text: String(st.hand_points?.[seat] ?? 0) }),
     ]);
     const table = el("table", { class: "score-table" }, [
-      el("thead", {}, [el("tr", {}, [el("th", {}, [""]), el("th", { scope: "col", text: t("scores.total") }), el("th", { scope: "col", text: t("scores.thisHand") })])]),
+      el("thead", {}, [el("tr", {}, [el("th", { scope: "col" }, [el("span", { class: "visually-hidden", text: t("scores.player") })]), el("th", { scope: "col", text: t("scores.total") }), el("th", { scope: "col", text: t("scores.thisHand") })])]),
       el("tbody", {}, [row(me, "me"), row(opp, "opp")]),
     ]);
     const target = st.target ?? st.options?.target;
@@ -1099,7 +1099,7 @@ export class GameView {
     const small = new TableView({ small: true, minWidth: 8, minHeight: 3, label: t("over.finalTable") });
     small.setLayout(layout || { tiles: [], bounds: [0, 0, 0, 0] }, { animateLast: false });
     const rows = [
-      el("tr", {}, [el("th", {}, [""]), el("th", { scope: "col", text: t("over.points") }),
+      el("tr", {}, [el("th", { scope: "col" }, [el("span", { class: "visually-hidden", text: t("scores.player") })]), el("th", { scope: "col", text: t("over.points") }),
         result.pips_left ? el("th", { scope: "col", text: t("over.pipsLeft") }) : null]),
       ...[me, opp].map((seat) => el("tr", { class: seat === me ? "me" : "opp" }, [
         el("th", { scope: "row", text: seatName(seat, ctx) }),
@@ -1196,7 +1196,7 @@ export class GameView {
         el("h2", { id: "match-over-title", text: t("match.title") }),
         el("p", { class: "verdict", text: verdict }),
         el("table", { class: "score-table" }, [
-          el("tr", {}, [el("th", {}, [""]), el("th", { scope: "col", text: t("scores.total") })]),
+          el("tr", {}, [el("th", { scope: "col" }, [el("span", { class: "visually-hidden", text: t("scores.player") })]), el("th", { scope: "col", text: t("scores.total") })]),
           ...[st.seat, 1 - st.seat].map((seat) => el("tr", { class: seat === st.seat ? "me" : "opp" }, [
             el("th", { scope: "row", text: seatName(seat, ctx) }),
             el("td", { class: "total", text: String(totals[seat]) }),

@@ -2,7 +2,7 @@
 // holds a token for.
 
 import { api, ApiError, storedGames, forgetGame, loadPlayer } from "./api.js";
-import { t, onLangChange, has } from "./i18n.js";
+import { t, onLangChange, has, playerName } from "./i18n.js";
 import { el } from "./ui.js";
 import { tileSVG } from "./tiles.js";
 import { MOVE_SECONDS, DEFAULT_SECONDS, secondsText } from "./lobby.js";
@@ -176,7 +176,7 @@ export class HomeView {
     return el("div", { class: "field" }, [
       this.ratedEl,
       this.clockFieldEl,
-      el("p", { class: "small-note" }, [el("a", { href: `/player/${encodeURIComponent(player.id)}`, "data-link": "", "data-testid": "my-page-link", text: `${t("home.myPage")} (${player.name})` })]),
+      el("p", { class: "small-note" }, [el("a", { href: `/player/${encodeURIComponent(player.id)}`, "data-link": "", "data-testid": "my-page-link", text: `${t("home.myPage")} (${playerName(player.name)})` })]),
     ]);
   }
 

@@ -100,6 +100,8 @@ const en = {
   "who.friend": "Friend",
   "who.opponent": "Opponent",
   "who.seat": "Seat {seat}",
+  "who.hidden": "hidden name",
+  "who.deleted": "a deleted player",
   "levelShort.easy": "easy",
   "levelShort.medium": "medium",
   "levelShort.hard": "hard",
@@ -122,6 +124,7 @@ const en = {
   "facts.opener": "Opener",
   "scores.title": "Score",
   "scores.total": "Total",
+  "scores.player": "Player",
   "scores.thisHand": "This hand",
   "scores.target": "Target: {t}",
   "scores.hand": "Hand {n}",
@@ -394,6 +397,8 @@ const pl = {
   "who.friend": "Znajomy",
   "who.opponent": "Przeciwnik",
   "who.seat": "Miejsce {seat}",
+  "who.hidden": "ukryta nazwa",
+  "who.deleted": "usunięty gracz",
   "levelShort.easy": "łatwy",
   "levelShort.medium": "średni",
   "levelShort.hard": "trudny",
@@ -416,6 +421,7 @@ const pl = {
   "facts.opener": "Otwierający",
   "scores.title": "Wynik",
   "scores.total": "Razem",
+  "scores.player": "Gracz",
   "scores.thisHand": "Ta partia",
   "scores.target": "Cel: {t}",
   "scores.hand": "Partia {n}",
@@ -656,6 +662,15 @@ export function t(key, vars = {}) {
   if (value === undefined) return key;
   if (typeof value === "function") return value(vars);
   return value.replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m));
+}
+
+// the names the server shows for a player a moderator hid or forgot (docs/web.md,
+// "Moderation and privacy"): reserved words no player can choose, so they are translated
+const RESERVED_NAMES = { "hidden name": "who.hidden", "a deleted player": "who.deleted" };
+
+/** A player's NAME as shown: their own, or a moderator's reserved word in this language. */
+export function playerName(name) {
+  return Object.hasOwn(RESERVED_NAMES, name) ? t(RESERVED_NAMES[name]) : name;
 }
 
 /** Does the dictionary have KEY (in English at least)? */

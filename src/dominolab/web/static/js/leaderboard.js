@@ -3,7 +3,7 @@
 // and "you" marked (GET /api/leaderboard/GAME; docs/web.md, "Ratings").
 
 import { api, loadPlayer } from "./api.js";
-import { t, has, onLangChange } from "./i18n.js";
+import { t, has, onLangChange, playerName } from "./i18n.js";
 import { el } from "./ui.js";
 import { gameTitle, ratingText } from "./player.js";
 
@@ -71,7 +71,7 @@ export class LeaderboardView {
       const mine = e.kind === "player" && me && me.id === e.id;
       const who = e.kind === "computer"
         ? [t("board.computer", { level: has(`levelShort.${e.level}`) ? t(`levelShort.${e.level}`) : e.level }), el("span", { class: "muted small-note", text: ` (${t("board.computerNote")})` })]
-        : [el("a", { href: `/player/${encodeURIComponent(e.id)}`, "data-link": "", text: e.name }), mine ? el("span", { class: "you-mark", "data-testid": "board-you", text: ` (${t("board.you")})` }) : null];
+        : [el("a", { href: `/player/${encodeURIComponent(e.id)}`, "data-link": "", text: playerName(e.name) }), mine ? el("span", { class: "you-mark", "data-testid": "board-you", text: ` (${t("board.you")})` }) : null];
       return el("tr", {
         "data-testid": "board-entry", "data-kind": e.kind, "data-rating": String(e.rating),
         "data-player-id": e.kind === "player" ? e.id : null, "data-level": e.kind === "computer" ? e.level : null,

@@ -8,7 +8,7 @@
 // one made before tokens were derived, only on the device that holds it).
 
 import { api, ApiError, checkedPlayer, forgetPlayer, loadPlayer, loadSeat, registerPlayer, saveSeat, liveSeatToken } from "./api.js";
-import { t, onLangChange, has } from "./i18n.js";
+import { t, onLangChange, has, playerName } from "./i18n.js";
 import { el, spinner, layoutMode } from "./ui.js";
 
 // a clock's choices (the server's MOVE_SECONDS_RANGE); a rated match against the computer
@@ -24,7 +24,7 @@ const NOBODY = 4401, ORIGIN = 4403;
 function mineText(g) {
   const who = g.mode === "computer"
     ? t("who.computerLevel", { level: has(`levelShort.${g.computer}`) ? t(`levelShort.${g.computer}`) : g.computer })
-    : (g.opponent && g.opponent.name) || t("lobby.nobodyYet");
+    : (g.opponent && playerName(g.opponent.name)) || t("lobby.nobodyYet");
   const parts = [t("lobby.against", { name: who }), t(g.rated ? "lobby.rated" : "lobby.casual")];
   if (g.move_seconds) parts.push(t("lobby.perMove", { t: secondsText(g.move_seconds) }));
   if (g.to_move !== null && g.to_move !== undefined) parts.push(t(g.to_move === g.seat ? "lobby.yourMove" : "lobby.theirMove"));
@@ -384,7 +384,7 @@ export class LobbyView {
 
   renderMe() {
     return el("p", { class: "lobby-me", "data-testid": "lobby-player" }, [
-      t("lobby.you"), " ", el("strong", { "data-testid": "lobby-player-name", text: this.player.name }), " ",
+      t("lobby.you"), " ", el("strong", { "data-testid": "lobby-player-name", text: playerName(this.player.name) }), " ",
       el("a", { href: `/player/${encodeURIComponent(this.player.id)}`, "data-link": "", class: "muted", text: t("lobby.myPage") }), " ",
       el("button", {
         type: "button", class: "button subtle small", "data-testid": "forget-player",
@@ -476,7 +476,7 @@ export class LobbyView {
           title: this.player ? null : t("lobby.nameFirst"), onclick: () => this.accept(s),
         }, [t("lobby.accept")]);
       return el("li", { class: "seek" + (own ? " is-mine" : ""), "data-testid": "seek", "data-id": s.id, "data-game": s.game, "data-mine": String(own) }, [
-        el("span", { class: "seek-who" }, [el("strong", { text: s.player ? s.player.name : "?" }), own ? el("span", { class: "muted", text: ` (${t("lobby.yours")})` }) : null]),
+        el("span", { class: "seek-who" }, [el("strong", { text: s.player ? playerName(s.player.name) : "?" }), own ? el("span", { class: "muted", text: ` (${t("lobby.yours")})` }) : null]),
         el("span", { class: "seek-what" }, [
           gameTitle(s.game, this.meta), " · ",
           t(s.rated ? "lobby.rated" : "lobby.casual"), " · ",
@@ -499,8 +499,8 @@ export class LobbyView {
       el("h2", { class: "section-title", text: t("lobby.live") }),
       live.length ? el("ul", { class: "live-list", "data-testid": "live-matches" }, live.map((g) => el("li", { "data-testid": "live-match", "data-id": g.id }, [
         el("span", {}, [
-          el("strong", { text: (g.players[0] && g.players[0].name) || "?" }), " – ",
-          el("strong", { text: (g.players[1] && g.players[1].name) || "?" }),
+          el("strong", { text: (g.players[0] && playerName(g.players[0].name)) || "?" }), " – ",
+          el("strong", { text: (g.players[1] && playerName(g.players[1].name)) || "?" }),
         ]),
         el("span", { class: "muted", text: ` ${gameTitle(g.game, this.meta)}${g.totals ? ` · ${g.totals[0]} : ${g.totals[1]}` : ""}${g.rated ? ` · ${t("lobby.rated")}` : ""} ` }),
         el("a", { class: "button small", href: `/watch/${encodeURIComponent(g.id)}`, "data-link": "", "data-testid": "watch-link", text: t("lobby.watch") }),

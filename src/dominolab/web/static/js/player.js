@@ -3,7 +3,7 @@
 // its replay (GET /api/players/ID; docs/web.md, "Ratings"). Anyone may open it.
 
 import { api, loadPlayer } from "./api.js";
-import { t, has, getLang, onLangChange } from "./i18n.js";
+import { t, has, getLang, onLangChange, playerName } from "./i18n.js";
 import { el } from "./ui.js";
 
 export function gameTitle(name) {
@@ -63,10 +63,10 @@ export class PlayerView {
       return;
     }
     const p = this.data;
-    document.title = `${p.name} — dominolab`;
+    document.title = `${playerName(p.name)} — dominolab`;
     const me = loadPlayer();
     const head = el("section", { class: "panel player-head" }, [
-      el("h1", { class: "game-title", "data-testid": "player-name", text: p.name }),
+      el("h1", { class: "game-title", "data-testid": "player-name", text: playerName(p.name) }),
       el("p", { class: "muted", text: t("player.since", { date: dateText(p.since) }) }),
       me && me.id === p.id ? el("p", { "data-testid": "player-you", text: t("player.you") }) : null,
     ]);
@@ -103,7 +103,7 @@ export class PlayerView {
 
   matchRow(m) {
     let opponent;
-    if (m.opponent) opponent = el("a", { href: `/player/${encodeURIComponent(m.opponent.id)}`, "data-link": "", text: m.opponent.name });
+    if (m.opponent) opponent = el("a", { href: `/player/${encodeURIComponent(m.opponent.id)}`, "data-link": "", text: playerName(m.opponent.name) });
     else if (m.computer) opponent = t("board.computer", { level: has(`levelShort.${m.computer}`) ? t(`levelShort.${m.computer}`) : m.computer });
     else opponent = t("who.friend");
     const result = m.outcome ? `${t(`player.${m.outcome}`)}${m.ended_by === "time" ? ` (${t("player.onTime")})` : ""}` : t("player.nobody");

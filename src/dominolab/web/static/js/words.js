@@ -1,7 +1,7 @@
 // Wording of the game's structured data in the current language: who a seat is, what a
 // move did (STEP), why points were scored (REASON), how a hand or match ended (RESULT).
 
-import { t } from "./i18n.js";
+import { t, playerName } from "./i18n.js";
 import { tileText, digits } from "./tiles.js";
 
 /**
@@ -10,7 +10,7 @@ import { tileText, digits } from "./tiles.js";
  */
 export function seatName(seat, ctx) {
   if (seat === null || seat === undefined) return "";
-  if (ctx.names && ctx.names[seat]) return ctx.names[seat];  // a public replay: the seats' names
+  if (ctx.names && ctx.names[seat]) return playerName(ctx.names[seat]);  // a public replay: the seats' names
   if (ctx.seat === null || ctx.seat === undefined) return t("who.seat", { seat });
   if (seat === ctx.seat) return t("who.me");
   return opponentName(ctx);
@@ -18,7 +18,7 @@ export function seatName(seat, ctx) {
 
 export function opponentName(ctx) {
   const named = ctx.players && ctx.seat !== null && ctx.seat !== undefined ? ctx.players[1 - ctx.seat] : null;
-  if (named && named.name) return named.name;
+  if (named && named.name) return playerName(named.name);
   if (ctx.mode === "friend" || ctx.opponent === "friend") return t("who.friend");
   if (ctx.mode === "computer" || ["easy", "medium", "hard"].includes(ctx.opponent)) {
     return ctx.opponent
