@@ -16,6 +16,7 @@ import pytest
 import dominolab
 from dominolab.cli.main import main
 from dominolab.lab.bench.serve import reply_target
+from loops import until
 
 
 def test_bench_engine_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -274,9 +275,7 @@ def test_a_backup_that_cannot_run_is_a_failure_the_run_reports(tmp_path: Path) -
     loop = BackupLoop(tmp_path / "games.sqlite3", tmp_path)
     loop.command = [str(tmp_path / "no-such-program")]
     loop.start()
-    deadline = time.monotonic() + 30
-    while not loop.failures and time.monotonic() < deadline:
-        time.sleep(0.01)  # polling the loop's record, with a deadline
+    until(lambda: loop.failures, 30, "a failed backup in the loop's record", every=0.01)
     made = loop.stop()
     assert made["made"] == 0 and made["failed"] >= 1
     assert "no-such-program" in made["failure_examples"][0]

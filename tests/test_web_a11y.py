@@ -13,8 +13,7 @@ match of tests/test_web_e2e_ratings.py)."""
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -26,6 +25,7 @@ from playwright.sync_api import Browser, Page, expect
 from browser import JS_HAS_VERSION, Ui
 from dominolab.cli.main import main
 from dominolab.web.edge.process import ServerProcess
+from loops import until
 from test_web_e2e_ratings import as_player, get, post, rated
 
 __all__ = ["rated"]  # the rated match's fixture, used here through `site`
@@ -61,15 +61,6 @@ class Site:
     ala: dict[str, Any]      # the player this browser plays as
     hidden_id: str           # the player whose name a moderator hid (Ala's rated opponent)
     game_id: str             # Ala's rated match against the computer, live
-
-
-def until(done: Callable[[], bool], seconds: float, what: str) -> None:
-    """Poll ``done`` until it holds, or fail naming ``what`` at the deadline."""
-    deadline = time.monotonic() + seconds
-    while not done():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: not within {seconds} s")
-        time.sleep(0.05)
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ import functools
 import io
 import json
 import random
-import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from dominolab.web.edge.process import ServerProcess
 from dominolab.web.storage.moderation import FORGOTTEN_NAME, HIDDEN_NAME
 from dominolab.web.storage.rows import PlayerRow
 from dominolab.web.storage.store import Store
+from loops import until
 from players_support import register
 from rawsocket import call, lobby_hello
 from test_web_ratings import rated_match
@@ -55,14 +55,9 @@ def refused(db: Path | str, *args: str) -> str:
     return lines[0]
 
 
-def until(done: Callable[[], bool], seconds: float = SEEN_WITHIN) -> float:
-    """Poll ``done`` until it holds (the seconds it took), or fail at the deadline."""
-    start = time.monotonic()
-    while not done():
-        if time.monotonic() - start > seconds:
-            raise AssertionError(f"not seen within {seconds} s")
-        time.sleep(0.05)
-    return time.monotonic() - start
+def seen(done: Callable[[], bool]) -> float:
+    """The seconds until ``done`` holds, within :data:`SEEN_WITHIN`."""
+    return until(done, SEEN_WITHIN, "a moderator's action seen by the servers")
 
 
 def seeded_store(path: Path) -> None:
@@ -185,7 +180,7 @@ def test_forget_keeps_the_opponent_s_match_and_export_then_finds_nothing_persona
     assert all(a["detail"] == {} for a in after["audit"])
     assert "no player" in refused(db, "export", "Ala")
     # the server forgets the key too, within seconds (it kept the player cached)
-    until(lambda: client.get("/api/me", headers={"X-Player-Key": ala["key"]}
+    seen(lambda: client.get("/api/me", headers={"X-Player-Key": ala["key"]}
                              ).status_code == 401)
     assert client.get(f"/api/players/{ala['id']}").status_code == 404
     # the opponent keeps the match, the seat shown as a deleted player, and it replays
@@ -234,7 +229,7 @@ def check_a_ban_is_seen(servers: Sequence[ServerProcess], db: Path | str) -> Non
                 [seek["id"]]
         assert admin(db, "ban", "Troll", "--reason", "spam")[0] == 0
         for server in servers:
-            took = until(functools.partial(lobby_refuses, server.base, bad["key"]))
+            took = seen(functools.partial(lobby_refuses, server.base, bad["key"]))
             assert took < SEEN_WITHIN
             status, body = call(server.base, "POST", "/api/seeks", {"game": "luzak"},
                                 key=bad["key"])
@@ -249,13 +244,13 @@ def check_a_ban_is_seen(servers: Sequence[ServerProcess], db: Path | str) -> Non
             assert call(server.base, "GET", "/api/seeks")[1]["seeks"] == []
         assert admin(db, "unban", "Troll")[0] == 0
         for server in servers:
-            until(functools.partial(lobby_takes, server.base, bad["key"]))
+            seen(functools.partial(lobby_takes, server.base, bad["key"]))
         assert admin(db, "rename", "Troll", "Gentle Soul")[0] == 0
         for server in servers:
-            until(functools.partial(named, server.base, bad["key"], "Gentle Soul"))
+            seen(functools.partial(named, server.base, bad["key"], "Gentle Soul"))
         assert admin(db, "hide-name", "Gentle Soul")[0] == 0
         for server in servers:
-            until(functools.partial(named, server.base, bad["key"], HIDDEN_NAME))
+            seen(functools.partial(named, server.base, bad["key"], HIDDEN_NAME))
             seeks = call(server.base, "GET", "/api/seeks")[1]["seeks"]
             assert seeks and {s["player"]["name"] for s in seeks} == {HIDDEN_NAME}
     finally:

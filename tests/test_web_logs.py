@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+import loops
 from dominolab.web import logs
 from dominolab.web.edge.process import ServerProcess
 from dominolab.web.games.clocks import CLOCK_GRACE
@@ -206,10 +207,8 @@ def test_a_whole_runs_json_log_has_every_line_and_no_secret(
     assert lobby_tokens[1] == seat_token(ola["key"], seek["id"])
     run.keep(*lobby_tokens)
     run.play_out(lobby_game["id"], lobby_tokens, rng)
-    deadline = time.monotonic() + 30
-    while run.call("GET", f"/api/players/{ala['id']}")["ratings"]["luzak-line"] is None:
-        assert time.monotonic() < deadline, "the rated match's ratings were not applied"
-        time.sleep(0.05)
+    loops.until(lambda: run.call("GET", f"/api/players/{ala['id']}")["ratings"]["luzak-line"]
+                is not None, 30, "the rated match's ratings applied")
     run.call("GET", "/api/me", key=ola["key"])
 
     # a request's line follows its answer: all are written once the server has stopped

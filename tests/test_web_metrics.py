@@ -7,8 +7,7 @@ from __future__ import annotations
 import http.client
 import json
 import sqlite3
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from dominolab.web.edge.app import create_app
 from dominolab.web.edge.process import ServerProcess
 from dominolab.web.limits import Limits
 from dominolab.web.metrics import allowed, networks
+from loops import until
 from pgserver import PostgresServer
 from web_support import auth, friend_game, seeded_app, service_of
 
@@ -69,13 +69,6 @@ def play(client: TestClient, gid: str, tokens: tuple[str, str], moves: int) -> i
         state = answer.json()
     version: int = state["version"]
     return version
-
-
-def until(condition: Callable[[], bool], seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "not within the deadline"
-        time.sleep(0.02)
 
 
 # -- what each metric means ----------------------------------------------------------------------
