@@ -30,6 +30,7 @@ from dominolab.web.edge.assets import (
     accepted_encoding,
     tree_version,
 )
+from loops import run_async
 from web_support import seeded_app
 
 pytestmark = pytest.mark.timeout(90)
@@ -156,10 +157,10 @@ def test_browsers_asking_at_once_share_one_compression(monkeypatch: pytest.Monke
         answers = await asyncio.gather(*(assets.file_response(request()) for _ in range(8)))
         return [bytes(answer.body) for answer in answers]
 
-    bodies = asyncio.run(many())
+    bodies = run_async(many())
     assert calls == 1
     assert all(gzip.decompress(body) == big for body in bodies)
-    asyncio.run(many())  # later askers get the kept copy
+    run_async(many())  # later askers get the kept copy
     assert calls == 1
 
 
