@@ -103,6 +103,7 @@ def play_out(client: TestClient, game_id: str, tokens: Sequence[str], rng: rando
     match is over (the computer's moves awaited, with a deadline); every move must be
     answered 200. Seat ``tokens[0]``'s last state; the test fails if the match has not
     ended after ``limit`` turns."""
+    waited = False  # for the computer: then a seat is to move
     for _ in range(limit):
         states: list[dict[str, Any]] = []
         for token in tokens:
@@ -113,8 +114,11 @@ def play_out(client: TestClient, game_id: str, tokens: Sequence[str], rng: rando
             return states[0]
         movers = [i for i, s in enumerate(states) if s["to_move"] == s["seat"]]
         if not movers:
+            assert not waited, f"{game_id}: no seat to move after the computer's turn: {states}"
             computer_done(client, game_id)
+            waited = True
             continue
+        waited = False
         mover = states[movers[0]]
         r = client.post(f"/api/games/{game_id}/moves", headers=auth(tokens[movers[0]]),
                         json={"move": rng.choice(mover["legal"])["move"],

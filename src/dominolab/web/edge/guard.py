@@ -267,4 +267,3 @@ def raise_open_files() -> None:
     if hard == resource.RLIM_INFINITY or soft < hard:
         with contextlib.suppress(ValueError, OSError):  # an unlimited hard limit may not fit
             resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-
