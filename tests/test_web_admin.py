@@ -172,7 +172,8 @@ def test_forget_keeps_the_opponent_s_match_and_export_then_finds_nothing_persona
 
     status, said, _ = admin(db, "forget", "Ala", "--reason", "asked by email")
     assert status == 0 and ala["id"] in said
-    status, text, _ = admin(db, "export", ala["id"])
+    status, text, err = admin(db, "export", ala["id"])
+    assert status == 0, err
     after = json.loads(text)
     assert status == 0 and "Ala" not in text.replace(ola["name"], "")
     assert after["player"]["name"] is None and after["player"]["forgotten"] is not None

@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 #: the longest ``--reason`` and ``--by`` kept
 MAX_REASON: Final = 500
 MAX_BY: Final = 100
+#: how long an action waits for a busy server's write lock (SQLite) before it fails: a
+#: moderator would rather wait than be told to try again
+BUSY_SECONDS: Final = 30.0
 
 
 def add_parser(sub: Any) -> None:
@@ -105,7 +108,7 @@ def run_admin(args: argparse.Namespace) -> int:
     if isinstance(db, Path) and not db.is_file():
         return _fail(f"there is no database at {db} (give the servers' --db)")
     try:
-        store = Store(db)
+        store = Store(db, busy_timeout=BUSY_SECONDS)
     except StoreError as exc:
         return _fail(str(exc))
     try:
