@@ -21,7 +21,7 @@ from dominolab.cli.inputs import (
 )
 from dominolab.core import GAMES, DominoError, get_game
 from dominolab.core.errors import shown
-from dominolab.players import LEVELS
+from dominolab.players import KINDS, LEVELS, players_text, thinks_against_clock
 
 EXIT_USAGE = 2
 
@@ -39,6 +39,15 @@ class _Parser(argparse.ArgumentParser):
             half = MESSAGE_LIMIT // 2
             message = f"{message[:half]}...{message[-half:]}"
         super().error(message)
+
+
+def _clocked_text() -> str:
+    """The players that think against the clock, and the levels that are one of them."""
+    names = [name for name, kind in KINDS.items() if kind.clocked]
+    levels = [level for level, (name, budget) in LEVELS.items()
+              if thinks_against_clock(name, budget)]
+    return f"{', '.join(names)} (or the level{'s' if len(levels) > 1 else ''} " \
+           f"{' and '.join(levels)})"
 
 
 def _add_game_options(p: argparse.ArgumentParser) -> None:
@@ -321,17 +330,17 @@ def build_parser() -> argparse.ArgumentParser:
         "core and write every hand to FILE (JSON Lines: a header, then each match's hand "
         "lines and its match line; see docs/lab.md). Match i uses the seed SEED+i; seat 0 "
         "is always the first player. The same arguments give the same file byte for byte, "
-        "except with players that think against the clock: pimc, expert, omniscient (or "
-        "the level hard) without a budget or with a budget in seconds are not "
-        "reproducible; give them a budget in worlds only, e.g. expert:500w. Ctrl-C keeps "
+        f"except with players that think against the clock: {_clocked_text()} without "
+        "a budget or with a budget in seconds are not reproducible; give them a budget in "
+        "worlds only, e.g. expert:500w. Ctrl-C (or SIGTERM) keeps "
         "the whole matches finished so far (exit status 130); --resume continues them. An "
         "existing file is replaced only with --force.")
     p.add_argument("--game", required=True, help="luzak, luzak-line or widelec")
     p.add_argument("--players", default="greedy,greedy", metavar="A,B",
-                   help="the players of seats 0 and 1, each optionally with a budget: "
-                        "random, greedy, pimc:40w, expert:500w, omniscient:500w, or a level "
-                        "easy|medium|hard (default: greedy,greedy); budgets in seconds make "
-                        "the file non-reproducible, use worlds (expert:500w)")
+                   help=f"the players of seats 0 and 1, each optionally with a budget "
+                        f"(pimc:40w, expert:500w): {players_text()}, or a level "
+                        f"{'|'.join(LEVELS)} (default: greedy,greedy); budgets in seconds "
+                        f"make the file non-reproducible, use worlds (expert:500w)")
     p.add_argument("--matches", type=COUNT, default=100, help="matches to play (default: 100)")
     p.add_argument("--seed", type=SEED, default=1,
                    help="the first match seed; match i uses SEED+i (default: 1)")

@@ -34,12 +34,11 @@ from dominolab.lab.simulate import (
     SimOutcome,
     SimSetup,
     default_out,
-    is_reproducible,
     make_sweep,
     option_label,
     simulate_to_file,
 )
-from dominolab.players import LEVELS
+from dominolab.players import plain_name, thinks_against_clock
 
 EXIT_INTERRUPTED = 130
 
@@ -64,11 +63,10 @@ def _check_args(args: argparse.Namespace) -> None:
 
 def _notes(setup: SimSetup) -> None:
     for seat, (name, budget) in enumerate(zip(setup.players, setup.budgets, strict=True)):
-        plain = LEVELS[name][0] if name in LEVELS else name
-        if not is_reproducible(name, budget):
+        if thinks_against_clock(name, budget):
             print(f"note: seat {seat} ({name}{'' if budget is None else f':{budget}'}) thinks "
                   f"against the clock, so the file will not be reproducible; give it a "
-                  f"budget in worlds only (e.g. {plain}:500w)", file=sys.stderr)
+                  f"budget in worlds only (e.g. {plain_name(name)}:500w)", file=sys.stderr)
 
 
 class _Progress:

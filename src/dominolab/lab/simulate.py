@@ -45,10 +45,7 @@ from dominolab.lab.simfile import (
     recover_sim_file,
     require_pyarrow,
 )
-from dominolab.players import LEVELS, Budget
-
-#: players whose choices never depend on a clock, whatever their budget
-_CLOCKLESS: Final = frozenset({"random", "greedy"})
+from dominolab.players import Budget, thinks_against_clock
 
 _BUDGET_PART = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(s|ms|w)\s*", re.IGNORECASE)
 
@@ -68,12 +65,9 @@ def split_players(text: str) -> list[str]:
 
 
 def is_reproducible(name: str, budget: Budget | None) -> bool:
-    """Whether a player's choices repeat exactly: it needs no clock (random, greedy), or its
-    budget is in worlds only (a search player's default budget includes seconds)."""
-    key = LEVELS[name][0] if name in LEVELS else name
-    if key in _CLOCKLESS:
-        return True
-    return budget is not None and budget.seconds is None and budget.worlds is not None
+    """Whether a player's choices repeat exactly: it does not think against the clock
+    (:func:`~dominolab.players.thinks_against_clock`: the registry says so)."""
+    return not thinks_against_clock(name, budget)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Final
 
 from dominolab.core import OptionError
@@ -36,19 +37,45 @@ def _rng(name: str, seed: int) -> random.Random:
     return random.Random(f"dominolab/player/{name}/{seed}")
 
 
-#: name -> factory taking a seed
-PLAYERS: Final[dict[str, Callable[[int], Player]]] = {
-    "random": lambda seed: RandomPlayer(_rng("random", seed)),
-    "greedy": lambda seed: GreedyPlayer(),
-    "pimc": lambda seed: PimcPlayer(_rng("pimc", seed)),
-    "greedy-worst": lambda seed: WorstCaseGreedyPlayer(),
-    "pimc-classic": lambda seed: ClassicPimcPlayer(_rng("pimc-classic", seed)),
-    "expert": lambda seed: ExpertPlayer(_rng("expert", seed)),
+@dataclass(frozen=True, slots=True)
+class PlayerKind:
+    """One entry of the registry: how to make the player and what a front end says of it.
+
+    ``make``: a factory taking a seed; ``clocked``: its default budget includes seconds,
+    so its choices repeat exactly only under a budget in worlds alone (a player that takes
+    no budget, such as greedy, never reads a clock); ``about``: a few words for help texts.
+    """
+
+    make: Callable[[int], Player]
+    clocked: bool
+    about: str
+
+
+#: name -> kind, in the order help texts list them
+KINDS: Final[dict[str, PlayerKind]] = {
+    "random": PlayerKind(lambda seed: RandomPlayer(_rng("random", seed)), False,
+                         "uniform over the legal moves"),
+    "greedy": PlayerKind(lambda seed: GreedyPlayer(), False,
+                         "one ply minus the opponent's expected best answer"),
+    "pimc": PlayerKind(lambda seed: PimcPlayer(_rng("pimc", seed)), True,
+                       "perfect-information Monte Carlo"),
+    "greedy-worst": PlayerKind(lambda seed: WorstCaseGreedyPlayer(), False,
+                               "the earlier greedy, against the opponent's best answer"),
+    "pimc-classic": PlayerKind(lambda seed: ClassicPimcPlayer(_rng("pimc-classic", seed)),
+                               True, "the earlier pimc"),
+    "expert": PlayerKind(lambda seed: ExpertPlayer(_rng("expert", seed)), True,
+                         "ISMCTS reading the opponent"),
     # the same random stream: where the model declines the two play the same moves, and
     # runs of the expert before the model (docs/strength.md) repeat exactly
-    "expert-plain": lambda seed: ExpertPlayer(_rng("expert", seed), reading=False),
-    "omniscient": lambda seed: OmniscientPlayer(_rng("omniscient", seed)),
+    "expert-plain": PlayerKind(lambda seed: ExpertPlayer(_rng("expert", seed), reading=False),
+                               True, "the expert without reading the opponent"),
+    "omniscient": PlayerKind(lambda seed: OmniscientPlayer(_rng("omniscient", seed)), True,
+                             "sees every tile; a measuring stick"),
 }
+
+#: name -> factory taking a seed
+PLAYERS: Final[dict[str, Callable[[int], Player]]] = {
+    name: kind.make for name, kind in KINDS.items()}
 
 #: strength levels offered to people: level -> (player, budget)
 LEVELS: Final[dict[str, tuple[str, Budget | None]]] = {
@@ -63,12 +90,33 @@ def _no_player(name: str) -> OptionError:
                        f"(levels: {', '.join(LEVELS)})")
 
 
+def plain_name(name: str) -> str:
+    """The player behind ``name``: a level's player, or the name itself (lower case)."""
+    key = name.strip().lower()
+    return LEVELS[key][0] if key in LEVELS else key
+
+
+def thinks_against_clock(name: str, budget: Budget | None) -> bool:
+    """Whether the player ``name`` (a player or a level) under ``budget`` (None: its own
+    default) reads the clock, so that its choices need not repeat: a clocked player
+    (:attr:`PlayerKind.clocked`) unless the budget is in worlds only; OptionError for a
+    name that is neither."""
+    kind = KINDS.get(plain_name(name))
+    if kind is None:
+        raise _no_player(name)
+    if not kind.clocked:
+        return False
+    return budget is None or budget.seconds is not None or budget.worlds is None
+
+
+def players_text() -> str:
+    """Every player's name, comma-separated in the registry's order, for help texts."""
+    return ", ".join(KINDS)
+
+
 def make_player(name: str, seed: int) -> Player:
     """The player called ``name`` (a player or a level), seeded with ``seed``."""
-    key = name.strip().lower()
-    if key in LEVELS:
-        key = LEVELS[key][0]
-    factory = PLAYERS.get(key)
+    factory = PLAYERS.get(plain_name(name))
     if factory is None:
         raise _no_player(name)
     return factory(seed)
@@ -86,6 +134,7 @@ def parse_player_spec(text: str) -> tuple[str, Budget | None]:
     return key, budget
 
 
-__all__ = ["LEVELS", "PLAYERS", "Budget", "ClassicPimcPlayer", "ExpertPlayer", "GreedyPlayer",
-           "OmniscientPlayer", "PimcPlayer", "Player", "RandomPlayer", "SeeingPlayer",
-           "WorstCaseGreedyPlayer", "make_player", "parse_player_spec"]
+__all__ = ["KINDS", "LEVELS", "PLAYERS", "Budget", "ClassicPimcPlayer", "ExpertPlayer",
+           "GreedyPlayer", "OmniscientPlayer", "PimcPlayer", "Player", "PlayerKind",
+           "RandomPlayer", "SeeingPlayer", "WorstCaseGreedyPlayer", "make_player",
+           "parse_player_spec", "plain_name", "players_text", "thinks_against_clock"]
