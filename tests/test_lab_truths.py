@@ -4,11 +4,22 @@ Ctrl-C, progress on and off a terminal, and gzip result files."""
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from pathlib import Path
 
 import pytest
 
 from dominolab.cli.main import main
+from dominolab.lab import read_sim_file, summarise_file
+from dominolab.lab.report import (
+    TileFigure,
+    hand_end_shares,
+    plain_number,
+    report_tables,
+    table_text,
+)
+from dominolab.lab.stats import Estimate
 from dominolab.players import KINDS, LEVELS, Budget, make_player, thinks_against_clock
 
 # -- the players' registry ----------------------------------------------------------------------
@@ -47,3 +58,57 @@ def test_players_help_lists_every_player(capsys: pytest.CaptureFixture[str]) -> 
     clocked = [name for name, kind in KINDS.items() if kind.clocked]
     assert f"against the clock: {', '.join(clocked)} " in text
     assert "greedy-worst" in text
+
+
+# -- the report ----------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def widelec_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Widelec to a low target, so that many hands are cut short at it (win at once)."""
+    path = tmp_path_factory.mktemp("sim") / "w.jsonl"
+    assert main(["simulate", "--game", "widelec", "--matches", "12", "--workers", "1",
+                 "--players", "greedy,random", "--option", "target=61",
+                 "--out", str(path)]) == 0
+    return path
+
+
+def test_hand_ends_plot_counts_the_tables_hands(widelec_file: Path) -> None:
+    s = summarise_file(read_sim_file(str(widelec_file)))
+    assert s.hand_ends.get("target", 0) > 0 and s.completed_hands < s.hands
+    shares = hand_end_shares(s)
+    assert shares == {"domino": pytest.approx(s.estimates["domino_share"].value * 100),
+                      "block": pytest.approx(s.estimates["block_share"].value * 100)}
+    assert sum(shares.values()) == pytest.approx(100.0)
+    assert shares["domino"] == pytest.approx(
+        100 * s.hand_ends["domino"] / s.completed_hands)
+    figures = table_text(report_tables([s])[0])
+    assert any(line.strip().startswith("completed hands ending in a domino")
+               for line in figures)
+
+
+def test_hand_ends_caption_says_completed_hands(widelec_file: Path, tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "r.html"
+    assert main(["report", str(widelec_file), "--html", str(out)]) == 0
+    page = " ".join(out.read_text(encoding="utf-8").split())
+    assert "How the completed hands ended" in page
+
+
+@pytest.mark.parametrize(("x", "text"), [(1584840.0, "1584840"), (6.0, "6"), (6.5, "6.5"),
+                                         (2 / 3, "0.67"), (1e20, "100000000000000000000"),
+                                         (float("nan"), "-")])
+def test_plain_number(x: float, text: str) -> None:
+    assert plain_number(x) == text
+
+
+def test_no_table_prints_an_exponent(widelec_file: Path) -> None:
+    s = summarise_file(read_sim_file(str(widelec_file)))
+    assert s.tile_worth
+    big = TileFigure("66", 1584840.0, 123456789.0, Estimate(0.0128, (0.0120, 0.0136), None))
+    s = dataclasses.replace(s, tile_worth=(big, *s.tile_worth))
+    tables = report_tables([s])
+    worth = next(t for t in tables if t.id == "tile-worth")
+    assert worth.rows[0][-1] == "1584840 / 123456789"
+    for table in tables:
+        for line in table_text(table):
+            assert not re.search(r"[0-9]e[+-][0-9]", line), line

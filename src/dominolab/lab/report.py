@@ -46,7 +46,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from dominolab.core import Deal, GameSpec, get_game, parse_tile
 from dominolab.lab.simfile import (
@@ -107,8 +107,8 @@ WIDELEC_ROWS = (
     FigureRow("quartet_points_per_hand", "quartet points per hand"),
     FigureRow("bonus_share", "hands with an end bonus", percent=True),
     FigureRow("bonus_size", "bonus size (when there is one)"),
-    FigureRow("domino_share", "hands ending in a domino", percent=True),
-    FigureRow("block_share", "hands ending in a block", percent=True),
+    FigureRow("domino_share", "completed hands ending in a domino", percent=True),
+    FigureRow("block_share", "completed hands ending in a block", percent=True),
     FigureRow("draws_per_hand", "draws per hand"),
     FigureRow("passes_per_hand", "passes per hand"),
 )
@@ -221,6 +221,20 @@ def handed_over(hand: HandLine, game: str) -> int:
 def completed(match: MatchLine) -> tuple[HandLine, ...]:
     """The match's hands that were played to their end (not cut short at the target)."""
     return tuple(h for h in match.hands if h.end != "target")
+
+
+#: how a completed hand ends -> the figure giving its share of completed hands
+HAND_ENDS: Final = {"domino": "domino_share", "block": "block_share"}
+
+
+def hand_end_shares(summary: FileSummary) -> dict[str, float]:
+    """How a Widelec file's completed hands ended, in percent (the "hand-ends" plot): the
+    figures table's own shares, so that plot and table count the same hands."""
+    shares = {}
+    for end, key in HAND_ENDS.items():
+        e = summary.estimates.get(key)
+        shares[end] = 0.0 if e is None else e.value * 100
+    return shares
 
 
 def _match_score(m: MatchLine, seat: int) -> float:
@@ -635,7 +649,7 @@ def differences(summaries: Sequence[FileSummary]) -> list[dict[str, Estimate]]:
 def _option_text(v: Any) -> str:
     if isinstance(v, bool):
         return "yes" if v else "no"
-    return str(v)
+    return plain_number(v) if isinstance(v, float) else str(v)
 
 
 def _players_text(sim: Sim) -> str:
@@ -706,6 +720,16 @@ class Table:
     note: str = ""
 
 
+def plain_number(x: float) -> str:
+    """A count or a quantile as the tables print it: a whole number in full (``1584840``,
+    never ``1.58484e+06``), otherwise with at most two decimals (``6.5``)."""
+    if not math.isfinite(x):
+        return "-"
+    if x == int(x):
+        return str(int(x))
+    return f"{x:.2f}".rstrip("0").rstrip(".")
+
+
 def fmt_estimate(e: Estimate | None, percent: bool = False, signed: bool = False) -> str:
     """``12.34 [11.90, 12.78]``; shares in % (``50.45% [48.26, 52.64]``), their differences
     in percentage points (``+3.95 pp [+2.71, +5.19]``)."""
@@ -767,7 +791,8 @@ def _target_table(summaries: Sequence[FileSummary], labels: Sequence[str]) -> Ta
         for t in s.target_lengths:
             ci = "" if t.ci is None else f" [{t.ci[0]:.2f}, {t.ci[1]:.2f}]"
             rows.append((f"[{i}] {labels[i - 1]}", str(t.target), f"{t.mean:.2f}{ci}",
-                         f"{t.median:g}", f"{t.p10:g}-{t.p90:g}", str(t.matches)))
+                         plain_number(t.median),
+                         f"{plain_number(t.p10)}-{plain_number(t.p90)}", str(t.matches)))
     return Table("target-length", "Which target gives matches of N hands",
                  ("file", "target", "mean hands (95%)", "median", "10th-90th pct", "matches"),
                  tuple(rows),
@@ -789,7 +814,7 @@ def _tile_table(summaries: Sequence[FileSummary], labels: Sequence[str], what: s
             shown = Estimate(e.value * scale, None if e.ci is None else
                              (e.ci[0] * scale, e.ci[1] * scale), None)
             rows.append((f"[{i}] {labels[i - 1]}", f.tile, fmt_estimate(shown),
-                         f"{f.count:g} / {f.base:g}"))
+                         f"{plain_number(f.count)} / {plain_number(f.base)}"))
     if what == "luzaked":
         return Table("tiles-luzaked", "Which tiles are luzaked most",
                      ("file", "tile", "luzaks per 100 hands (95%)", "luzaks / hands"),
@@ -1135,14 +1160,13 @@ def render_plots(summaries: Sequence[FileSummary]) -> dict[str, tuple[str, str]]
         out["bonus"] = ("Bonus sizes: the end-of-hand bonus of the completed hands that had "
                         "one (Widelec), as outlines.", _png(plt, fig))
         fig, ax = plt.subplots(figsize=(8, 3.8))
-        ends = ["domino", "block", "target"]
-        _grouped_bars(ax, wn, ["domino", "block", "cut at the target"],
-                      [[s.hand_ends.get(e, 0) / max(s.hands, 1) * 100 for e in ends]
-                       for _, s in wid], "how hands end", "end of the hand", "hands (%)", wc)
-        out["hand-ends"] = ("How the hands ended, of all hands: a domino (went out), a block, "
-                            "or cut short when a total reached the target (the figures "
-                            "table takes domino and block over completed hands).",
-                            _png(plt, fig))
+        _grouped_bars(ax, wn, list(HAND_ENDS), [list(hand_end_shares(s).values())
+                                                for _, s in wid],
+                      "how completed hands end", "end of the hand", "completed hands (%)", wc)
+        out["hand-ends"] = ("How the completed hands ended (those not cut short at the "
+                            "target): a domino (went out) or a block, the same shares as the "
+                            "figures table's; the hands cut short are its 'hands cut short "
+                            "at the target', a share of all hands.", _png(plt, fig))
         fig, ax = plt.subplots(figsize=(8, 3.8))
         _discrete(ax, wn, [s.draws_per_hand for _, s in wid], "draws per hand",
                   "tiles drawn in a completed hand (both seats)", "hands (%)", wc)
@@ -1278,10 +1302,11 @@ def render_html(summaries: Sequence[FileSummary]) -> str:
     return "\n".join(parts) + "\n"
 
 
-__all__ = ["COMMON_ROWS", "SWEEP_FIGURES", "FigureRow", "FileSummary", "LUZAK_ROWS",
+__all__ = ["COMMON_ROWS", "HAND_ENDS", "SWEEP_FIGURES", "FigureRow", "FileSummary", "LUZAK_ROWS",
            "MatplotlibMissing", "Pairing", "Sim", "SimInfo", "Table", "TargetLength",
            "TileFigure", "WIDELEC_ROWS", "comparison_text", "completed", "differences",
-           "expected_plots", "fmt_estimate", "handed_over", "hands_to_target", "header_lines",
-           "layer_of", "match_figures", "render_html", "render_plots", "replay_targets",
+           "expected_plots", "fmt_estimate", "hand_end_shares", "handed_over",
+           "hands_to_target", "header_lines", "layer_of", "match_figures", "plain_number",
+           "render_html", "render_plots", "replay_targets",
            "report_tables", "rows_for", "shares_deals", "summarise_file", "summarise_files",
            "summary_text", "sweep_option", "table_html", "table_text", "variant_labels"]
