@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from dominolab.cli.arena import ProgressBar, format_result
+from dominolab.cli.arena import format_result
 from dominolab.cli.main import main
+from dominolab.cli.progress import Progress
 from dominolab.core import Match, OptionError
 from dominolab.lab import (
     Z95,
@@ -248,21 +249,22 @@ class _Tty(io.StringIO):
 
 def test_progress_bar_redraws_in_place_on_a_terminal() -> None:
     tty = _Tty()
-    bar = ProgressBar(tty)
+    bar = Progress("matches", stream=tty)
     bar(0, 4)
     bar(2, 4)
     bar(4, 4)
     bar.close()
     out = tty.getvalue()
-    assert out.count("\r") == 3 and out.endswith("\n")
-    assert "4/4 matches" in out and "ETA" in out and "elapsed" in out
+    assert out.count("\r") >= 2 and out.endswith("\n")
+    assert "4/4" in out and "matches" in out
     plain = io.StringIO()
-    quiet = ProgressBar(plain)
+    quiet = Progress("matches", stream=plain)
     quiet(0, 4)
     quiet(2, 4)
     quiet(4, 4)
     quiet.close()
-    assert plain.getvalue() == ""  # not a terminal and quick: nothing
+    lines = plain.getvalue().splitlines()  # not a terminal and quick: a start and an end
+    assert "\r" not in plain.getvalue() and "0/4" in lines[0] and "4/4" in lines[-1]
 
 
 # -- the command ------------------------------------------------------------------------------

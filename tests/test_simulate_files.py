@@ -293,18 +293,23 @@ def test_killed_run_resumes_to_the_same_bytes(tmp_path: Path, slow_run_file: byt
 
 
 @pytest.mark.timeout(600)
-def test_ctrl_c_then_resume_gives_the_same_bytes(tmp_path: Path, slow_run_file: bytes) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_then_resume_gives_the_same_bytes(tmp_path: Path, slow_run_file: bytes,
+                                                 stop: signal.Signals) -> None:
+    """Ctrl-C, and SIGTERM the same way: one "interrupted" line, status 130, resumable."""
     proc = _start(SLOW_RUN, tmp_path)
     try:
         _wait_for_matches(proc, tmp_path / "run.jsonl", 10)
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(stop)
         _, err = proc.communicate(timeout=DEADLINE)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=DEADLINE)
     assert proc.returncode == 130
-    assert b"--resume continues it" in err and b"Traceback" not in err
+    assert b"Traceback" not in err and b"Process " not in err, err
+    said = [line for line in err.decode().splitlines() if line.startswith("interrupted")]
+    assert len(said) == 1 and said[0].endswith("--resume continues it"), err
     cut = tmp_path / "run.jsonl"
     assert read_sim_file(cut).interrupted  # a valid file of whole matches
     proc = _start([*SLOW_RUN, "--resume"], tmp_path)

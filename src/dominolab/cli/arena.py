@@ -4,8 +4,9 @@ Every pair of matches is one set of deals played twice with the seats swapped, s
 deals' luck cancels; pairs run on every core. The figures (see :mod:`dominolab.lab.arena`):
 A's match win rate with its 95% interval over pairs (and the Wilson interval over matches),
 A's points margin per hand with its 95% interval, each player's seconds per move (median,
-p95, max), and the counts. A progress bar goes to stderr when it is a terminal; Ctrl-C
-stops the run and reports the matches that finished (exit status 130).
+p95, max), and the counts. Progress goes to stderr (:mod:`dominolab.cli.progress`: a bar on
+a terminal, a line now and then off one); Ctrl-C or SIGTERM stops the run and reports the
+matches that finished (exit status 130).
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
-from typing import TextIO
 
 from dominolab.cli.inputs import MAX_MATCHES, MAX_WORKERS, check_player_text
+from dominolab.cli.interrupt import EXIT_INTERRUPTED
+from dominolab.cli.progress import Progress
 from dominolab.core import OptionError, get_game
 from dominolab.lab import (
     ArenaInterrupted,
@@ -29,68 +30,6 @@ from dominolab.lab import (
     run_arena_matches,
 )
 from dominolab.lab.stats import rounded, rounded_interval
-
-EXIT_INTERRUPTED = 130
-
-
-def _clock(seconds: float) -> str:
-    whole = max(0, round(seconds))
-    h, rest = divmod(whole, 3600)
-    m, s = divmod(rest, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
-
-
-class ProgressBar:
-    """Matches done out of the total, elapsed time and an ETA, on ``stream``.
-
-    On a terminal: one line redrawn in place (``\\r``) at most ten times a second. Otherwise
-    a plain line at most every ``plain_every`` seconds (so a log is not flooded), or nothing
-    when ``plain_every`` is None.
-    """
-
-    def __init__(self, stream: TextIO, *, width: int = 30,
-                 plain_every: float | None = 30.0, unit: str = "matches") -> None:
-        self.stream = stream
-        self.unit = unit
-        self.tty = stream.isatty()
-        self.width = width
-        self.plain_every = plain_every
-        self.start = time.monotonic()
-        self._last_draw = self.start
-        self._last_done = -1
-        self._drawn = False
-
-    def text(self, done: int, total: int, elapsed: float) -> str:
-        frac = done / total if total else 1.0
-        filled = int(frac * self.width)
-        bar = "#" * filled + "." * (self.width - filled)
-        eta = _clock(elapsed * (total - done) / done) if done else "?"
-        return (f"[{bar}] {done}/{total} {self.unit}  {_clock(elapsed)} elapsed  ETA {eta}")
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.monotonic()
-        elapsed = now - self.start
-        if self.tty:
-            if done != total and now - self._last_draw < 0.1 and done == self._last_done:
-                return
-            self.stream.write("\r" + self.text(done, total, elapsed) + "\x1b[K")
-            self.stream.flush()
-            self._drawn = True
-        elif self.plain_every is not None and done not in (0, total, self._last_done):
-            if now - self._last_draw < self.plain_every:
-                return
-            print(self.text(done, total, elapsed), file=self.stream, flush=True)
-        else:
-            return
-        self._last_draw = now
-        self._last_done = done
-
-    def close(self) -> None:
-        """End the redrawn line, if one was drawn."""
-        if self._drawn:
-            self.stream.write("\n")
-            self.stream.flush()
-            self._drawn = False
 
 
 def _pct(x: float | None) -> str:
@@ -177,7 +116,7 @@ def run_arena(args: argparse.Namespace) -> int:
     check_player_text(args.b, "player B")
     if args.budget is not None:
         check_player_text(args.budget, "--budget")
-    bar = ProgressBar(sys.stderr)
+    bar = Progress("matches")
     interrupted = False
     try:
         result = run_arena_matches(args.game, args.a, args.b, args.matches, seed=args.seed,

@@ -9,48 +9,21 @@ line on standard error and exit status 2. A backup killed or interrupted leaves 
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 import time
 from pathlib import Path
-from types import FrameType
 
+from dominolab.cli.progress import Progress
 from dominolab.cli.serve import default_db, is_database_url, shown_db
 from dominolab.core.errors import shown
 
 EXIT_USAGE = 2
-#: a backup that takes longer than this says how far it is, every this often (seconds)
-PROGRESS_EVERY = 1.0
+#: a backup that takes longer than this says how far it is (seconds)
+PROGRESS_AFTER = 1.0
 
 
 def _megabytes(size: int) -> str:
     return f"{size / 2**20:.1f} MB"
-
-
-def _interrupted(_signum: int, _frame: FrameType | None) -> None:
-    """SIGTERM as Ctrl-C: the copy under way is removed on the way out."""
-    raise KeyboardInterrupt
-
-
-class _Progress:
-    """Prints "copied N of M pages" to standard error once the copy has taken
-    :data:`PROGRESS_EVERY`, then at most that often."""
-
-    def __init__(self) -> None:
-        self.started = time.monotonic()
-        self.last = self.started
-        self.shown = False
-
-    def __call__(self, copied: int, total: int) -> None:
-        now = time.monotonic()
-        if now - self.last < PROGRESS_EVERY and copied < total:
-            return
-        if copied >= total and not self.shown:
-            return  # quick: no progress to tell
-        self.last = now
-        self.shown = True
-        print(f"dominolab backup: copied {copied} of {total} pages "
-              f"({100 * copied // max(1, total)}%)", file=sys.stderr, flush=True)
 
 
 def _file_name(text: str) -> Path:
@@ -72,7 +45,6 @@ def run_backup(args: argparse.Namespace) -> int:
     from dominolab.web.storage.backup import backup, backup_pg, backup_target
     from dominolab.web.storage.rows import StoreError
 
-    signal.signal(signal.SIGTERM, _interrupted)
     started = time.monotonic()
     try:
         db = _database(args.db)
@@ -83,7 +55,8 @@ def run_backup(args: argparse.Namespace) -> int:
                   f"{time.monotonic() - started:.1f} s; restore it with `dominolab restore "
                   f"{target} --db URL`")
             return 0
-        contents = backup(db, target, progress=_Progress())
+        with Progress("pages", delay=PROGRESS_AFTER, desc="dominolab backup") as bar:
+            contents = backup(db, target, progress=bar)
     except StoreError as exc:
         print(f"dominolab backup: {exc}", file=sys.stderr)
         return EXIT_USAGE

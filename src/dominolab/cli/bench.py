@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from dominolab import native
-from dominolab.cli.arena import ProgressBar
+from dominolab.cli.progress import Progress
 from dominolab.core import GAMES, get_game
 
 
@@ -86,7 +86,7 @@ def _check_engine(args: argparse.Namespace, games: list[str]) -> int:
     failed = False
     for name in games:
         spec = GAMES[name]
-        bar = ProgressBar(sys.stderr, plain_every=None, unit=f"{name} hands")
+        bar = Progress(f"{name} hands")
         start = time.perf_counter()
         try:
             result = check_hands(spec, spec.options_class(), args.check, seed=args.check_seed,
@@ -110,7 +110,7 @@ def _check_engine(args: argparse.Namespace, games: list[str]) -> int:
     return 1 if failed else 0
 
 
-def _progress(bar: ProgressBar, total: int) -> Callable[[int], None]:
+def _progress(bar: Progress, total: int) -> Callable[[int], None]:
     return lambda done: bar(done, total)
 
 

@@ -4,19 +4,20 @@ bot on duplicate hands, the same wall-clock time a move (:mod:`dominolab.lab.hea
     python -m dominolab.cli.headtohead --game luzak --opponent ismcts \\
         --hands 1000 --seconds 0.05 --workers 2 [--seed 1] [--json]
 
-Needs the ``openspiel`` extra.
+Needs the ``openspiel`` extra. Progress goes to stderr (:mod:`dominolab.cli.progress`); Ctrl-C
+or SIGTERM stops the run (exit status 130).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
+from dominolab.cli.interrupt import EXIT_INTERRUPTED, sigterm_as_ctrl_c
+from dominolab.cli.progress import Progress
 from dominolab.core import GAMES
 from dominolab.lab.headtohead import DEFAULT_UCT_C, OPPONENTS, HeadToHeadResult, run
 
@@ -48,21 +49,6 @@ def report(result: HeadToHeadResult) -> str:
     ])
 
 
-def _progress_printer() -> Callable[[int, int], None] | None:
-    if not sys.stderr.isatty():
-        return None
-    start = time.perf_counter()
-
-    def show(done: int, total: int) -> None:
-        elapsed = time.perf_counter() - start
-        eta = elapsed / done * (total - done) if done else math.nan
-        end = "\n" if done == total else ""
-        print(f"\r{done}/{total} hands, {elapsed:.0f} s, about {eta:.0f} s left   ",
-              end=end, file=sys.stderr, flush=True)
-
-    return show
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m dominolab.cli.headtohead",
@@ -83,11 +69,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--hands-json", action="store_true",
                         help="with --json: every hand's record too")
     args = parser.parse_args(argv)
+    bar = Progress("hands")
     try:
-        result = run(args.game, args.opponent, args.hands, args.seconds, args.seed,
-                     args.workers or os.cpu_count() or 1, args.uct_c, _progress_printer())
+        with sigterm_as_ctrl_c():
+            result = run(args.game, args.opponent, args.hands, args.seconds, args.seed,
+                         args.workers or os.cpu_count() or 1, args.uct_c, bar)
     except ValueError as exc:
         parser.error(str(exc))
+    except KeyboardInterrupt:
+        bar.close()
+        print("interrupted: no result (a head-to-head keeps no partial run)", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        bar.close()
     if args.json:
         print(json.dumps(result.to_json(args.hands_json), indent=2))
     else:

@@ -19,6 +19,7 @@ from dominolab.cli.inputs import (
     decimal_number,
     whole_number,
 )
+from dominolab.cli.interrupt import EXIT_INTERRUPTED, sigterm_as_ctrl_c
 from dominolab.core import GAMES, DominoError, get_game
 from dominolab.core.errors import shown
 from dominolab.players import KINDS, LEVELS, players_text, thinks_against_clock
@@ -394,6 +395,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: the commands whose speed the native fast path sets, which warn once when it is missing
 _COMPUTING = frozenset({"play", "serve", "simulate", "arena", "bench"})
+#: the commands that handle SIGTERM themselves (the server's clean shutdown, the terminal
+#: game); every other stops on SIGTERM as on Ctrl-C (:mod:`dominolab.cli.interrupt`)
+_OWN_SIGNALS = frozenset({"serve", "play"})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -403,7 +407,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if warning is not None and args.command in _COMPUTING:
         print(f"dominolab: warning: {warning}", file=sys.stderr)
     try:
-        return int(_dispatch(args))
+        if args.command in _OWN_SIGNALS:
+            return int(_dispatch(args))
+        with sigterm_as_ctrl_c():
+            return int(_dispatch(args))
     except DominoError as exc:
         print(f"dominolab {args.command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -413,7 +420,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
 
 
 def _dispatch(args: argparse.Namespace) -> int:

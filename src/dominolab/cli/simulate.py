@@ -2,9 +2,10 @@
 recorded in a simulation result file (JSON Lines, format ``dominolab-sim``; docs/lab.md).
 
 Matches run on every core, or on a Dask cluster with ``--scheduler tcp://HOST:PORT`` (the
-``cluster`` extra; the same file as locally); a progress bar with the time left goes to
-stderr when it is a terminal. Ctrl-C stops the run and keeps the whole matches finished so
-far, in order (exit status 130); ``--resume`` continues it, to the file an uninterrupted run
+``cluster`` extra; the same file as locally); progress with the time left goes to stderr
+(:mod:`dominolab.cli.progress`: a bar on a terminal, a line now and then off one). Ctrl-C
+or SIGTERM stops the run and keeps the whole matches finished so far, in order (exit
+status 130); ``--resume`` continues it, to the file an uninterrupted run
 writes. The same arguments give the same file byte for byte, unless a player thinks against
 the clock (a search player without a worlds-only budget).
 
@@ -22,8 +23,9 @@ import argparse
 import os
 import sys
 
-from dominolab.cli.arena import ProgressBar
 from dominolab.cli.inputs import MAX_MATCHES, MAX_WORKERS, check_player_text
+from dominolab.cli.interrupt import EXIT_INTERRUPTED
+from dominolab.cli.progress import Progress
 from dominolab.core import OptionError
 from dominolab.lab.simfile import require_pyarrow
 from dominolab.lab.simulate import (
@@ -39,8 +41,6 @@ from dominolab.lab.simulate import (
     simulate_to_file,
 )
 from dominolab.players import plain_name, thinks_against_clock
-
-EXIT_INTERRUPTED = 130
 
 
 def _check_args(args: argparse.Namespace) -> None:
@@ -69,19 +69,6 @@ def _notes(setup: SimSetup) -> None:
                   f"budget in worlds only (e.g. {plain_name(name)}:500w)", file=sys.stderr)
 
 
-class _Progress:
-    """The bar, counting only the matches this run plays (a resumed run's ETA is right)."""
-
-    def __init__(self, bar: ProgressBar) -> None:
-        self.bar = bar
-        self.first: int | None = None
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.first is None:
-            self.first = done
-        self.bar(done - self.first, total - self.first)
-
-
 def run_simulate(args: argparse.Namespace) -> int:
     """The ``simulate`` command: 0 when done, 130 when interrupted (the file then holds the
     whole matches finished), 2 (through the caller) on bad input, an existing file without
@@ -108,10 +95,10 @@ def run_simulate(args: argparse.Namespace) -> int:
     _notes(setups[0])
     mode: FileMode = "resume" if resume else "replace" if force else "new"
     for number, (setup, out) in enumerate(zip(setups, outs, strict=True), start=1):
-        bar = ProgressBar(sys.stderr, plain_every=None)
+        bar = Progress("matches")
         interrupted = False
         try:
-            outcome = simulate_to_file(setup, out, args.workers, _Progress(bar), scheduler,
+            outcome = simulate_to_file(setup, out, args.workers, bar, scheduler,
                                        mode=mode, kind=kind)
         except SimInterrupted as stop:
             outcome = stop.outcome
