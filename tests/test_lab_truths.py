@@ -5,11 +5,21 @@ Ctrl-C, progress on and off a terminal, and gzip result files."""
 from __future__ import annotations
 
 import dataclasses
+import fcntl
+import os
+import pty
 import re
+import select
+import struct
+import subprocess
+import sys
+import termios
+import time
 from pathlib import Path
 
 import pytest
 
+from dominolab.cli import progress
 from dominolab.cli.main import main
 from dominolab.lab import read_sim_file, summarise_file
 from dominolab.lab.report import (
@@ -112,3 +122,74 @@ def test_no_table_prints_an_exponent(widelec_file: Path) -> None:
     for table in tables:
         for line in table_text(table):
             assert not re.search(r"[0-9]e[+-][0-9]", line), line
+
+
+# -- progress ------------------------------------------------------------------------------------
+
+PROGRESS_LINE = re.compile(r"^\s*\d+%\|[# 0-9]*\| (\d+)/(\d+) \[")
+
+
+def test_progress_off_a_terminal_is_plain_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Standard error not a terminal (as in a background run): whole lines now and then
+    (here at every match, the interval made tiny), no carriage returns, nothing on stdout
+    but the result."""
+    monkeypatch.setattr(progress, "PLAIN_EVERY", 0.0)
+    assert main(["simulate", "--game", "luzak", "--matches", "6", "--workers", "1",
+                 "--out", str(tmp_path / "x.jsonl")]) == 0
+    captured = capsys.readouterr()
+    assert "\r" not in captured.err
+    counts = [int(m.group(1)) for m in map(PROGRESS_LINE.match, captured.err.splitlines())
+              if m is not None]
+    assert counts[0] == 0 and counts[-1] == 6 and len(set(counts)) == 7, captured.err
+    assert captured.out.count("\n") == 1 and "%|" not in captured.out
+
+
+def test_progress_off_a_terminal_waits_its_interval(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """At the default interval a quick run tells only its start and its end."""
+    assert main(["simulate", "--game", "luzak", "--matches", "6", "--workers", "1",
+                 "--out", str(tmp_path / "x.jsonl")]) == 0
+    counts = [int(m.group(1)) for m in map(PROGRESS_LINE.match,
+                                           capsys.readouterr().err.splitlines()) if m]
+    assert counts[0] == 0 and counts[-1] == 6 and len(set(counts)) == 2
+
+
+@pytest.mark.parametrize("columns", [0, 100])
+def test_progress_on_a_terminal_is_a_bar(tmp_path: Path, columns: int) -> None:
+    """Standard error a terminal (a pty, sized or bare): one bar redrawn in place."""
+    main_fd, child_fd = pty.openpty()
+    if columns:
+        fcntl.ioctl(child_fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, columns, 0, 0))
+    code = "import sys; from dominolab.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    proc = subprocess.Popen([sys.executable, "-c", code, "simulate", "--game", "luzak",
+                             "--matches", "30", "--workers", "1", "--out", "x.jsonl"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=child_fd,
+                            stdin=subprocess.DEVNULL)
+    os.close(child_fd)
+    seen = b""
+    end = time.monotonic() + 60
+    try:
+        while time.monotonic() < end:
+            ready, _, _ = select.select([main_fd], [], [], 0.5)
+            if ready:
+                try:
+                    chunk = os.read(main_fd, 4096)
+                except OSError:  # the child closed its end
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            elif proc.poll() is not None:
+                break
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        os.close(main_fd)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=60)
+    assert proc.returncode == 0
+    text = seen.decode()
+    assert "\r" in text and "30/30" in text and "matches" in text, text
+    assert "█" in text or "%|" in text  # tqdm's bar
+    assert b"30/30" not in out  # stdout holds the result only

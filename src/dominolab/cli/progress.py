@@ -13,6 +13,8 @@ this run does.
 
 from __future__ import annotations
 
+import io
+import os
 import sys
 from types import TracebackType
 from typing import Any, Final, TextIO
@@ -23,6 +25,17 @@ from tqdm import tqdm
 PLAIN_EVERY: Final = 30.0
 #: on a terminal, the bar is redrawn at most this often (seconds)
 REDRAW_EVERY: Final = 0.1
+#: the bar's width and the screen's height on a terminal that does not say its own (a bare
+#: pty reports 0 x 0, which would hide the bar)
+FALLBACK_COLUMNS: Final = 80
+FALLBACK_ROWS: Final = 24
+
+
+def _columns(stream: TextIO) -> int:
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return 0
 
 
 class _Lines:
@@ -62,9 +75,12 @@ class Progress:
         stream = self.stream if self.stream is not None else sys.stderr
         tty = stream.isatty()
         every = self.plain_every if self.plain_every is not None else PLAIN_EVERY
+        sized = tty and _columns(stream) > 0  # a terminal that says how wide it is
         return tqdm(total=total, initial=done, unit=f" {self.unit}", desc=self.desc,
                     file=stream if tty else _Lines(stream), ascii=not tty,
-                    dynamic_ncols=tty, leave=True, delay=self.delay,
+                    dynamic_ncols=sized, ncols=None if sized or not tty else FALLBACK_COLUMNS,
+                    nrows=None if sized or not tty else FALLBACK_ROWS,
+                    leave=True, delay=self.delay,
                     mininterval=REDRAW_EVERY if tty else every,
                     maxinterval=max(every, 10.0), miniters=1, smoothing=0.1)
 
