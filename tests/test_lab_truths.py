@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import fcntl
+import gzip
 import os
 import pty
 import re
@@ -193,3 +194,32 @@ def test_progress_on_a_terminal_is_a_bar(tmp_path: Path, columns: int) -> None:
     assert "\r" in text and "30/30" in text and "matches" in text, text
     assert "█" in text or "%|" in text  # tqdm's bar
     assert b"30/30" not in out  # stdout holds the result only
+
+
+# -- compressed names ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["x.jsonl.gz", "X.JSONL.GZ", "x.jsonl.xz", "x.parquet.gz"])
+def test_a_compressed_name_is_refused_in_one_line(name: str, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / name
+    for extra in ([], ["--resume"], ["--force"]):
+        assert main(["simulate", "--game", "luzak", "--matches", "2", "--workers", "1",
+                     "--out", str(out), *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and str(out) in err and "uncompressed" in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_finished_file_compressed_is_reported(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """What the refusal tells: compress the finished file; report reads it alike."""
+    plain = tmp_path / "x.jsonl"
+    assert main(["simulate", "--game", "luzak", "--matches", "3", "--workers", "1",
+                 "--out", str(plain)]) == 0
+    packed = tmp_path / "x.jsonl.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    capsys.readouterr()
+    assert main(["report", str(plain)]) == 0
+    first = capsys.readouterr().out
+    assert main(["report", str(packed)]) == 0
+    assert capsys.readouterr().out == first.replace(str(plain), str(packed))

@@ -11,10 +11,12 @@ the clock (a search player without a worlds-only budget).
 
 The file is named by the game, the seed and the options that differ from the defaults
 (``sim-widelec-1-edge-double=no.jsonl``) unless ``--out`` names it; an existing file is
-never replaced without ``--force``. ``--format parquet`` writes the same content as a
-Parquet file (``.parquet``; needs pyarrow, the ``lab`` extra), which ``--resume`` cannot
-continue. An option given a comma list of values
-(``--option target=31,41,61``) sweeps them: one run, and one file, per combination.
+never replaced without ``--force``, and a name of a compressed file (``X.jsonl.gz``) is
+refused: the run writes plain text (compress the finished file; ``report`` reads it).
+``--format parquet`` writes the same content as a Parquet file (``.parquet``; needs
+pyarrow, the ``lab`` extra), which ``--resume`` cannot continue. An option given a comma
+list of values (``--option target=31,41,61``) sweeps them: one run, and one file, per
+combination.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from dominolab.lab.simulate import (
     SimInterrupted,
     SimOutcome,
     SimSetup,
+    check_out_name,
     default_out,
     make_sweep,
     option_label,
@@ -85,6 +88,8 @@ def run_simulate(args: argparse.Namespace) -> int:
                           f"leave it out (each run's file is named by its options)")
     outs = [args.out if args.out is not None
             else str(default_out(s.game, s.seed, s.options, kind)) for s in setups]
+    for out in outs:
+        check_out_name(out)
     if not force and not resume:
         for out in outs:
             if os.path.isfile(out):

@@ -332,6 +332,23 @@ class ResumeUnsupported(OptionError):
     """``--resume`` asked of a Parquet file (only JSON Lines files can be continued)."""
 
 
+#: names of compressed files, which a run does not write (it writes plain text)
+COMPRESSED_SUFFIXES: Final = (".gz", ".bz2", ".xz", ".zst")
+
+
+def check_out_name(path: str | os.PathLike[str]) -> None:
+    """:class:`OptionError` for a result file named as compressed (``X.jsonl.gz``): a run
+    writes plain JSON Lines (or Parquet), which ``--resume`` continues byte for byte, and a
+    ``.gz`` name over plain text would mislead every tool that trusts it. Compress the
+    finished file instead (``gzip X.jsonl``; ``report`` reads ``.jsonl.gz``)."""
+    name = os.fspath(path)
+    suffix = next((s for s in COMPRESSED_SUFFIXES if name.lower().endswith(s)), None)
+    if suffix is not None:
+        raise OptionError(f"{name}: a run writes an uncompressed file, not {suffix}; name it "
+                          f"without {suffix} and compress it once finished (report reads "
+                          f"a gzipped file)")
+
+
 def simulate_to_file(setup: SimSetup, path: str | os.PathLike[str], workers: int | None = None,
                      progress_callback: ProgressCallback | None = None,
                      scheduler: Any = None, mode: FileMode = "replace",
@@ -353,6 +370,7 @@ def simulate_to_file(setup: SimSetup, path: str | os.PathLike[str], workers: int
         raise OptionError(f"mode must be replace, new or resume, not {mode!r}")
     if kind not in OUT_KINDS:
         raise OptionError(f"kind must be {' or '.join(OUT_KINDS)}, not {kind!r}")
+    check_out_name(path)
     if kind == "parquet":
         return _simulate_to_parquet(setup, path, workers, progress_callback, scheduler, mode)
     first, keep = resume_point(setup, path) if mode == "resume" else (0, 0)
@@ -398,6 +416,6 @@ def _simulate_to_parquet(setup: SimSetup, path: str | os.PathLike[str], workers:
 
 __all__ = ["OUT_KINDS", "FileMode", "OutKind", "OutputExists", "ResumeMismatch",
            "ResumeUnsupported", "TextSink", "SimInterrupted", "SimOutcome",
-           "SimSetup", "default_out", "is_reproducible", "make_setup", "make_sweep",
-           "match_lines", "option_label", "resume_point", "run_simulation",
+           "SimSetup", "check_out_name", "default_out", "is_reproducible", "make_setup",
+           "make_sweep", "match_lines", "option_label", "resume_point", "run_simulation",
            "simulate_to_file", "split_players", "split_sweep"]
