@@ -975,11 +975,18 @@ def _parquet_batches(path: str, parquet: Any) -> Iterator[Any]:
     while True:
         try:
             batch = next(batches, None)
-        except _pyarrow().ArrowException as exc:
-            raise SimFileError(f"{path}: damaged Parquet data ({exc})") from None
+        except (_pyarrow().ArrowException, OSError) as exc:  # pyarrow raises OSError too
+            raise SimFileError(f"{path}: damaged Parquet data ({_arrow_text(exc)})") from None
         if batch is None:
             return
         yield batch
+
+
+def _arrow_text(exc: BaseException) -> str:
+    """pyarrow's message on one line, cut short (some end in a newline or hold several)."""
+    text = " ".join(str(exc).split()).rstrip(":") or type(exc).__name__
+    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
+    return text if len(text) <= 200 else text[:197] + "..."
 
 
 def _parquet_matches(reader: _Reader, parquet: Any) -> Iterator[MatchLine]:
@@ -999,8 +1006,10 @@ def _parquet_stream(path: str) -> SimStream:
     pa = _pyarrow()
     try:
         parquet = pa.parquet.ParquetFile(path)
-    except pa.ArrowException as exc:
-        raise SimFileError(f"{path}: not a whole Parquet file ({exc})") from None
+    except (pa.ArrowException, OSError) as exc:  # a damaged footer: OSError from pyarrow
+        if isinstance(exc, FileNotFoundError | PermissionError):
+            raise
+        raise SimFileError(f"{path}: not a whole Parquet file ({_arrow_text(exc)})") from None
     try:
         where = f"{path}, key-value metadata {PARQUET_HEADER_KEY!r}"
         raw = (parquet.schema_arrow.metadata or {}).get(PARQUET_HEADER_KEY.encode())
