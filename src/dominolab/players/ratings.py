@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TypeGuard
 
+from dominolab.core import MAX_JSON_BYTES, JsonError, read_json
 from dominolab.core.errors import shown
-from dominolab.jsonfile import read_json_file
 
 #: what each level plays as in the records (an arena player spec). ``medium`` is ``pimc`` at
 #: 40 worlds: that is plain ``pimc`` in the Luzak games, but plain ``pimc`` deals 64 worlds
@@ -253,8 +253,20 @@ def _count(value: object) -> TypeGuard[int]:
 
 def read_records(folder: Path, game: str) -> dict[str, dict[str, object]]:
     """``game``'s level records from ``folder`` (docs/strength/)."""
-    return {name: read_json_file(folder / name, "an arena record")
-            for name in LEVEL_RECORDS[game]}
+    return {name: _read_record(folder / name) for name in LEVEL_RECORDS[game]}
+
+
+def _read_record(path: Path) -> dict[str, object]:
+    """One record file, read by the one bounded reader; JsonError naming the file."""
+    with path.open("rb") as fh:
+        data = fh.read(MAX_JSON_BYTES + 1)
+    try:
+        record = read_json(data, "an arena record")
+    except JsonError as exc:
+        raise JsonError(f"{path.name}: not an arena record: {exc}") from None
+    if not isinstance(record, dict):
+        raise JsonError(f"{path.name}: not an arena record: not a JSON object")
+    return record
 
 
 def fit_game(folder: Path, game: str) -> dict[str, Fitted]:
