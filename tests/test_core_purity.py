@@ -121,6 +121,7 @@ LAYERS: dict[str, set[str]] = {
     "players": {"core", "native", "players"},
     "text": {"core", "text"},
     "processes": {"processes"},
+    "jsonfile": {"core"},
     "lab": {"core", "native", "players", "lab", "integrations", "web", "processes"},
     "integrations": {"core", "native", "players", "text", "integrations"},
     "web": {"core", "native", "players", "web", "processes"},

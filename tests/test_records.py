@@ -333,7 +333,7 @@ def test_cli_replay_invalid_utf8_no_traceback(tmp_path: Path) -> None:
     (b"", "empty"),
     (b"  \n", "empty"),
     (b"\xff\xfe\x00garbage\x80", "not UTF-8"),
-    (b"\x00\x01\x02\x03", "not a JSON record"),
+    (b"\x00\x01\x02\x03", "not JSON"),
     (b'{"seed": ' + b"7" * 5000 + b"}", "5000 digits"),
     (b"[" * 200_000 + b"]" * 200_000, "nested"),
     (b'{"a": ' * 100_000 + b"1" + b"}" * 100_000, "nested"),

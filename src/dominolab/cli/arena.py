@@ -19,6 +19,7 @@ from dominolab.cli.inputs import MAX_MATCHES, MAX_WORKERS, check_player_text
 from dominolab.cli.interrupt import EXIT_INTERRUPTED
 from dominolab.cli.progress import Progress
 from dominolab.core import OptionError, get_game
+from dominolab.jsonfile import read_json_file
 from dominolab.lab import (
     ArenaInterrupted,
     ArenaResult,
@@ -139,14 +140,9 @@ def run_arena(args: argparse.Namespace) -> int:
 
 
 def _record(path: str) -> object:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except UnicodeDecodeError:
-        raise OptionError(f"{path} is not an arena record: it is not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise OptionError(f"{path} is not an arena record: not JSON ({exc.msg}, "
-                          f"line {exc.lineno})") from None
+    """The JSON of an arena record file, read by the one bounded reader; JsonError (naming
+    the file and what is wrong) or OSError."""
+    return read_json_file(path, "an arena record")
 
 
 def format_comparison(c: Comparison) -> str:
@@ -165,9 +161,12 @@ def format_comparison(c: Comparison) -> str:
 def run_compare(args: argparse.Namespace) -> int:
     """The ``compare`` command: 0, or 2 (through the caller) for records that do not pair."""
     first, second = _record(args.first), _record(args.second)
-    if not isinstance(first, dict) or not isinstance(second, dict):
-        raise OptionError("an arena record is a JSON object (made by dominolab arena --json)")
-    c = compare_arenas(first, second)
+    for path, record in ((args.first, first), (args.second, second)):
+        if not isinstance(record, dict):
+            raise OptionError(f"{path} is not an arena record: an arena record is a JSON "
+                              "object (made by dominolab arena --json)")
+    assert isinstance(first, dict) and isinstance(second, dict)
+    c = compare_arenas(first, second, (args.first, args.second))
     if args.json:
         def est(e: Estimate) -> dict[str, object]:
             return {"value": rounded(e.value), "ci95": rounded_interval(e.ci)}

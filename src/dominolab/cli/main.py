@@ -21,7 +21,6 @@ from dominolab.cli.inputs import (
 )
 from dominolab.cli.interrupt import EXIT_INTERRUPTED, sigterm_as_ctrl_c
 from dominolab.core import GAMES, DominoError, get_game
-from dominolab.core.errors import shown
 from dominolab.players import KINDS, LEVELS, players_text, thinks_against_clock
 
 EXIT_USAGE = 2
@@ -507,20 +506,13 @@ def read_record_file(path: str) -> Any:
     """The record in the file at ``path``, read with every limit of
     :func:`~dominolab.core.load_record` (no more than its most bytes are read).
     Raises RecordError (naming the file) or OSError."""
-    from dominolab.core import MAX_RECORD_BYTES, RecordError, load_record
+    from dominolab.core import MAX_RECORD_BYTES, JsonError, RecordError
+    from dominolab.jsonfile import read_json_file
 
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_RECORD_BYTES + 1)
-    except ValueError as exc:  # e.g. a NUL in the name
-        raise RecordError(f"{shown(path)} is not a file name: {exc}") from None
-    if len(data) > MAX_RECORD_BYTES:
-        raise RecordError(f"{path}: more than {MAX_RECORD_BYTES // 2**20} MiB, too big for a "
-                          f"record")
-    try:
-        return load_record(data)
-    except RecordError as exc:
-        raise RecordError(f"{path}: {exc}") from None
+        return read_json_file(path, "a record", max_bytes=MAX_RECORD_BYTES)
+    except JsonError as exc:
+        raise RecordError(str(exc)) from None
 
 
 def _replay(args: argparse.Namespace) -> int:

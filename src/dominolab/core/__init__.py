@@ -13,6 +13,7 @@ from dominolab.core.errors import (
     GameOverError,
     IllegalMoveError,
     InvalidMoveError,
+    JsonError,
     OptionError,
     RecordError,
 )
@@ -27,6 +28,7 @@ from dominolab.core.hand import (
     Step,
     WidelecHand,
 )
+from dominolab.core.jsonread import MAX_JSON_BYTES, MAX_NUMBER_DIGITS, read_json
 from dominolab.core.match import Match, MatchResult, first_opener_by_lot
 from dominolab.core.moves import (
     DRAW,
@@ -56,13 +58,14 @@ from dominolab.core.view import View, view_of
 
 __all__ = [
     "AmbiguousMoveError", "DRAW", "Deal", "DominoError", "Draw", "GAMES", "GameOverError",
-    "GameSpec", "Hand", "HandResult", "IllegalMoveError", "InvalidMoveError", "KEEP", "Keep",
-    "LEFT", "LineTable", "MAX_RECORD_BYTES", "LuzakHand", "LuzakLineHand", "LuzakLineOptions",
-    "LuzakOptions", "Match", "MatchResult", "Move", "OptionError", "Options", "PASS", "PORTS",
-    "Pass", "Play", "Points", "Port", "RIGHT", "RULES_VERSION", "Reason", "RecordError", "Step",
-    "TILES", "Tile", "TreeTable", "View", "WidelecHand", "WidelecOptions", "best_quartets",
+    "GameSpec", "Hand", "HandResult", "IllegalMoveError", "InvalidMoveError", "JsonError",
+    "KEEP", "Keep", "LEFT", "LineTable", "MAX_JSON_BYTES", "MAX_NUMBER_DIGITS",
+    "MAX_RECORD_BYTES", "LuzakHand", "LuzakLineHand", "LuzakLineOptions", "LuzakOptions",
+    "Match", "MatchResult", "Move", "OptionError", "Options", "PASS", "PORTS", "Pass", "Play",
+    "Points", "Port", "RIGHT", "RULES_VERSION", "Reason", "RecordError", "Step", "TILES",
+    "Tile", "TreeTable", "View", "WidelecHand", "WidelecOptions", "best_quartets",
     "canonical_move", "equivalent_moves", "port_classes", "representatives",
-    "first_opener_by_lot", "get_game", "load_record", "match_record", "parse_move", "parse_tile",
-    "play", "quartet_text", "quartet_worth", "reason_of", "replay", "resolve_move", "score_moves",
-    "split_moves", "view_of",
+    "first_opener_by_lot", "get_game", "load_record", "match_record", "parse_move",
+    "parse_tile", "play", "quartet_text", "quartet_worth", "read_json", "reason_of", "replay",
+    "resolve_move", "score_moves", "split_moves", "view_of",
 ]

@@ -42,6 +42,13 @@ class RecordError(DominoError, ValueError):
     """A game record that is malformed, or that does not replay to its stored figures."""
 
 
+class JsonError(DominoError, ValueError):
+    """Input that the one bounded JSON reader (:func:`~dominolab.core.read_json`) refuses:
+    too big, not UTF-8 text, empty, not JSON, nested too deep, or holding a number too long
+    or beyond a float's range, NaN or Infinity. The message says which; the caller adds
+    the file's name and line."""
+
+
 #: how much of a value a message quotes (a message is for a person, not a copy of the input)
 QUOTE_LIMIT = 60
 

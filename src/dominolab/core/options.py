@@ -79,7 +79,8 @@ class Options:
 
     @classmethod
     def parse(cls, pairs: list[str] | tuple[str, ...]) -> Self:
-        """Read ``NAME=VALUE`` texts (``-`` or ``_`` in names; yes/no/true/false for flags)."""
+        """Read ``NAME=VALUE`` texts (``-`` or ``_`` in names; yes/no/true/false for flags).
+        An option given twice is refused (OptionError naming it), not read as the last."""
         fields = {f.name: f for f in dataclasses.fields(cls)}
         data: dict[str, Any] = {}
         for pair in pairs:
@@ -91,6 +92,8 @@ class Options:
                     + ", ".join(f"{n.replace('_', '-')}=VALUE" for n in fields)
                 )
             dashed = key.replace("_", "-")
+            if key in data:
+                raise OptionError(f"{shown(pair)}: option {dashed} is given twice; give it once")
             value = text.strip().lower() if text.isascii() else text.strip()
             if fields[key].type in ("bool", bool):
                 if value not in _TRUE | _FALSE:

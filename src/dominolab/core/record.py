@@ -3,18 +3,18 @@
 A record holds the game, rules version, options, seed, first opener, each hand's deal,
 every move with where it went and what it gave, and the hand and match results. It is a
 plain ``dict`` ready for ``json.dump``; reading and writing files is the caller's business,
-but :func:`load_record` turns a file's bytes into a record with every limit checked.
+but :func:`load_record` turns a file's bytes into a record with every limit checked
+(through :func:`~dominolab.core.read_json`, the one bounded JSON reader).
 """
 
 from __future__ import annotations
 
-import json
-import math
 from typing import Any, Final
 
-from dominolab.core.errors import DominoError, RecordError, shown
+from dominolab.core.errors import DominoError, JsonError, RecordError, shown
 from dominolab.core.games import RULES_VERSION, get_game
 from dominolab.core.hand import Deal, HandResult, Step
+from dominolab.core.jsonread import read_json
 from dominolab.core.match import Match, MatchResult, first_opener_by_lot
 from dominolab.core.moves import parse_move
 
@@ -25,8 +25,6 @@ FORMAT_VERSION: Final = 1
 #: hands) is a few MiB as ``dominolab play`` writes it, so 32 MiB leaves room and still
 #: refuses a file that is plainly not a record before it is read whole.
 MAX_RECORD_BYTES: Final = 32 * 1024 * 1024
-#: No figure in a record (a seed, a count, points) has more digits than this.
-MAX_NUMBER_DIGITS: Final = 30
 
 
 def step_to_json(step: Step) -> dict[str, Any]:
@@ -102,60 +100,16 @@ def _with_steps(match: Match) -> Match:
 
 def load_record(data: bytes | str) -> Any:
     """The JSON value of a record file's contents (``bytes`` as read, UTF-8), for
-    :func:`replay`. Raises RecordError, saying what is wrong, for what is too big, not UTF-8
-    text, empty, not JSON, nested deeper than the parser goes, or holding a number longer
-    than :data:`MAX_NUMBER_DIGITS` digits, one beyond a float's range, NaN or Infinity."""
-    if len(data) > MAX_RECORD_BYTES:
-        raise RecordError(f"{_size(len(data))} is too big for a record (the most read is "
-                          f"{_size(MAX_RECORD_BYTES)})")
-    if isinstance(data, bytes | bytearray):
-        try:
-            text = bytes(data).decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise RecordError(f"not a record: not UTF-8 text (byte {data[exc.start]:#04x} at "
-                              f"offset {exc.start})") from None
-    elif isinstance(data, str):
-        text = data
-    else:
-        raise RecordError(f"a record is read from bytes or a text, not {type(data).__name__}")
-    if not text.strip():
-        raise RecordError("not a record: the file is empty")
+    :func:`replay`, read by :func:`~dominolab.core.read_json` with a record's limits.
+    Raises RecordError, saying what is wrong, for what is too big (over
+    :data:`MAX_RECORD_BYTES`), not UTF-8 text, empty, not JSON, nested deeper than the
+    parser goes, or holding a number longer than
+    :data:`~dominolab.core.MAX_NUMBER_DIGITS` digits, one beyond a float's range, NaN or
+    Infinity."""
     try:
-        return json.loads(text, parse_int=_whole, parse_float=_finite,
-                          parse_constant=_no_constant)
-    except RecordError:
-        raise
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"not a JSON record: {exc.msg} at line {exc.lineno} column "
-                          f"{exc.colno}") from None
-    except RecursionError:
-        raise RecordError("not a record: its JSON is nested far deeper than a record's "
-                          "(a record nests five levels)") from None
-    except ValueError as exc:
-        raise RecordError(f"not a JSON record: {shown(str(exc))}") from None
-
-
-def _size(n: int) -> str:
-    return f"{n / 1024 / 1024:.1f} MiB" if n >= 1024 * 1024 else f"{n} bytes"
-
-
-def _whole(digits: str) -> int:
-    if len(digits.lstrip("-")) > MAX_NUMBER_DIGITS:
-        raise RecordError(f"not a record: it holds a number of {len(digits.lstrip('-'))} "
-                          f"digits ({shown(digits)}); no figure in a record has more than "
-                          f"{MAX_NUMBER_DIGITS}")
-    return int(digits)
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise RecordError(f"not a record: the number {shown(text)} is too big")
-    return value
-
-
-def _no_constant(name: str) -> Any:
-    raise RecordError(f"not a record: {name} is not a number in JSON")
+        return read_json(data, "a record", max_bytes=MAX_RECORD_BYTES)
+    except JsonError as exc:
+        raise RecordError(f"not a record: {exc}") from None
 
 
 def replay(record: Any) -> Match:
@@ -168,7 +122,7 @@ def replay(record: Any) -> Match:
     except RecordError:
         raise
     except DominoError as exc:
-        raise RecordError(str(exc)) from None
+        raise RecordError(f"not a record: {exc}") from None
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError,
             RecursionError) as exc:
         raise RecordError(f"malformed record: {_what(exc)}") from None

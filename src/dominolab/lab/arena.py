@@ -19,12 +19,14 @@ This module prints nothing; ``dominolab arena`` is its command.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from dominolab.core import Match, OptionError, Options, get_game
+from dominolab.core.errors import shown
 from dominolab.lab.play import play_match, player_label, resolve_player
 from dominolab.lab.pool import ProgressCallback, check_workers, run_tasks
 from dominolab.lab.stats import (
@@ -261,31 +263,37 @@ def pairs_by_seed(record: Mapping[str, Any], which: str = "the record") -> dict[
                           "(made by dominolab arena --json)")
     seed = record.get("seed")
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise OptionError(f"{which}'s seed is not a whole number: {seed!r}")
+        raise OptionError(f"{which}'s seed is not a whole number: {shown(seed)}")
     found: dict[int, tuple[float, float, float]] = {}
     for row in record["by_pair"]:
         if (not isinstance(row, list) or len(row) != 4
                 or not all(isinstance(v, int | float) and not isinstance(v, bool)
-                           for v in row)):
-            raise OptionError(f"{which} has a malformed pair: {row!r}")
+                           and math.isfinite(v) for v in row)
+                or not isinstance(row[0], int) or row[0] < 0
+                or not 0 <= row[1] <= 2 or not isinstance(row[3], int) or row[3] < 1):
+            raise OptionError(f"{which} has a malformed pair: {shown(row)} (a pair is [its "
+                              "index, A's score 0 to 2, A's margin, its hands])")
         found[seed + int(row[0])] = (float(row[1]), float(row[2]), float(row[3]))
     return found
 
 
-def compare_arenas(first: Mapping[str, Any], second: Mapping[str, Any]) -> Comparison:
+def compare_arenas(first: Mapping[str, Any], second: Mapping[str, Any],
+                   names: tuple[str, str] = ("the first record", "the second record")
+                   ) -> Comparison:
     """Compare two arena records (:meth:`ArenaResult.to_json`) whose A players met the
     same B in the same game and rules: the pairs both played (a pair is its match seed, the
     record's first seed plus its index, so runs from different first seeds pair on the
     deals they share) are paired one by one, so the deals' luck, shared by the two runs,
     cancels out of the difference as it does within a pair. Raises
     :class:`~dominolab.core.OptionError`, naming the field, when the records are not of
-    that kind or share no two pairs."""
-    a = pairs_by_seed(first, "the first record")
-    b = pairs_by_seed(second, "the second record")
+    that kind or share no two pairs; ``names`` name the two records in it (their files)."""
+    a = pairs_by_seed(first, names[0])
+    b = pairs_by_seed(second, names[1])
     for key in ("game", "options", "b"):
         if first.get(key) != second.get(key):
-            raise OptionError(f"the two records differ in {key}: {first.get(key)!r} and "
-                              f"{second.get(key)!r}; compare runs against the same "
+            raise OptionError(f"{names[0]} and {names[1]} differ in {key}: "
+                              f"{shown(first.get(key))} and "
+                              f"{shown(second.get(key))}; compare runs against the same "
                               "player on the same deals")
     common = sorted(a.keys() & b.keys())
     if len(common) < 2:
@@ -385,7 +393,7 @@ def run_arena_matches(game: str, a_spec: str, b_spec: str, pairs: int, seed: int
     if isinstance(pairs, bool) or not isinstance(pairs, int) or pairs < 1:
         raise OptionError(f"the number of matches (pairs) must be at least 1, not {pairs!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise OptionError(f"the seed must be a whole number, not {seed!r}")
+        raise OptionError(f"the seed must be a whole number, not {shown(seed)}")
     processes = check_workers(workers)
     tasks = [_Task(spec.name, opts.to_dict(), a, a_budget, b, b_budget, i, seed + i, a_seat)
              for i in range(pairs) for a_seat in (0, 1)]

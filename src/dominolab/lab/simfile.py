@@ -34,6 +34,7 @@ seat's tiles when the hand ended). Version 1 files, without the tile fields, are
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 import zlib
@@ -41,24 +42,29 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any, BinaryIO, Final, TextIO
+from typing import Any, BinaryIO, Final
 
 from dominolab.core import (
     GAMES,
+    RULES_VERSION,
     DominoError,
     Draw,
     GameSpec,
     HandResult,
+    JsonError,
     Match,
     MatchResult,
     Move,
+    OptionError,
     Pass,
     Play,
     Points,
     RecordError,
     Tile,
     get_game,
+    read_json,
 )
+from dominolab.core.errors import shown
 
 FORMAT: Final = "dominolab-sim"
 FORMAT_VERSION: Final = 2
@@ -66,6 +72,8 @@ FORMAT_VERSION: Final = 2
 READ_VERSIONS: Final = (1, 2)
 HAND_ENDS: Final = ("tiles", "domino", "block", "target")
 MATCH_ENDS: Final = ("target", "at-once", "deals")
+#: the longest line read: a hand line is well under 2 KiB, a header under 1 KiB
+MAX_LINE_BYTES: Final = 1024 * 1024
 
 
 class SimFileError(RecordError):
@@ -384,9 +392,9 @@ class _Checker:
         if v is None and nullable:
             return None
         if isinstance(v, bool) or not isinstance(v, int):
-            raise self.fail(f"{key!r} must be a whole number, not {v!r}")
+            raise self.fail(f"{key!r} must be a whole number, not {shown(v)}")
         if (lo is not None and v < lo) or (hi is not None and v > hi):
-            raise self.fail(f"{key!r} is out of range: {v!r}")
+            raise self.fail(f"{key!r} is out of range: {shown(v)}")
         return v
 
     def seat(self, key: str, nullable: bool = False) -> int | None:
@@ -395,24 +403,34 @@ class _Checker:
     def pair(self, key: str, lo: int | None = 0) -> tuple[int, int]:
         v = self.get(key)
         if not isinstance(v, list) or len(v) != 2:
-            raise self.fail(f"{key!r} must be a list of two whole numbers, not {v!r}")
+            raise self.fail(f"{key!r} must be a list of two whole numbers, not {shown(v)}")
         return (self.int_(key, lo, value=v[0]), self.int_(key, lo, value=v[1]))
 
     def choice(self, key: str, choices: Sequence[str]) -> str:
         v = self.get(key)
         if v not in choices:
-            raise self.fail(f"{key!r} must be one of {', '.join(choices)}, not {v!r}")
+            raise self.fail(f"{key!r} must be one of {', '.join(choices)}, not {shown(v)}")
         return str(v)
 
 
-def _parse_json(where: str, text: str) -> dict[str, Any]:
+def _parse_json(where: str, text: str | bytes, what: str = f"a {FORMAT} line"
+                ) -> dict[str, Any]:
+    """One line's object, read by the one bounded reader (:func:`~dominolab.core.read_json`:
+    bytes are UTF-8; a number too long, NaN, nesting too deep are refused)."""
     try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SimFileError(f"{where}: not JSON ({exc.msg}, column {exc.colno})") from None
+        obj = read_json(text, what, max_bytes=MAX_LINE_BYTES)
+    except JsonError as exc:
+        raise SimFileError(f"{where}: {exc}") from None
     if not isinstance(obj, dict):
-        raise SimFileError(f"{where}: not a JSON object")
+        raise SimFileError(f"{where}: not a JSON object but {_json_kind(obj)}")
     return obj
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, in a word or two, for messages."""
+    kinds = {list: "a list", str: "a text", bool: "true or false", int: "a number",
+             float: "a number", type(None): "null"}
+    return kinds.get(type(value), type(value).__name__)
 
 
 def _check_header(where: str, obj: dict[str, Any]) -> dict[str, Any]:
@@ -420,23 +438,30 @@ def _check_header(where: str, obj: dict[str, Any]) -> dict[str, Any]:
     if "format" not in obj:
         raise c.fail(f"not a {FORMAT} file (no header)")
     if obj.get("format") != FORMAT:
-        raise c.fail(f"not a {FORMAT} file (format {obj.get('format')!r})")
+        raise c.fail(f"not a {FORMAT} file (format {shown(obj.get('format'))})")
     version = obj.get("format_version")
     if isinstance(version, bool) or version not in READ_VERSIONS:
-        raise c.fail(f"format version {version!r} is not supported (this dominolab reads "
+        raise c.fail(f"format version {shown(version)} is not supported (this dominolab reads "
                      f"versions {', '.join(map(str, READ_VERSIONS))})")
+    rules = obj.get("rules_version")
+    if isinstance(rules, bool) or rules != RULES_VERSION:
+        raise c.fail(f"made under rules version {shown(rules)}; this dominolab plays version "
+                     f"{RULES_VERSION} (its figures would not be comparable)")
     game = c.get("game")
     if game not in GAMES:
-        raise c.fail(f"unknown game {game!r} (the games: {', '.join(GAMES)})")
+        raise c.fail(f"unknown game {shown(game)} (the games: {', '.join(GAMES)})")
     if not isinstance(c.get("options"), dict):
         raise c.fail("'options' must be a JSON object")
+    try:
+        GAMES[game].options_class.from_dict(obj["options"])
+    except OptionError as exc:
+        raise c.fail(f"'options': {exc}") from None
     for key in ("players", "budgets"):
         v = c.get(key)
         if not isinstance(v, list) or len(v) != 2:
             raise c.fail(f"{key!r} must be a list of two")
     c.int_("seed")
     c.int_("matches", 0)
-    c.get("rules_version")
     return obj
 
 
@@ -451,7 +476,7 @@ def _tile_fields(c: _Checker, luzaks: bool) -> dict[str, Any]:
     if luzaks and "luzaked" in c.obj:
         raw = c.obj["luzaked"]
         if not isinstance(raw, list) or not all(_is_tile(t) for t in raw):
-            raise c.fail(f"'luzaked' must be a list of tiles like \"65\", not {raw!r}")
+            raise c.fail(f"'luzaked' must be a list of tiles like \"65\", not {shown(raw)}")
         out["luzaked"] = tuple(raw)
     if "scored" in c.obj:
         raw = c.obj["scored"]
@@ -460,13 +485,13 @@ def _tile_fields(c: _Checker, luzaks: bool) -> dict[str, Any]:
         for item in raw:
             if (not isinstance(item, list) or len(item) != 2 or not _is_tile(item[0])
                     or isinstance(item[1], bool) or not isinstance(item[1], int)):
-                raise c.fail(f"'scored' holds {item!r}, not [tile, points]")
+                raise c.fail(f"'scored' holds {shown(item)}, not [tile, points]")
         out["scored"] = tuple((item[0], item[1]) for item in raw)
     if "left" in c.obj:
         raw = c.obj["left"]
         if (not isinstance(raw, list) or len(raw) != 2
                 or not all(isinstance(h, list) and all(_is_tile(t) for t in h) for h in raw)):
-            raise c.fail(f"'left' must be two lists of tiles like \"65\", not {raw!r}")
+            raise c.fail(f"'left' must be two lists of tiles like \"65\", not {shown(raw)}")
         out["left"] = (tuple(raw[0]), tuple(raw[1]))
     return out
 
@@ -491,7 +516,7 @@ def _check_hand(where: str, obj: dict[str, Any], has_boneyard: bool) -> HandLine
         if (not isinstance(item, list) or len(item) != 3
                 or any(isinstance(x, bool) or not isinstance(x, int) for x in item)
                 or item[0] < 1 or item[1] not in (0, 1)):
-            raise c.fail(f"'scored_n' holds {item!r}, not [n, seat, points]")
+            raise c.fail(f"'scored_n' holds {shown(item)}, not [n, seat, points]")
         scored.append((item[0], item[1], item[2]))
     return HandLine(**common, luzaks=c.pair("luzaks"), luzak_pips=c.pair("luzak_pips"),
                     scored_n=tuple(scored))
@@ -522,7 +547,8 @@ class _Reader:
         self.has_boneyard = get_game(self.header["game"]).has_boneyard
         self.seed = int(self.header["seed"])
 
-    def line(self, number: int, text: str) -> MatchLine | None:
+    def line(self, number: int, text: str | bytes) -> MatchLine | None:
+        """Check line ``number`` (its text, or its bytes as read: UTF-8)."""
         if self.header is None:
             if not text.strip():
                 raise SimFileError(f"{self.where(1)}: empty; expected the {FORMAT} header")
@@ -550,7 +576,7 @@ class _Reader:
             hands.append(h)
             return None
         if kind != "match":
-            raise c.fail(f"unknown line type {kind!r} (expected 'hand' or 'match')")
+            raise c.fail(f"unknown line type {shown(kind)} (expected 'hand' or 'match')")
         i = c.int_("match", 0)
         if i != expected:
             raise c.fail(f"match {i} where match {expected} was due")
@@ -645,18 +671,18 @@ def _nothing() -> None:
 
 @contextmanager
 def _decoding(path: str) -> Iterator[None]:
-    """Turns the errors of decoding a (gzip) text file into :class:`SimFileError`."""
+    """Turns the errors of reading a gzip file into :class:`SimFileError` (each line's
+    UTF-8 is checked by the reader, which names the line)."""
     try:
         yield
-    except UnicodeDecodeError as exc:
-        raise SimFileError(f"{path}: not UTF-8 text ({exc.reason})") from None
     except EOFError:
         raise SimFileError(f"{path}: the gzip data ends early (a file cut short)") from None
     except (gzip.BadGzipFile, zlib.error) as exc:
         raise SimFileError(f"{path}: damaged gzip data ({exc})") from None
 
 
-def _line_matches(reader: _Reader, lines: Iterator[tuple[int, str]]) -> Iterator[MatchLine]:
+def _line_matches(reader: _Reader, lines: Iterator[tuple[int, str | bytes]]
+                  ) -> Iterator[MatchLine]:
     with _decoding(reader.path):
         for number, text in lines:
             m = reader.line(number, text)
@@ -665,7 +691,7 @@ def _line_matches(reader: _Reader, lines: Iterator[tuple[int, str]]) -> Iterator
     reader.finish()
 
 
-def _stream_lines(path: str, kind: str, lines: Iterable[str],
+def _stream_lines(path: str, kind: str, lines: Iterable[str | bytes],
                   close: Callable[[], None] = _nothing) -> SimStream:
     """A :class:`SimStream` over a file's lines; its header is read and checked now."""
     reader = _Reader(path)
@@ -718,10 +744,11 @@ def iter_sim(path: str | os.PathLike[str]) -> SimStream:
     kind = sim_kind(path)
     if kind == "parquet":
         return _parquet_stream(name)
+    # read as bytes: each line's UTF-8 is checked by the reader, which names the line
     if kind == "jsonl.gz":
-        fh: TextIO = gzip.open(path, "rt", encoding="utf-8")  # noqa: SIM115 -- as below
+        fh: io.BufferedIOBase = gzip.open(path, "rb")  # noqa: SIM115 -- as below
     else:
-        fh = open(path, encoding="utf-8")  # noqa: SIM115 -- closed by the stream
+        fh = open(path, "rb")  # noqa: SIM115 -- closed by the stream
     return _stream_lines(name, kind, fh, fh.close)
 
 
@@ -948,11 +975,18 @@ def _parquet_batches(path: str, parquet: Any) -> Iterator[Any]:
     while True:
         try:
             batch = next(batches, None)
-        except _pyarrow().ArrowException as exc:
-            raise SimFileError(f"{path}: damaged Parquet data ({exc})") from None
+        except (_pyarrow().ArrowException, OSError) as exc:  # pyarrow raises OSError too
+            raise SimFileError(f"{path}: damaged Parquet data ({_arrow_text(exc)})") from None
         if batch is None:
             return
         yield batch
+
+
+def _arrow_text(exc: BaseException) -> str:
+    """pyarrow's message on one line, cut short (some end in a newline or hold several)."""
+    text = " ".join(str(exc).split()).rstrip(":") or type(exc).__name__
+    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
+    return text if len(text) <= 200 else text[:197] + "..."
 
 
 def _parquet_matches(reader: _Reader, parquet: Any) -> Iterator[MatchLine]:
@@ -972,19 +1006,17 @@ def _parquet_stream(path: str) -> SimStream:
     pa = _pyarrow()
     try:
         parquet = pa.parquet.ParquetFile(path)
-    except pa.ArrowException as exc:
-        raise SimFileError(f"{path}: not a whole Parquet file ({exc})") from None
+    except (pa.ArrowException, OSError) as exc:  # a damaged footer: OSError from pyarrow
+        if isinstance(exc, FileNotFoundError | PermissionError):
+            raise
+        raise SimFileError(f"{path}: not a whole Parquet file ({_arrow_text(exc)})") from None
     try:
         where = f"{path}, key-value metadata {PARQUET_HEADER_KEY!r}"
         raw = (parquet.schema_arrow.metadata or {}).get(PARQUET_HEADER_KEY.encode())
         if raw is None:
             raise SimFileError(f"{where}: missing (not a {FORMAT} file)")
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise SimFileError(f"{where}: not UTF-8 text ({exc.reason})") from None
         reader = _Reader(path, unit="row")
-        reader.start(where, _parse_json(where, text))
+        reader.start(where, _parse_json(where, raw, f"a {FORMAT} header"))
         expected = _parquet_schema(pa, reader.has_boneyard, {}).names
         missing = [n for n in expected if n not in parquet.schema_arrow.names]
         if missing:
@@ -1029,12 +1061,7 @@ def recover_sim_file(path: str | os.PathLike[str]) -> Recovered:
             if not raw.endswith(b"\n"):
                 break  # the last line, cut mid-write
             offset += len(raw)
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise SimFileError(f"{name}, line {number}: not UTF-8 text "
-                                   f"({exc.reason})") from None
-            if reader.line(number, text) is not None or number == 1:
+            if reader.line(number, raw) is not None or number == 1:
                 whole = offset
         size = fh.seek(0, os.SEEK_END)
     if reader.header is None:

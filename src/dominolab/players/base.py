@@ -51,7 +51,8 @@ class Budget:
     @staticmethod
     def parse(text: str) -> Budget:
         """``0.5s``, ``300ms``, ``200w`` or ``200w,1s``: plain digits 0-9 only, and within
-        :data:`MAX_SECONDS` and :data:`MAX_WORLDS`; :class:`OptionError` otherwise."""
+        :data:`MAX_SECONDS` and :data:`MAX_WORLDS`, at most one time and one worlds part;
+        :class:`OptionError` otherwise (an extra part is named, never dropped)."""
         seconds: float | None = None
         worlds: int | None = None
         for part in (p.strip().lower() for p in text.split(",") if p.strip()):
@@ -60,6 +61,11 @@ class Budget:
                 raise OptionError(f"{shown(text)} is not a budget (examples: 0.5s, 300ms, "
                                   f"200w, 200w,1s)")
             value, unit = float(m.group(1)), m.group(2)
+            if (worlds if unit == "w" else seconds) is not None:
+                kind = "worlds" if unit == "w" else "time"
+                raise OptionError(f"{shown(text)}: {shown(part)[1:-1]} is a second {kind} "
+                                  f"part; a budget has at most one time and one worlds part "
+                                  f"(like 200w,1s)")
             if unit == "w":
                 worlds = int(value)
             else:

@@ -28,13 +28,15 @@ The published numbers are :data:`LEVEL_RATINGS`, rounded to whole points;
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeGuard
+
+from dominolab.core import MAX_JSON_BYTES, JsonError, read_json
+from dominolab.core.errors import shown
 
 #: what each level plays as in the records (an arena player spec). ``medium`` is ``pimc`` at
 #: 40 worlds: that is plain ``pimc`` in the Luzak games, but plain ``pimc`` deals 64 worlds
@@ -225,19 +227,46 @@ def results_of(game: str, records: Mapping[str, Mapping[str, object]]) -> list[R
     out = []
     for name in LEVEL_RECORDS[game]:
         run = records[name]
+        if not isinstance(run, Mapping) or not all(k in run for k in _RECORD_FIELDS):
+            raise ValueError(f"{name} is not an arena record (it needs "
+                             f"{', '.join(_RECORD_FIELDS)}; made by dominolab arena --json)")
         if run["game"] != game:
-            raise ValueError(f"{name} is a record of {run['game']}, not {game}")
+            raise ValueError(f"{name} is a record of {shown(run['game'])}, not {game}")
         a_wins, draws, matches = run["a_wins"], run["draws"], run["matches"]
-        assert isinstance(a_wins, int) and isinstance(draws, int) and isinstance(matches, int)
+        if not (_count(a_wins) and _count(draws) and _count(matches)
+                and matches > 0 and a_wins + draws <= matches):
+            raise ValueError(f"{name}: a_wins {shown(a_wins)}, draws {shown(draws)} and "
+                             f"matches {shown(matches)} are not counts of its matches")
         out.append(Result(level_of(game, str(run["a"])), level_of(game, str(run["b"])),
                           a_wins + draws / 2, matches))
     return out
 
 
+#: the fields of an arena record the fit reads
+_RECORD_FIELDS: Final = ("game", "a", "b", "a_wins", "draws", "matches")
+
+
+def _count(value: object) -> TypeGuard[int]:
+    """Whether ``value`` is a count: a whole number, 0 or more."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 def read_records(folder: Path, game: str) -> dict[str, dict[str, object]]:
     """``game``'s level records from ``folder`` (docs/strength/)."""
-    return {name: json.loads((folder / name).read_text(encoding="utf-8"))
-            for name in LEVEL_RECORDS[game]}
+    return {name: _read_record(folder / name) for name in LEVEL_RECORDS[game]}
+
+
+def _read_record(path: Path) -> dict[str, object]:
+    """One record file, read by the one bounded reader; JsonError naming the file."""
+    with path.open("rb") as fh:
+        data = fh.read(MAX_JSON_BYTES + 1)
+    try:
+        record = read_json(data, "an arena record")
+    except JsonError as exc:
+        raise JsonError(f"{path.name}: not an arena record: {exc}") from None
+    if not isinstance(record, dict):
+        raise JsonError(f"{path.name}: not an arena record: not a JSON object")
+    return record
 
 
 def fit_game(folder: Path, game: str) -> dict[str, Fitted]:

@@ -121,6 +121,8 @@ def call(port: int, method: str, path: str, body: Any = None, token: str | None 
         answer = conn.getresponse()
         data = answer.read()
         try:
+            # our own server's answer: a bench client reads what the server under test
+            # wrote, not a person's file (a decode error is counted as no answer)
             decoded = json.loads(data) if data else None
         except ValueError:
             decoded = None
@@ -500,7 +502,7 @@ async def _scripted_seat(seat: FriendSeat | ComputerRun, ws_url: str, think: flo
         try:
             async for text in ws:
                 now = time.perf_counter()
-                message = json.loads(text)
+                message = json.loads(text)  # our own server's message, not outside input
                 clients.changed.set()
                 if message.get("type") != "state":
                     seat.error(message)

@@ -31,7 +31,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from starlette_compress import CompressMiddleware
 
 from dominolab import __version__
-from dominolab.core import GAMES
+from dominolab.core import GAMES, JsonError
+from dominolab.core import read_json as read_bounded_json
 from dominolab.players import LEVELS
 from dominolab.web.community.lobby import Lobby, LobbySocket, seek_json
 from dominolab.web.community.players import Players
@@ -93,11 +94,12 @@ async def read_json(request: Request) -> dict[str, Any]:
 
 
 def parse_json(text: str | bytes) -> Any:
-    """JSON text as Python values, or None if it is not JSON (or is nested too deeply for
-    the parser, or holds a number too long to read: never an exception)."""
+    """JSON text as Python values, read by the one bounded reader
+    (:func:`~dominolab.core.read_json`), or None if it refuses it (not JSON, nested too
+    deeply, a number too long, NaN: never an exception)."""
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
+        return read_bounded_json(text, "a request")
+    except JsonError:
         return None
 
 

@@ -40,6 +40,7 @@ def request_json(base: str, method: str, path: str, body: Any = None,
     if token:
         req.add_header("Authorization", f"Bearer {token}")
     with urllib.request.urlopen(req, timeout=timeout) as answer:
+        # our own server's answer (a test and bench helper), not a person's file
         return json.loads(answer.read())
 
 

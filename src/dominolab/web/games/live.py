@@ -188,6 +188,7 @@ class LiveGame:
 
     def state(self, seat: int | None, width: str = "wide") -> dict[str, Any]:
         """What ``seat`` sees now (docs/web.md, STATE; None: a spectator)."""
+        # the text this server just wrote (not outside input)
         state: dict[str, Any] = json.loads(self.state_text(seat, width))
         return state
 

@@ -68,6 +68,7 @@ _AUDIT_COLUMNS: Final = "id, at, by_whom, action, player, detail, reason"
 
 
 def _audit_row(found: Any) -> AuditRow:
+    # the details this server wrote itself (not outside input)
     return AuditRow(found[0], found[1], found[2], found[3], found[4],
                     json.loads(found[5]) if found[5] else {}, found[6])
 
@@ -226,6 +227,7 @@ class Moderation(Database):
                 moves = self._db.execute(
                     "SELECT ply, seat, move, at FROM moves WHERE game_id = ? ORDER BY ply",
                     (g[0],)).fetchall()
+            # the JSON columns below hold options this server checked and wrote
             exported.append({
                 "id": g[0], "game": g[1], "options": json.loads(g[2]), "mode": g[3],
                 "computer": g[4], "seat": seat, "opponent": g[6 - seat], "created": g[7],

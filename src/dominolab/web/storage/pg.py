@@ -619,6 +619,7 @@ class PgEvents(Events):
 
     def _received(self, payload: str) -> None:
         try:
+            # a notice one of our own server processes wrote (not outside input)
             data = json.loads(payload)
             if data["i"] == self.instance:
                 return

@@ -175,6 +175,7 @@ SEEK_JOINS: Final = "JOIN players sp ON sp.id = s.player"
 
 def seek_row(found: Sequence[Any]) -> SeekRow:
     """A :class:`SeekRow` from the :data:`SEEK_COLUMNS` of one row."""
+    # the JSON columns hold what this server wrote (options it checked), not outside input
     return SeekRow(found[0], PlayerRef(found[1], found[2]), found[3], found[4],
                    json.loads(found[5]), bool(found[6]), int(found[7]), found[8],
                    float(found[9]), found[10], None if found[11] is None else int(found[11]))
@@ -187,6 +188,7 @@ def game_row(found: Sequence[Any]) -> GameRow:
     result = None if found[22] is None else GameResult(
         None if found[19] is None else int(found[19]), (int(found[20]), int(found[21])),
         str(found[22]))
+    # options this server checked and wrote (not outside input), as in seek_row
     return GameRow(found[0], found[1], json.loads(found[2]), found[3], found[4], found[5],
                    found[6], (found[7], found[8]), found[9], found[10], bool(found[11]),
                    found[12], found[13], found[14], (players[0], players[1]), result,
