@@ -118,11 +118,12 @@ PACKAGE = CORE.parent
 #: the layers above the core, and what each may import of dominolab (docs/architecture.md)
 LAYERS: dict[str, set[str]] = {
     "native": {"core", "native"},
-    "players": {"core", "native", "players"},
+    "players": {"core", "native", "players", "jsonfile"},
     "text": {"core", "text"},
     "processes": {"processes"},
     "jsonfile": {"core"},
-    "lab": {"core", "native", "players", "lab", "integrations", "web", "processes"},
+    "lab": {"core", "native", "players", "lab", "integrations", "web", "processes",
+            "jsonfile"},
     "integrations": {"core", "native", "players", "text", "integrations"},
     "web": {"core", "native", "players", "web", "processes"},
 }

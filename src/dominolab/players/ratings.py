@@ -35,8 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TypeGuard
 
-from dominolab.core import MAX_JSON_BYTES, JsonError, read_json
+from dominolab.core import JsonError
 from dominolab.core.errors import shown
+from dominolab.jsonfile import read_json_file
 
 #: what each level plays as in the records (an arena player spec). ``medium`` is ``pimc`` at
 #: 40 worlds: that is plain ``pimc`` in the Luzak games, but plain ``pimc`` deals 64 worlds
@@ -258,12 +259,7 @@ def read_records(folder: Path, game: str) -> dict[str, dict[str, object]]:
 
 def _read_record(path: Path) -> dict[str, object]:
     """One record file, read by the one bounded reader; JsonError naming the file."""
-    with path.open("rb") as fh:
-        data = fh.read(MAX_JSON_BYTES + 1)
-    try:
-        record = read_json(data, "an arena record")
-    except JsonError as exc:
-        raise JsonError(f"{path.name}: not an arena record: {exc}") from None
+    record = read_json_file(path, "an arena record")
     if not isinstance(record, dict):
         raise JsonError(f"{path.name}: not an arena record: not a JSON object")
     return record
