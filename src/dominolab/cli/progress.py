@@ -39,16 +39,19 @@ def _columns(stream: TextIO) -> int:
 
 
 class _Lines:
-    """A text stream for tqdm that turns its in-place redraws (``\\r``) into whole lines."""
+    """A text stream for tqdm that turns its in-place redraws (``\\r``) into whole lines,
+    each told once (tqdm redraws the last one as it closes)."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
+        self.last = ""
 
     def write(self, text: str) -> None:
         for part in text.replace("\r", "\n").split("\n"):
             line = part.rstrip()
-            if line:
+            if line and line != self.last:
                 self.stream.write(line + "\n")
+                self.last = line
 
     def flush(self) -> None:
         self.stream.flush()
