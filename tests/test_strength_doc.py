@@ -1,6 +1,8 @@
-"""docs/strength.md's figures are the runs' own: every table row that links a run's JSON
-record (docs/strength/*.json) shows exactly that record's players, matches, win rate,
-margin and timings; and the experiments' script still runs (issue 13)."""
+"""docs/strength.md's figures, and its experiments' log's (docs/strength/log.md), are the
+runs' own: every table row that links a run's JSON record (docs/strength/*.json) shows
+exactly that record's players, matches, win rate, margin and timings; every row of the page
+has its record's command under "Reproduce"; and the experiments' scripts still run (issue
+13, issue 40)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "strength.md"
-RECORD = re.compile(r"\[record\]\(strength/([\w.-]+\.json)\)")
+LOG = ROOT / "docs" / "strength" / "log.md"
+#: a row's link to its record: ``strength/NAME.json`` from the page, ``NAME.json`` from the log
+RECORD = re.compile(r"\[record\]\((strength/)?([\w.-]+\.json)\)")
 
 
 def _duration(seconds: float) -> str:
@@ -35,41 +39,76 @@ def _figures(run: dict[str, Any]) -> str:
             f"{run['margin_per_hand']:+.2f} [{mlo:+.2f}, {mhi:+.2f}]")
 
 
-def arena_row(run: dict[str, Any], name: str) -> str:
+def arena_row(run: dict[str, Any], link: str) -> str:
     """The table row docs/strength.md shows for one arena run's JSON record."""
     t = run["seconds_per_move"]["a"]
     times = " / ".join(_duration(t[k]) for k in ("median", "p95", "max"))
     return (f"| {run['a']} | {run['b']} | {run['matches']} | {_figures(run)} | {times} | "
-            f"[record](strength/{name}) |")
+            f"[record]({link}) |")
 
 
-def headtohead_row(run: dict[str, Any], name: str) -> str:
+def headtohead_row(run: dict[str, Any], link: str) -> str:
     """The row for a head-to-head run against OpenSpiel's bot (lab.headtohead's JSON)."""
     ours = _duration(run["seconds_per_move_taken"]["ours"]["median"])
     return (f"| {run['game']} | {run['opponent']} | {run['seconds_per_move']:g} s | "
             f"{run['hands']} | {_figures(run)} | {ours} | "
-            f"{run['bot_simulations_per_move_median']:.0f} | [record](strength/{name}) |")
+            f"{run['bot_simulations_per_move_median']:.0f} | [record]({link}) |")
 
 
-def _rows() -> list[tuple[str, str]]:
-    return [(line, found.group(1)) for line in DOC.read_text(encoding="utf-8").splitlines()
+def _rows(doc: Path) -> list[tuple[str, str, str]]:
+    """(the row, its link, the record's name) of every table row of ``doc`` with a record."""
+    return [(line, found.group(0)[9:-1], found.group(2))
+            for line in doc.read_text(encoding="utf-8").splitlines()
             if (found := RECORD.search(line)) is not None and line.startswith("| ")]
 
 
-ROWS = _rows()
+PAGE_ROWS = _rows(DOC)
+ROWS = PAGE_ROWS + _rows(LOG)
 
 
-def test_the_doc_links_its_runs() -> None:
-    assert len(ROWS) >= 18  # 6 kinds of run in each of 3 games
+def test_the_docs_link_their_runs() -> None:
+    assert len(PAGE_ROWS) >= 18  # 6 kinds of run in each of 3 games
+    assert len(ROWS) - len(PAGE_ROWS) >= 50  # the experiments' log keeps its rows
+    assert all(link.startswith("strength/") for _, link, _ in PAGE_ROWS)
+    assert len(DOC.read_text(encoding="utf-8").splitlines()) < 350  # one page, not a log
 
 
-@pytest.mark.parametrize(("line", "name"), ROWS, ids=[name for _, name in ROWS])
-def test_every_row_is_its_record(line: str, name: str) -> None:
+@pytest.mark.parametrize(("line", "link", "name"), ROWS, ids=[name for _, _, name in ROWS])
+def test_every_row_is_its_record(line: str, link: str, name: str) -> None:
     run = json.loads((ROOT / "docs" / "strength" / name).read_text(encoding="utf-8"))
     if "opponent" in run:  # a head-to-head run against OpenSpiel's bot
-        assert line == headtohead_row(run, name)
+        assert line == headtohead_row(run, link)
     else:
-        assert line == arena_row(run, name)
+        assert line == arena_row(run, link)
+
+
+def reproduce_command(run: dict[str, Any]) -> str:
+    """The command (without its output file) that wrote a record on docs/strength.md's page:
+    the arena for a player it knows, the experiments' script for a variant, the
+    head-to-head for a run against OpenSpiel's bot."""
+    from dominolab.players import LEVELS, PLAYERS
+
+    if "opponent" in run:
+        return (f"python -m dominolab.cli.headtohead --game {run['game']} --opponent "
+                f"{run['opponent']} --hands {run['hands']} --seconds "
+                f"{run['seconds_per_move']:g} --seed {run['seed']} --workers {run['workers']}")
+    if run["a"].split(":")[0] in PLAYERS or run["a"].split(":")[0] in LEVELS:
+        return (f"dominolab arena {run['a']} {run['b']} --game {run['game']} --matches "
+                f"{run['pairs']} --seed {run['seed']}")
+    return (f"python docs/strength/experiments.py {run['a']} {run['b']} {run['game']} "
+            f"{run['pairs']} {run['seed']}")
+
+
+def test_every_figure_of_the_page_has_its_command() -> None:
+    """Each row of docs/strength.md is reproduced by a command under its "Reproduce", the
+    one its record says was run (players, game, pairs, first seed), writing that record."""
+    block = DOC.read_text(encoding="utf-8").split("\n## Reproduce\n", 1)[1]
+    commands = block.split("```sh\n", 1)[1].split("```", 1)[0].splitlines()
+    for _, _, name in PAGE_ROWS:
+        run = json.loads((ROOT / "docs" / "strength" / name).read_text(encoding="utf-8"))
+        wanted = reproduce_command(run)
+        assert any(c.startswith(wanted + " ") and c.endswith(f"> docs/strength/{name}")
+                   for c in commands), (name, wanted)
 
 
 def test_the_experiments_script_runs() -> None:

@@ -121,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(dominolab arena --json) must be against the same B, game and rules; the pairs "
         "both played (pair i of a run plays the match seed --seed + i, so runs from "
         "different first seeds pair on the seeds they share) are compared one by one, so "
-        "the deals' luck cancels out of the difference, and its 95%% interval is narrower "
+        "the deals' luck cancels out of the difference, and its 95% interval is narrower "
         "than the two runs' own.")
     p.add_argument("first", metavar="FIRST.json", help="the first arena record")
     p.add_argument("second", metavar="SECOND.json", help="the second arena record")
@@ -538,7 +538,7 @@ def _replay(args: argparse.Namespace) -> int:
 def _games() -> int:
     for spec in GAMES.values():
         aliases = f" (alias {', '.join(spec.aliases)})" if spec.aliases else ""
-        print(f"{spec.name}{aliases}: {spec.title}, RULES.md section {spec.rules_section}")
+        print(f"{spec.name}{aliases}: {spec.title}, docs/rules.md section {spec.rules_section}")
         for name, default, help_text in spec.options_class.describe():
             print(f"    --option {name}=...   default {default}: {help_text}")
     return 0

@@ -397,7 +397,7 @@ class TerminalGame:
         match = self.match
         options = match.options
         self.write(st(f"dominolab play: {self.spec.title}", "bold")
-                   + f" (RULES.md section {self.spec.rules_section})")
+                   + f" (docs/rules.md section {self.spec.rules_section})")
         self.write(f"Seed {match.seed} (play this match again with --seed {match.seed}). "
                    f"Target {options.target} points.")
         self.write(f"You are seat {self.me}; the computer is seat {self.cpu}. "
