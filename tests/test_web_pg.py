@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.testclient import TestClient
 
 from dominolab.core import Match, get_game
 from dominolab.web.edge.process import ServerProcess, free_port
@@ -45,7 +46,7 @@ from dominolab.web.storage.store import (
 from loops import run_async
 from pgserver import PostgresServer
 from rawsocket import call, lobby_hello
-from web_support import running
+from web_support import running, seeded_app, service_of
 
 Json = dict[str, Any]
 
@@ -695,3 +696,22 @@ def test_every_migration_since_players_is_portable_sql(number: int) -> None:
              if w in ("TEXT", "INTEGER", "REAL", "BLOB", "NUMERIC", "BOOLEAN", "DATETIME")}
     # (a migration that only updates rows names no type at all)
     assert types <= {"TEXT", "INTEGER", "REAL"}
+
+
+def test_the_bus_listens_on_the_loop_that_serves_the_app(pg_url: str) -> None:
+    """An app built in a thread where another loop is running (a test's browser leaves its
+    loop so) still hears the other servers once it has started: its bus's tasks are made on
+    the loop that serves it, not on the one that happened to run while it was built
+    (they were, and never ran: each start waited its whole 10 s and nothing was heard)."""
+    async def build_beside_another_loop() -> int:
+        app = seeded_app(pg_url, seed=3)
+        started = time.monotonic()
+        with TestClient(app) as client:
+            took = time.monotonic() - started
+            events = service_of(client).events
+            assert isinstance(events, PgEvents)
+            assert events.connections == 1, "not listening once started"
+        assert took < 8, f"the start waited {took:.1f} s for the bus"
+        return events.connections
+
+    assert run_async(build_beside_another_loop(), timeout=60) == 1

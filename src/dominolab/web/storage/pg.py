@@ -510,12 +510,13 @@ class PgEvents(Events):
         self.connections = 0
 
     def _ensure_started(self) -> None:
+        """Start listening and sending on the running loop; called only from coroutines of
+        the bus (start, publish), so the tasks are made on the loop that serves the app:
+        a thread may show another library's loop as running while the app is built (a
+        test's browser does), and tasks made on it would never run here."""
         if self._tasks or self._closed:
             return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return  # not on the loop yet (the app is being built): start() starts it
+        loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._listen(), name="events listen"),
                        loop.create_task(self._send(), name="events notify")]
 
@@ -527,10 +528,6 @@ class PgEvents(Events):
                 await self._listening.wait()
         except TimeoutError:
             log.warning("events: not listening on PostgreSQL after %.0f s; trying on", timeout)
-
-    def subscribe(self, topic: str, listener: Any) -> Callable[[], None]:
-        self._ensure_started()
-        return super().subscribe(topic, listener)
 
     async def publish(self, topic: str, message: dict[str, Any]) -> None:
         self._ensure_started()
