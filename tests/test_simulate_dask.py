@@ -1,13 +1,21 @@
 """``dominolab simulate --scheduler``: the same file on a Dask cluster (started here, two
 worker processes) as in a local run, matches sent in batches, and a clear message within a
 deadline when the cluster cannot be used: nothing there, something there that is not a Dask
-scheduler (silent, a web server, a worker), or a scheduler without workers."""
+scheduler (silent, a web server, a worker), an address of another protocol, or a scheduler
+without workers. A run always ends: when every worker is killed mid-run, or the scheduler,
+it stops with one line within 60 s and ``--resume`` finishes its file; Ctrl-C prints the
+"interrupted" line alone."""
 
 from __future__ import annotations
 
 import builtins
 import contextlib
+import json
+import os
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -18,7 +26,13 @@ import pytest
 
 from dominolab.cli.main import main
 from dominolab.lab import ClusterError, connect_cluster, make_setup, run_tasks, simulate_to_file
-from dominolab.lab.pool import CONNECT_TIMEOUT, MAX_BATCH, batch_size
+from dominolab.lab.pool import (
+    CONNECT_TIMEOUT,
+    MAX_BATCH,
+    NO_WORKERS_TIMEOUT,
+    batch_size,
+    scheduler_address,
+)
 
 distributed = pytest.importorskip("distributed")
 
@@ -235,3 +249,174 @@ def test_resume_on_the_cluster(scheduler: str, tmp_path: Path) -> None:
                  "12", "--seed", "4", "--out", str(cut), "--scheduler", scheduler,
                  "--resume"]) == 0
     assert cut.read_bytes() == full
+
+
+# -- addresses ---------------------------------------------------------------------------------
+
+def test_an_address_without_a_scheme_is_tcp(scheduler: str, tmp_path: Path) -> None:
+    """As ``dask worker HOST:PORT`` takes it."""
+    bare = scheduler.removeprefix("tcp://")
+    assert scheduler_address(bare) == scheduler
+    assert main(["simulate", "--game", "luzak", "--matches", "2", "--out",
+                 str(tmp_path / "bare.jsonl"), "--scheduler", bare]) == 0
+    assert main(["simulate", "--game", "luzak", "--matches", "2", "--out",
+                 str(tmp_path / "tcp.jsonl"), "--workers", "1"]) == 0
+    assert (tmp_path / "bare.jsonl").read_bytes() == (tmp_path / "tcp.jsonl").read_bytes()
+
+
+@pytest.mark.parametrize(("scheme", "reason"), [
+    ("http", "is a web address, and http is not a Dask protocol (a scheduler's dashboard "
+             "answers there, not the scheduler); give tcp://HOST:PORT"),
+    ("https", "is a web address, and https is not a Dask protocol"),
+    ("tls", "is a TLS address, and connecting over TLS needs a security configuration "
+            "(certificates) that dominolab does not take; give a tcp://HOST:PORT"),
+    ("ucx", "is a ucx address, and dominolab reaches a Dask scheduler over tcp:// only"),
+])
+def test_an_address_of_another_protocol_says_what_is_wrong(
+        scheme: str, reason: str, scheduler: str, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The live scheduler's own host and port, under another scheme."""
+    address = scheduler.replace("tcp://", f"{scheme}://")
+    out = tmp_path / "never.jsonl"
+    assert main(["simulate", "--game", "luzak", "--matches", "2", "--out", str(out),
+                 "--scheduler", address]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"dominolab simulate: {address!r} ")
+    assert reason in err and len(err.splitlines()) == 1 and "Error" not in err
+    assert not out.exists()
+
+
+# -- a run always ends -------------------------------------------------------------------------
+
+def _until(condition: Any, seconds: float, what: str) -> None:
+    """Poll ``condition()`` until it holds; fail after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {seconds:g} s: {what}"
+        time.sleep(0.05)
+
+
+def _matches_in(path: Path) -> int:
+    return path.read_bytes().count(b'"type":"match"') if path.exists() else 0
+
+
+@contextlib.contextmanager
+def process_cluster(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes],
+                                                      subprocess.Popen[bytes]]]:
+    """``dask scheduler`` and ``dask worker`` (two worker processes under a nanny), each in
+    a process group of its own, so that a test can kill either whole; (address, scheduler,
+    workers), both killed at the end."""
+    found = tmp_path / "scheduler.json"
+    groups: list[subprocess.Popen[bytes]] = []
+
+    def start(*argv: str) -> subprocess.Popen[bytes]:
+        return subprocess.Popen([sys.executable, "-m", *argv], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+
+    try:
+        groups.append(start("distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                            "--port", "0", "--no-dashboard", "--scheduler-file", str(found)))
+
+        def written() -> bool:
+            with contextlib.suppress(OSError, ValueError):
+                return bool(json.loads(found.read_text())["address"])
+            return False
+
+        _until(written, 60, "the scheduler started")
+        address = str(json.loads(found.read_text())["address"])
+        groups.append(start("distributed.cli.dask_worker", address, "--nworkers", "2",
+                            "--nthreads", "1", "--no-dashboard"))
+        with distributed.Client(address, timeout=30, set_as_default=False) as client:
+            client.wait_for_workers(2, timeout=60)
+        yield address, groups[0], groups[1]
+    finally:
+        for group in groups:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(group.pid, signal.SIGKILL)
+            group.wait(timeout=30)
+
+
+#: greedy matches enough for a run of a few seconds on two worker processes (eight batches:
+#: the first is written while six are still to play)
+LONG_RUN = ["--game", "luzak", "--players", "greedy,greedy", "--matches", "6000", "--seed", "7"]
+
+
+def _start_run(address: str, out: Path) -> subprocess.Popen[str]:
+    """``simulate --scheduler`` in a process of its own, once it has written a match."""
+    run = subprocess.Popen(
+        [sys.executable, "-m", "dominolab.cli.main", "simulate", *LONG_RUN, "--scheduler",
+         address, "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    _until(lambda: _matches_in(out) > 0 or run.poll() is not None, 60,
+           "the run wrote a match")
+    assert run.poll() is None, run.communicate()
+    return run
+
+
+def _ended(run: subprocess.Popen[str], seconds: float) -> tuple[int, str, float]:
+    """(exit status, stderr, seconds taken) of ``run``, which must end within ``seconds``."""
+    start = time.monotonic()
+    try:
+        _, err = run.communicate(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        run.kill()
+        run.communicate()
+        pytest.fail(f"the run did not end within {seconds:g} s")
+    return run.returncode, err, time.monotonic() - start
+
+
+def _assert_resumes(out: Path, written: int) -> None:
+    """``--resume`` (locally) continues the file to the one an unbroken run writes."""
+    assert _matches_in(out) == written
+    assert main(["simulate", *LONG_RUN, "--workers", "2", "--out", str(out), "--resume"]) == 0
+    assert main(["simulate", *LONG_RUN, "--workers", "2", "--out",
+                 str(out.with_name("whole.jsonl"))]) == 0
+    assert out.read_bytes() == out.with_name("whole.jsonl").read_bytes()
+
+
+@pytest.mark.timeout(240)
+def test_a_run_whose_workers_all_die_ends_with_one_line_and_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "run.jsonl"
+    with process_cluster(tmp_path) as (address, _, workers):
+        run = _start_run(address, out)
+        os.killpg(workers.pid, signal.SIGKILL)  # every worker and their nanny, at once
+        code, err, seconds = _ended(run, 60)
+    assert code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert NO_WORKERS_TIMEOUT <= seconds < 60
+    written = _matches_in(out)
+    assert 0 < written < 6000
+    assert err == (f"dominolab simulate: the Dask cluster has had no workers for "
+                   f"{NO_WORKERS_TIMEOUT:g} s (start some: dask worker {address}); the run "
+                   f"stopped: {out} holds the {written} whole matches finished (of 6000); "
+                   f"--resume continues it\n")
+    _assert_resumes(out, written)
+
+
+@pytest.mark.timeout(240)
+def test_a_run_whose_scheduler_dies_ends_with_one_line_and_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "run.jsonl"
+    with process_cluster(tmp_path) as (address, scheduler, _):
+        run = _start_run(address, out)
+        os.killpg(scheduler.pid, signal.SIGKILL)
+        code, err, seconds = _ended(run, 60)
+    assert code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert seconds < NO_WORKERS_TIMEOUT  # a lost connection is seen at once
+    written = _matches_in(out)
+    assert 0 < written < 6000
+    assert err == (f"dominolab simulate: lost the connection to the Dask scheduler "
+                   f"{address!r} (is it still running?); the run stopped: {out} holds the "
+                   f"{written} whole matches finished (of 6000); --resume continues it\n")
+    _assert_resumes(out, written)
+
+
+@pytest.mark.timeout(120)
+def test_ctrl_c_on_the_cluster_prints_the_interrupted_line_alone(scheduler: str,
+                                                                  tmp_path: Path) -> None:
+    out = tmp_path / "run.jsonl"
+    run = _start_run(scheduler, out)
+    run.send_signal(signal.SIGINT)
+    code, err, _ = _ended(run, 30)
+    written = _matches_in(out)
+    assert code == 130
+    assert err == (f"interrupted: {out} holds the {written} whole matches finished (of "
+                   f"6000); --resume continues it\n")

@@ -17,6 +17,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import itertools
+import logging
 import multiprocessing
 import os
 import pickle
@@ -69,8 +70,10 @@ def run_tasks(func: Callable[[T], R], tasks: Sequence[T], take: Callable[[R], No
     connected ``distributed.Client`` to run on instead (``workers`` is then not used), in
     batches of ``batch`` tasks (default: :func:`batch_size`). On Ctrl-C (or when ``take`` or
     ``tick`` raises) the processes are stopped, the tasks still queued on a cluster are
-    cancelled, and the exception propagates. On a cluster that has had no worker for
-    :data:`NO_WORKERS_TIMEOUT` seconds, :class:`ClusterError` is raised."""
+    released (the scheduler forgets them), and the exception propagates. On a cluster
+    that has had no worker (or whose scheduler has not answered) for
+    :data:`NO_WORKERS_TIMEOUT` seconds, or whose scheduler is lost, :class:`ClusterError`
+    is raised: every wait on a cluster has a deadline."""
 
     def ticked() -> None:
         if tick is not None:
@@ -197,37 +200,102 @@ def _drop_half_made_client(exc: BaseException, client_class: type) -> None:
         tb = tb.tb_next
 
 
+#: the longest one request to the cluster may take, in seconds, before it counts as unanswered
+#: (fetching a batch's results, asking for the workers, closing the client)
+CALL_TIMEOUT: Final = 5.0
+#: the loggers of ``distributed`` and of the libraries under it, quiet while our client is
+#: connected: a lost worker or scheduler is reported once, as a :class:`ClusterError`
+_NOISY_LOGGERS: Final = ("distributed", "tornado", "asyncio")
+
+
+@contextlib.contextmanager
+def _quiet_loggers() -> Iterator[None]:
+    """``distributed``'s loggers (and tornado's and asyncio's, which it logs through) off
+    for the ``with`` block: the warnings it logs while a worker or the scheduler goes away,
+    and the cancelled tasks it leaves behind when it is stopped mid-call, are reported as one
+    line by whoever catches the error, not as pages of log and traceback. Other output is
+    left alone."""
+    loggers = [logging.getLogger(name) for name in list(logging.root.manager.loggerDict)
+               if name.split(".")[0] in _NOISY_LOGGERS]
+    loggers += [logging.getLogger(name) for name in _NOISY_LOGGERS]
+    before = [(logger, logger.disabled) for logger in loggers]
+    for logger in loggers:
+        logger.disabled = True
+    try:
+        yield
+    finally:
+        for logger, disabled in before:
+            logger.disabled = disabled
+
+
+def close_client(client: Any, timeout: float = CALL_TIMEOUT) -> None:
+    """Close a ``distributed.Client`` within ``timeout`` seconds, quietly, whatever state its
+    cluster is in (a scheduler gone, a Ctrl-C mid-call): never raises."""
+    with _quiet_loggers(), contextlib.suppress(Exception):
+        client.close(timeout=timeout)
+
+
 @contextlib.contextmanager
 def cluster_client(scheduler: Any) -> Iterator[Any]:
     """A scheduler address connected (:func:`connect_cluster`) for the ``with`` block and
-    closed after it; anything else (None, a connected client) passes through untouched."""
+    closed after it (within :data:`CALL_TIMEOUT` seconds, quietly); anything else (None, a
+    connected client) passes through untouched. ``distributed``'s own log is off meanwhile:
+    what goes wrong reaches the caller as one :class:`ClusterError`."""
     if not isinstance(scheduler, str):
         yield scheduler
         return
-    client = connect_cluster(scheduler)
+    with _quiet_loggers():
+        client = connect_cluster(scheduler)
+        try:
+            yield client
+        finally:
+            close_client(client)
+
+
+def scheduler_address(address: str) -> str:
+    """``address`` as ``tcp://HOST:PORT``: a bare ``HOST:PORT`` is taken as TCP, as Dask's
+    own ``dask worker HOST:PORT`` takes it. Raises :class:`ClusterError` saying what is
+    wrong with any other scheme (``http://`` is a dashboard's, ``tls://`` needs
+    certificates that dominolab does not take)."""
+    from distributed.comm.addressing import parse_address
+
     try:
-        yield client
-    finally:
-        client.close()
+        scheme, location = parse_address(address)
+    except (ValueError, TypeError) as exc:
+        raise ClusterError(f"{address!r} is not a Dask scheduler address ({exc}); give "
+                           f"tcp://HOST:PORT") from None
+    if scheme in ("http", "https"):
+        raise ClusterError(f"{address!r} is a web address, and {scheme} is not a Dask "
+                           f"protocol (a scheduler's dashboard answers there, not the "
+                           f"scheduler); give tcp://HOST:PORT (the scheduler's port, 8786 "
+                           f"unless it was started with another)")
+    if scheme == "tls":
+        raise ClusterError(f"{address!r} is a TLS address, and connecting over TLS needs "
+                           f"a security configuration (certificates) that dominolab does "
+                           f"not take; give a tcp://HOST:PORT the scheduler listens on")
+    if scheme != "tcp":
+        raise ClusterError(f"{address!r} is a {scheme} address, and dominolab reaches a "
+                           f"Dask scheduler over tcp:// only; give tcp://HOST:PORT")
+    return f"tcp://{location}"
 
 
 def connect_cluster(address: str, timeout: float = CONNECT_TIMEOUT) -> Any:
     """A ``distributed.Client`` connected to the scheduler at ``address``
-    (``tcp://HOST:PORT``), not made the default client; close it when done. Raises
-    :class:`ClusterError` with a one-line reason when that cannot be done."""
+    (``tcp://HOST:PORT``, or ``HOST:PORT``: :func:`scheduler_address`), not made the default
+    client; close it when done (:func:`close_client`). Raises :class:`ClusterError` with a
+    one-line reason when that cannot be done."""
     try:
         import distributed
-        from distributed.comm.addressing import get_address_host_port, parse_address
+        from distributed.comm.addressing import get_address_host_port
     except ImportError:
         raise ClusterError(f"running on a Dask cluster needs the cluster extra: "
                            f"{CLUSTER_HINT}") from None
+    address = scheduler_address(address)
     where = f"the Dask scheduler {address!r}"
     try:
-        scheme, _ = parse_address(address)
-        if scheme in ("tcp", "tls"):
-            host, port = get_address_host_port(address)
-            with socket.create_connection((host, port), timeout=timeout):
-                pass
+        host, port = get_address_host_port(address)
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
     except (OSError, ValueError, TypeError) as exc:
         if isinstance(exc, TimeoutError):
             reason = f"no answer in {timeout:g} s"
@@ -248,7 +316,7 @@ def connect_cluster(address: str, timeout: float = CONNECT_TIMEOUT) -> Any:
     try:
         _check_workers(client, where, timeout)
     except BaseException:
-        client.close()
+        close_client(client)
         raise
     return client
 
@@ -261,7 +329,10 @@ def _check_workers(client: Any, where: str, timeout: float) -> None:
         raise ClusterError(f"{where} has no workers (none joined within {timeout:g} s); "
                            f"start some: dask worker {client.scheduler.address}") from None
     try:
-        versions = client.run(_worker_versions)
+        versions = client.run(_worker_versions, callback_timeout=timeout)
+    except TimeoutError:
+        raise ClusterError(f"the workers of {where} did not say which dominolab they run "
+                           f"within {timeout:g} s") from None
     except Exception as exc:
         raise ClusterError(f"the workers of {where} cannot run dominolab (is it installed "
                            f"there?): {exc}") from None
@@ -356,17 +427,23 @@ def _run_on_cluster(client: Any, func: Callable[[T], R], tasks: Sequence[T],
                     take: Callable[[R], None], tick: Callable[[], None],
                     batch: int | None) -> None:
     """Batches of tasks as Dask tasks, a bounded number in flight; ``take`` each result as
-    its batch completes, ``tick`` about twice a second. Raises :class:`ClusterError` when no
-    worker has been seen for :data:`NO_WORKERS_TIMEOUT` seconds."""
+    its batch completes, ``tick`` about twice a second. Every request to the cluster has a
+    deadline (:data:`CALL_TIMEOUT`; a batch's result, when the worker holding it is gone,
+    is waited for again as Dask runs the batch anew). Raises :class:`ClusterError` when no
+    worker has been seen, or the scheduler has not answered, for :data:`NO_WORKERS_TIMEOUT`
+    seconds, or the scheduler is lost; on any exception the batches in flight are released
+    (the scheduler then forgets those still queued) without waiting on the cluster."""
     import distributed
+    from distributed.scheduler import KilledWorker
 
     wait: Any = distributed.wait  # untyped
-    threads = max(1, sum(client.nthreads().values()))
-    size = batch if batch is not None else batch_size(len(tasks), threads)
+    address = client.scheduler.address
+    threads = _cluster_threads(client, address)
+    size = batch if batch is not None else batch_size(len(tasks), max(1, threads or 0))
     if size < 1:
         raise OptionError(f"a batch holds at least 1 task, not {size!r}")
     starts = iter(range(0, len(tasks), size))
-    limit = max(2, IN_FLIGHT_PER_THREAD * threads)
+    limit = max(2, IN_FLIGHT_PER_THREAD * max(1, threads or 0))
     in_flight: set[Any] = set()
 
     def submit_more() -> None:
@@ -377,7 +454,8 @@ def _run_on_cluster(client: Any, func: Callable[[T], R], tasks: Sequence[T],
             chunk = list(tasks[start:start + size])
             in_flight.add(client.submit(_run_batch, func, chunk, pure=False))
 
-    seen_workers = checked = time.monotonic()
+    seen = checked = time.monotonic()  # when a worker was last seen (or a batch finished)
+    answered = True
     try:
         with client.as_current():
             submit_more()
@@ -387,29 +465,69 @@ def _run_on_cluster(client: Any, func: Callable[[T], R], tasks: Sequence[T],
                                 return_when="FIRST_COMPLETED").done
                 except TimeoutError:
                     done = set()
-                now = time.monotonic()
                 for future in done:
+                    try:
+                        results = future.result(timeout=CALL_TIMEOUT)
+                    except TimeoutError:
+                        continue  # its worker went before the result came: it runs again
                     in_flight.discard(future)
-                    results = future.result()
                     future.release()
                     for result in results:
                         take(result)
-                    seen_workers = now
+                    seen = time.monotonic()
                 submit_more()
-                if not done and now - checked >= 1.0:
-                    checked = now
-                    if client.nthreads():
-                        seen_workers = now
-                    elif now - seen_workers >= NO_WORKERS_TIMEOUT:
-                        raise ClusterError(f"the Dask cluster has had no workers for "
-                                           f"{NO_WORKERS_TIMEOUT:g} s; start some: dask "
-                                           f"worker {client.scheduler.address}")
+                now = time.monotonic()
+                if now - checked >= 1.0:
+                    threads = _cluster_threads(client, None)
+                    checked = now = time.monotonic()
+                    answered = threads is not None
+                    if threads:
+                        seen = now
+                    elif now - seen >= NO_WORKERS_TIMEOUT:
+                        raise ClusterError(_no_workers(address, answered))
                 tick()
+    except distributed.CancelledError:  # the scheduler is gone: its futures are cancelled
+        _release(in_flight)
+        raise ClusterError(f"lost the connection to the Dask scheduler {address!r} (is it "
+                           f"still running?)") from None
+    except KilledWorker as exc:
+        _release(in_flight)
+        raise ClusterError(f"a batch of tasks ended every Dask worker that ran it (out of "
+                           f"memory?): {exc}") from None
     except BaseException:
-        client.cancel(list(in_flight))
+        _release(in_flight)
         raise
 
 
-__all__ = ["BATCHES_PER_THREAD", "CLUSTER_HINT", "CONNECT_TIMEOUT", "IN_FLIGHT_PER_THREAD",
-           "MAX_BATCH", "NO_WORKERS_TIMEOUT", "ClusterError", "ProgressCallback", "batch_size",
-           "WorkerLost", "check_workers", "cluster_client", "connect_cluster", "run_tasks"]
+def _cluster_threads(client: Any, address: str | None) -> int | None:
+    """The worker threads the cluster has now, None when the scheduler does not answer
+    within :data:`CALL_TIMEOUT` seconds (then, with ``address``, :class:`ClusterError`)."""
+    try:
+        return int(sum(client.nthreads(callback_timeout=CALL_TIMEOUT).values()))
+    except Exception:  # any failure to answer: a timeout, a lost connection, a closed client
+        if address is None:
+            return None
+        raise ClusterError(f"the Dask scheduler {address!r} did not say what workers it has "
+                           f"within {CALL_TIMEOUT:g} s") from None
+
+
+def _no_workers(address: str, answered: bool) -> str:
+    if not answered:
+        return (f"the Dask scheduler {address!r} has not answered for "
+                f"{NO_WORKERS_TIMEOUT:g} s (is it still running?)")
+    return (f"the Dask cluster has had no workers for {NO_WORKERS_TIMEOUT:g} s (start some: "
+            f"dask worker {address})")
+
+
+def _release(futures: set[Any]) -> None:
+    """Let go of ``futures`` without waiting on the cluster (a message each; the scheduler
+    forgets the tasks no client wants, so queued ones never run)."""
+    for future in futures:
+        with contextlib.suppress(Exception):
+            future.release()
+
+
+__all__ = ["BATCHES_PER_THREAD", "CALL_TIMEOUT", "CLUSTER_HINT", "CONNECT_TIMEOUT",
+           "IN_FLIGHT_PER_THREAD", "MAX_BATCH", "NO_WORKERS_TIMEOUT", "ClusterError",
+           "ProgressCallback", "WorkerLost", "batch_size", "check_workers", "close_client",
+           "cluster_client", "connect_cluster", "run_tasks", "scheduler_address"]

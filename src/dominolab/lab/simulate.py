@@ -34,7 +34,13 @@ from typing import Any, Final, Literal, Protocol, TextIO, cast
 from dominolab import __version__
 from dominolab.core import RULES_VERSION, DominoError, OptionError, Options, get_game
 from dominolab.lab.play import play_match_facts, resolve_player
-from dominolab.lab.pool import ProgressCallback, check_workers, cluster_client, run_tasks
+from dominolab.lab.pool import (
+    ClusterError,
+    ProgressCallback,
+    check_workers,
+    cluster_client,
+    run_tasks,
+)
 from dominolab.lab.simfile import (
     FORMAT,
     FORMAT_VERSION,
@@ -221,6 +227,15 @@ class SimInterrupted(KeyboardInterrupt):
         self.outcome = outcome
 
 
+class SimStopped(ClusterError):
+    """The Dask cluster was lost mid-run (every worker gone, or the scheduler): the run
+    stopped; the file holds ``outcome.written`` whole matches, and the message says so."""
+
+    def __init__(self, message: str, outcome: SimOutcome) -> None:
+        super().__init__(message)
+        self.outcome = outcome
+
+
 class TextSink(Protocol):
     """Where :func:`run_simulation` writes a file's text: a text file, or a
     :class:`~dominolab.lab.simfile.ParquetSimWriter`."""
@@ -243,7 +258,8 @@ def run_simulation(setup: SimSetup, out: TextSink, workers: int | None = None,
     or a connected ``distributed.Client``; the file is the same as a local run's.
     ``progress_callback(done, total)`` counts finished matches and is also called about
     twice a second while waiting. Raises :class:`SimInterrupted` on Ctrl-C (or when the
-    callback raises :class:`KeyboardInterrupt`), after which ``out`` holds whole matches."""
+    callback raises :class:`KeyboardInterrupt`), and :class:`SimStopped` when the cluster
+    is lost mid-run, after which ``out`` holds whole matches."""
     if isinstance(scheduler, str):
         with cluster_client(scheduler) as client:
             return run_simulation(setup, out, workers, progress_callback, client, first)
@@ -282,6 +298,8 @@ def run_simulation(setup: SimSetup, out: TextSink, workers: int | None = None,
         run_tasks(_run_task, tasks, take, workers=processes, client=scheduler, tick=report)
     except KeyboardInterrupt:
         raise SimInterrupted(outcome(True)) from None
+    except ClusterError as exc:
+        raise SimStopped(str(exc), outcome(True)) from None
     return outcome(False)
 
 
@@ -365,7 +383,8 @@ def simulate_to_file(setup: SimSetup, path: str | os.PathLike[str], workers: int
     :class:`ResumeUnsupported` (its footer is written when it closes, so it cannot be
     appended to). The file is checked first; then, with a ``scheduler`` address, the
     cluster is connected: if that fails (:class:`~dominolab.lab.pool.ClusterError`), the
-    file is not touched."""
+    file is not touched. A cluster lost mid-run raises :class:`SimStopped`, its message
+    naming the file and the whole matches it holds."""
     if mode not in ("replace", "new", "resume"):
         raise OptionError(f"mode must be replace, new or resume, not {mode!r}")
     if kind not in OUT_KINDS:
@@ -391,8 +410,17 @@ def simulate_to_file(setup: SimSetup, path: str | os.PathLike[str], workers: int
             with open(path, fh_mode, encoding="utf-8", newline="\n") as out:
                 return run_simulation(setup, cast(TextIO, out), workers, progress_callback,
                                       client, first)
+        except SimStopped as stop:
+            raise _stopped_in(stop, path, "--resume continues it") from None
         except FileExistsError:
             raise OutputExists(f"{os.fspath(path)} exists (not replaced)") from None
+
+
+def _stopped_in(stop: SimStopped, path: str | os.PathLike[str], then: str) -> SimStopped:
+    """``stop`` saying what the file at ``path`` holds, and ``then`` how to go on."""
+    done = stop.outcome
+    return SimStopped(f"{stop}; the run stopped: {os.fspath(path)} holds the {done.written} "
+                      f"whole matches finished (of {done.requested}); {then}", done)
 
 
 def _simulate_to_parquet(setup: SimSetup, path: str | os.PathLike[str], workers: int | None,
@@ -410,12 +438,14 @@ def _simulate_to_parquet(setup: SimSetup, path: str | os.PathLike[str], workers:
         try:
             with ParquetSimWriter(path, exclusive=mode == "new") as out:
                 return run_simulation(setup, out, workers, progress_callback, client)
+        except SimStopped as stop:
+            raise _stopped_in(stop, path, "it cannot be continued (JSON Lines can)") from None
         except FileExistsError:
             raise OutputExists(f"{os.fspath(path)} exists (not replaced)") from None
 
 
 __all__ = ["OUT_KINDS", "FileMode", "OutKind", "OutputExists", "ResumeMismatch",
-           "ResumeUnsupported", "TextSink", "SimInterrupted", "SimOutcome",
+           "ResumeUnsupported", "TextSink", "SimInterrupted", "SimOutcome", "SimStopped",
            "SimSetup", "check_out_name", "default_out", "is_reproducible", "make_setup",
            "make_sweep", "match_lines", "option_label", "resume_point", "run_simulation",
            "simulate_to_file", "split_players", "split_sweep"]
