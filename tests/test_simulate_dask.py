@@ -12,6 +12,7 @@ import builtins
 import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -353,8 +354,13 @@ def _start_run(address: str, out: Path) -> subprocess.Popen[str]:
     return run
 
 
+#: a line of the progress bar as it is written off a terminal (cli/progress.py)
+PROGRESS_LINE = re.compile(r"^\s*\d+%\|[# 0-9]*\| \d+/\d+ \[")
+
+
 def _ended(run: subprocess.Popen[str], seconds: float) -> tuple[int, str, float]:
-    """(exit status, stderr, seconds taken) of ``run``, which must end within ``seconds``."""
+    """(exit status, stderr without its progress lines, seconds taken) of ``run``, which
+    must end within ``seconds``."""
     start = time.monotonic()
     try:
         _, err = run.communicate(timeout=seconds)
@@ -362,7 +368,9 @@ def _ended(run: subprocess.Popen[str], seconds: float) -> tuple[int, str, float]
         run.kill()
         run.communicate()
         pytest.fail(f"the run did not end within {seconds:g} s")
-    return run.returncode, err, time.monotonic() - start
+    told = "".join(line for line in err.splitlines(keepends=True)
+                   if not PROGRESS_LINE.match(line))
+    return run.returncode, told, time.monotonic() - start
 
 
 def _assert_resumes(out: Path, written: int) -> None:
