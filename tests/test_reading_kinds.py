@@ -265,7 +265,7 @@ def test_the_models_decline_widelec_before_any_choice_and_bad_settings() -> None
 
 
 def test_the_expert_reads_which_kind_of_player_its_opponent_is() -> None:
-    """The expert's reading (docs/strength.md, "Which kind of player" and "Following a greedy
+    """The expert's reading (docs/strength/log.md, "Which kind of player" and "Following a greedy
     opponent"): greedy and searching at even odds, the searching model as tuned before, and
     the search follows the opponent read as greedy; ``expert-plain`` reads nothing."""
     expert, plain = make_player("expert", 3), make_player("expert-plain", 3)

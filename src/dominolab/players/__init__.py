@@ -66,7 +66,7 @@ KINDS: Final[dict[str, PlayerKind]] = {
     "expert": PlayerKind(lambda seed: ExpertPlayer(_rng("expert", seed)), True,
                          "ISMCTS reading the opponent"),
     # the same random stream: where the model declines the two play the same moves, and
-    # runs of the expert before the model (docs/strength.md) repeat exactly
+    # runs of the expert before the model (docs/strength/log.md) repeat exactly
     "expert-plain": PlayerKind(lambda seed: ExpertPlayer(_rng("expert", seed), reading=False),
                                True, "the expert without reading the opponent"),
     "omniscient": PlayerKind(lambda seed: OmniscientPlayer(_rng("omniscient", seed)), True,

@@ -22,7 +22,7 @@ is left out of a move's margin (the model is of the opponent's habits, not exact
 
 :class:`SearchingModel` models a player that looks ahead instead: world by world, each of
 the opponent's choices is valued by a small PIMC *with the hand it held then*
-(docs/strength.md, "World by world"). It keeps its weighted worlds through a hand and
+(docs/strength/log.md, "World by world"). It keeps its weighted worlds through a hand and
 re-weighs them only by the opponent's new choices. :class:`GreedyModel` models the
 opponent as the expected-answer greedy (the ``easy`` level) instead, and
 :class:`MixedModel` asks which kind of player the opponent is: it weighs the two models

@@ -48,7 +48,7 @@ _HAND_SCALE = {"luzak": 6.6, "luzak-line": 5.9, "widelec": 8.2}
 #: points a player scores in a hand, on average (greedy self-play)
 _HAND_POINTS = {"luzak": 12.5, "luzak-line": 10.5, "widelec": 11.1}
 #: what opening a hand is worth, as the opener's mean margin in it, per game (greedy
-#: self-play, docs/strength.md "The next hand's opener")
+#: self-play, docs/strength/log.md "The next hand's opener")
 _OPENER_EDGE = {"luzak": 5.6, "luzak-line": 5.5, "widelec": 0.0}
 
 
@@ -79,7 +79,7 @@ class MatchValue:
     The chance reported (:meth:`chance`, a move's ``win_chance``: what hints and the
     after-hand review show) counts the edge of the next hand's opener (:attr:`lead`); the
     chance in the value the search backs up does not: counting it there made the expert no
-    stronger (docs/strength.md, "The next hand's opener in the match's chance")."""
+    stronger (docs/strength/log.md, "The next hand's opener in the match's chance")."""
 
     def __init__(self, view: View, margin_weight: float = 0.0) -> None:
         if not 0.0 <= margin_weight <= 1.0:
@@ -269,7 +269,7 @@ class _MonteCarlo:
     exploits = False
     #: with :attr:`exploits`, the least of that chance, whatever the reading says (before
     #: the opponent's first choice too, where the reading declines): chosen by
-    #: duplicate-match experiments (docs/strength.md, "The opponent's own tiles in the tree")
+    #: duplicate-match experiments (docs/strength/log.md, "The opponent's own tiles in the tree")
     follows_at_least = 0.0
 
     def __init__(self, rng: random.Random) -> None:
@@ -446,7 +446,7 @@ class _Ismcts(_MonteCarlo):
     kind: native_search.Kind = "ismcts-expected"
     playout = staticmethod(expected_greedy_playout)
     #: UCB's exploration constant, and the hand margin's share of the value: chosen by
-    #: duplicate-match experiments (docs/strength.md)
+    #: duplicate-match experiments (docs/strength/log.md)
     exploration = 0.4
     margin_weight = 0.3
 
@@ -610,7 +610,7 @@ def reading_model(greedy: float = 0.5, *, samples: int = 64, work: int = 400,
                   deals: int = 8, greedy_samples: int = 256,
                   greedy_floor: float = 0.1) -> MixedModel:
     """The expert's model of the opponent, chosen by duplicate-match experiments
-    (docs/strength.md, "Paired on the same deals" and "Which kind of player"): is the
+    (docs/strength/log.md, "Paired on the same deals" and "Which kind of player"): is the
     opponent a searching player or a greedy one, even odds at first (``greedy``: the greedy
     kind's prior, for experiments), weighed by how well each explains its choices so far
     (:class:`~dominolab.players.beliefs.MixedModel`).
