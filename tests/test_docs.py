@@ -114,7 +114,9 @@ import sys  # noqa: E402
 from dominolab.cli.main import build_parser  # noqa: E402
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
+#: a fenced block: its info string (```sh, ```text) and its lines; a ```text block shows
+#: what a command prints, not a command
+FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```", re.S | re.M)
 INLINE = re.compile(r"`((?:dominolab|make) [^`]+)`")
 PROGRAMS = ("dominolab ", "make ", "python ", "python3 ", ".venv/bin/python ",
             "/opt/dominolab/venv/bin/dominolab ")
@@ -169,7 +171,8 @@ def _shell_lines(block: str) -> list[str]:
 def shown_commands(path: Path) -> list[str]:
     """Every command line ``path`` shows, in order, each once."""
     text = path.read_text(encoding="utf-8")
-    found = [line for block in FENCE.findall(text) for line in _shell_lines(block)]
+    found = [line for info, block in FENCE.findall(text) if info.strip() != "text"
+             for line in _shell_lines(block)]
     found += re.findall(r"^    (dominolab .+)$", text, re.M)  # indented code
     outside = FENCE.sub("", text)
     found += [" ".join(span.split()) for span in INLINE.findall(outside)]

@@ -214,7 +214,10 @@ def _quiet_loggers() -> Iterator[None]:
     for the ``with`` block: the warnings it logs while a worker or the scheduler goes away,
     and the cancelled tasks it leaves behind when it is stopped mid-call, are reported as one
     line by whoever catches the error, not as pages of log and traceback. Other output is
-    left alone."""
+    left alone. ``distributed`` is imported first: the loggers it makes as it is imported
+    (``distributed.client``, with a level of its own) are then there to be turned off."""
+    with contextlib.suppress(ImportError):
+        import distributed  # noqa: F401
     loggers = [logging.getLogger(name) for name in list(logging.root.manager.loggerDict)
                if name.split(".")[0] in _NOISY_LOGGERS]
     loggers += [logging.getLogger(name) for name in _NOISY_LOGGERS]
@@ -434,6 +437,7 @@ def _run_on_cluster(client: Any, func: Callable[[T], R], tasks: Sequence[T],
     seconds, or the scheduler is lost; on any exception the batches in flight are released
     (the scheduler then forgets those still queued) without waiting on the cluster."""
     import distributed
+    from distributed.comm.core import CommClosedError
     from distributed.scheduler import KilledWorker
 
     wait: Any = distributed.wait  # untyped
@@ -486,7 +490,8 @@ def _run_on_cluster(client: Any, func: Callable[[T], R], tasks: Sequence[T],
                     elif now - seen >= NO_WORKERS_TIMEOUT:
                         raise ClusterError(_no_workers(address, answered))
                 tick()
-    except distributed.CancelledError:  # the scheduler is gone: its futures are cancelled
+    except (distributed.CancelledError, CommClosedError):  # the scheduler is gone: its
+        # futures are cancelled, or the call in progress finds its connection closed
         _release(in_flight)
         raise ClusterError(f"lost the connection to the Dask scheduler {address!r} (is it "
                            f"still running?)") from None
