@@ -45,8 +45,12 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
+# the tests marked slow (long runs of searching players, the docs' slowest commands) run as a
+# sample of SLOW_SAMPLE, drawn anew each day (the header says which seed); SLOW_SAMPLE=all
+# runs every one
+SLOW_SAMPLE ?= 10
 pytest: $(VENV)/.installed-test
-	$(BIN)/pytest
+	$(BIN)/pytest $(if $(filter all,$(SLOW_SAMPLE)),,--slow-sample $(SLOW_SAMPLE))
 
 # PyICU (the look-alike check of display names, web/community/names.py) is built by pip
 # against Debian's libicu-dev with g++; with root and apt-get (as in CI) they are installed

@@ -3,9 +3,12 @@ full matches under a range of rule options, and the option sets used by property
 
 from __future__ import annotations
 
+import datetime
 import random
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
+
+import pytest
 
 from dominolab.core import (
     TILES,
@@ -31,6 +34,47 @@ GAME_NAMES: tuple[str, ...] = ("luzak", "luzak-line", "widelec")
 #: the fixtures of the browser (tests/browser.py), PostgreSQL (tests/pgserver.py) and
 #: nginx (tests/nginxserver.py) tests
 pytest_plugins = ("browser", "pgserver", "nginxserver")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--slow-sample", type=int, default=None, metavar="N",
+        help="run N of the tests marked slow (long runs of searching players, the docs' "
+             "slowest commands), drawn by --slow-seed; the others are deselected "
+             "(default: run them all)")
+    parser.addoption(
+        "--slow-seed", default=None, metavar="TEXT",
+        help="what draws the --slow-sample (default: today's date, so each day's runs "
+             "cover other slow tests; give the seed a report shows to run the same ones)")
+
+
+def _slow_seed(config: pytest.Config) -> str:
+    seed: str | None = config.getoption("--slow-seed")
+    return seed if seed is not None else datetime.date.today().isoformat()
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    n: int | None = config.getoption("--slow-sample")
+    if n is None:
+        return None
+    return f"slow tests: a sample of {n}, drawn by --slow-seed {_slow_seed(config)}"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With ``--slow-sample N``, keep N of the collected slow tests (a seeded draw, the
+    same for the same seed and collection) and deselect the rest."""
+    n: int | None = config.getoption("--slow-sample")
+    if n is None:
+        return
+    if n < 0:
+        raise pytest.UsageError(f"--slow-sample takes a count of 0 or more, not {n}")
+    slow = [item for item in items if item.get_closest_marker("slow") is not None]
+    kept = set(random.Random(_slow_seed(config)).sample(slow, min(n, len(slow))))
+    dropped = [item for item in slow if item not in kept]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        gone = set(dropped)
+        items[:] = [item for item in items if item not in gone]
 
 
 def T(text: str) -> Tile:

@@ -214,6 +214,7 @@ def test_the_world_by_world_prototype_runs() -> None:
     assert [line.split("\t")[2] for line in lines] == ["rules alone", "model"]
 
 
+@pytest.mark.slow  # seconds each: the reading costs up to half a second a move
 @pytest.mark.parametrize(("variant", "opponent"), [("expert-searching-n4-k8:50w", "pimc:8w"),
                                                    ("expert-greedy-n16-f0.05:50w", "greedy"),
                                                    ("expert-follows0:50w", "greedy"),
