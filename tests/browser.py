@@ -318,6 +318,9 @@ def new_game(page: Page, game: str, opponent: str = "easy", first: str | None = 
     form.locator("select[name=opponent]").select_option(opponent)
     if first is not None:
         form.locator("select[name=first]").select_option(first)
+    if options:
+        # the rule options are folded away under "More rules"
+        form.get_by_test_id("more-rules-toggle").click()
     for name, value in (options or {}).items():
         field = form.locator(f'input[name="opt-{name}"]')
         expect(field, f"the form has no input[name=opt-{name}] for {game}").to_have_count(1)

@@ -204,6 +204,7 @@ def test_a_rated_match_against_the_computer_from_the_start_page(ui_rated: Ui,
         # to other rules it is refused, with the server's reason shown
         page.goto("/")
         form.locator("select[name=opponent]").select_option("easy")
+        form.get_by_test_id("more-rules-toggle").click()
         form.locator('input[name="opt-target"]').fill("20")
         page.get_by_test_id("rated").check()
         form.get_by_test_id("start").click()

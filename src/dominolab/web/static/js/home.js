@@ -108,7 +108,11 @@ export class HomeView {
     }, [
       el("div", { class: "field" }, [el("label", { for: "f-game", text: t("form.game") }), gameSelect]),
       el("p", { class: "blurb" }, [has(`blurb.${game.name}`) ? t(`blurb.${game.name}`) : ""]),
-      opts.length ? el("fieldset", { class: "options" }, [el("legend", { text: t("form.options") }), ...opts]) : null,
+      opts.length ? this.rulesLine(game) : null,
+      opts.length ? el("details", { class: "more-rules", "data-testid": "more-rules", open: this.rulesOpen, ontoggle: (ev) => { this.rulesOpen = ev.target.open; } }, [
+        el("summary", { "data-testid": "more-rules-toggle", text: t("std.more") }),
+        el("fieldset", { class: "options" }, [el("legend", { text: t("form.options") }), ...opts]),
+      ]) : null,
       el("div", { class: "field-row" }, [
         el("div", { class: "field" }, [el("label", { for: "f-opponent", text: t("form.opponent") }), opponent]),
         el("div", { class: "field" }, [el("label", { for: "f-first", text: t("form.first") }), first]),
@@ -129,6 +133,7 @@ export class HomeView {
       el("h1", { text: t("home.title") }),
       el("p", { class: "lead", text: t("home.lead") }),
       el("p", { class: "home-lobby" }, [el("a", { href: "/lobby", "data-link": "", "data-testid": "home-lobby-link", text: t("home.lobby") })]),
+      firstVisitCall(),
     ]);
 
     const saved = storedGames();
@@ -187,6 +192,29 @@ export class HomeView {
     if (this.clockFieldEl) this.clockFieldEl.hidden = friend || !this.values.rated;
   }
 
+  /** The game's rules in words ("Standard rules: to 61 points, ..."), above the folded
+   * options: a newcomer reads what the match will be without opening them. */
+  rulesLine(game) {
+    this.rulesLineEl = el("p", { class: "rules-line", "data-testid": "rules-line", "aria-live": "polite" });
+    this.showRulesLine(game.name);
+    return this.rulesLineEl;
+  }
+
+  showRulesLine(gameName) {
+    if (!this.rulesLineEl) return;
+    const game = this.gameMeta(gameName);
+    let changed = false;
+    const words = (game.options || []).map((o) => {
+      const key = `${game.name}:${o.name}`;
+      const raw = key in this.values.options ? this.values.options[key] : o.default;
+      const value = o.type === "bool" ? !!raw : Number.parseInt(raw, 10);
+      if (value !== o.default) changed = true;
+      return ruleWords(o, value);
+    }).filter((w) => w);
+    this.rulesLineEl.dataset.standard = String(!changed);
+    this.rulesLineEl.textContent = t(changed ? "std.yours" : "std.standard", { list: words.join(", ") });
+  }
+
   optionField(gameName, o) {
     const key = `${gameName}:${o.name}`;
     const id = `f-opt-${o.name}`;
@@ -195,13 +223,13 @@ export class HomeView {
     if (o.type === "bool") {
       const input = el("input", {
         type: "checkbox", name: `opt-${o.name}`, id, checked: !!current,
-        onchange: (ev) => { this.values.options[key] = ev.target.checked; },
+        onchange: (ev) => { this.values.options[key] = ev.target.checked; this.showRulesLine(gameName); },
       });
       return el("div", { class: "check" }, [input, el("label", { for: id }, [label, el("span", { class: "muted small-note", text: ` (${t("form.default", { v: o.default ? t("form.yes") : t("form.no") })})` })])]);
     }
     const input = el("input", {
       type: "number", name: `opt-${o.name}`, id, value: String(current), min: String(o.min ?? 1), max: o.max === undefined ? undefined : String(o.max), step: "1", required: true, inputmode: "numeric",
-      onchange: (ev) => { this.values.options[key] = ev.target.value; },
+      onchange: (ev) => { this.values.options[key] = ev.target.value; this.showRulesLine(gameName); },
     });
     return el("div", { class: "field number" }, [el("label", { for: id }, [label, el("span", { class: "muted small-note", text: ` (${t("form.default", { v: o.default })})` })]), input]);
   }
@@ -250,6 +278,24 @@ export class HomeView {
       if (shown) shown.scrollIntoView({ block: "nearest" });
     }
   }
+}
+
+/** One rule option's value in plain words ("to 61 points"); "" for an option with no words
+ * (a new option shows under "More rules" only). */
+function ruleWords(o, value) {
+  if (o.name === "target") return Number.isFinite(value) ? t("std.target", { n: value }) : "";
+  const key = `std.${o.name}.${value ? "yes" : "no"}`;
+  return o.type === "bool" && has(key) ? t(key) : "";
+}
+
+/** A first-time visitor's call to Learn (no player key and no game on this device): a link,
+ * never a redirect; the end of the lessons offers a first match against the easy computer. */
+function firstVisitCall() {
+  if (loadPlayer() || storedGames().length) return null;
+  return el("aside", { class: "first-visit panel", "data-testid": "first-visit", "aria-label": t("first.title") }, [
+    el("a", { class: "button primary big", href: "/learn/luzak", "data-link": "", "data-testid": "first-learn", text: t("first.learn") }),
+    el("p", { class: "muted", text: t("first.note") }),
+  ]);
 }
 
 /** Why a new game could not be made, in words about making a game (never the server's
