@@ -34,6 +34,7 @@ from dominolab import __version__
 from dominolab.core import GAMES, JsonError
 from dominolab.core import read_json as read_bounded_json
 from dominolab.players import LEVELS
+from dominolab.web.community.featured import Candidate, Featured
 from dominolab.web.community.lobby import Lobby, LobbySocket, seek_json
 from dominolab.web.community.players import Players
 from dominolab.web.community.standings import Standings
@@ -296,6 +297,21 @@ async def watch_state(request: Request) -> Response:
     live = await service.get(request.path_params["game_id"])
     width = width_of(request.query_params.get("layout"))
     return Response(live.watch_text(width), media_type="application/json")
+
+
+async def featured_game(request: Request) -> Response:
+    """The featured live game to watch (docs/web.md, "The featured game"), or null."""
+    featured: Featured = request.app.state.featured
+    with unavailable("the featured game could not be read", "could not read the featured game"):
+        return JSONResponse({"featured": await featured.get()})
+
+
+async def game_seats(request: Request) -> Response:
+    """Any game's two seats as a spectator sees them: names, computer level, ratings."""
+    live = await service_of(request).get(request.path_params["game_id"])
+    featured: Featured = request.app.state.featured
+    with unavailable("the ratings could not be read", "could not read the ratings"):
+        return JSONResponse({"seats": await featured.seats(live.row)})
 
 
 async def leaderboard(request: Request) -> Response:
@@ -726,6 +742,8 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             Route("/api/games/{game_id}/record", record),
             Route("/api/games/{game_id}/replay", replay),
             Route("/api/games/{game_id}/watch", watch_state),
+            Route("/api/games/{game_id}/seats", game_seats),
+            Route("/api/featured", featured_game),
             Route("/api/seeks", lobby_now),
             Route("/api/seeks", create_seek, methods=["POST"]),
             Route("/api/seeks/{seek_id}", cancel_seek, methods=["DELETE"]),
@@ -772,6 +790,9 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
     app.state.standings = Standings(service.store, clock)
     service.rate_with(app.state.standings)
     app.state.lobby = Lobby(service)
+    app.state.featured = Featured(service.store, lambda: [
+        Candidate(live.row, (int(live.match.totals[0]), int(live.match.totals[1])))
+        for live in list(service.games.values()) if not live.over], clock)
     app.state.assets = assets
     app.state.allow_origins = frozenset(o.rstrip("/") for o in allow_origins)
     #: the seats' sockets open per client (Limits.seat_sockets_per_client)
