@@ -6,6 +6,7 @@ import { t, onLangChange, has, playerName } from "./i18n.js";
 import { el } from "./ui.js";
 import { tileSVG } from "./tiles.js";
 import { MOVE_SECONDS, DEFAULT_SECONDS, secondsText } from "./lobby.js";
+import { featuredPanel } from "./featured.js";
 
 let metaCache = null;
 
@@ -21,6 +22,9 @@ export class HomeView {
   mount(root) {
     this.root = root;
     this.mounted = true;
+    const [featured, stopFeatured, drawFeatured] = featuredPanel();
+    this.featuredEl = featured;
+    this.disposers.push(stopFeatured, onLangChange(drawFeatured));
     this.disposers.push(onLangChange(() => this.render()));
     document.title = "dominolab — Luzak & Widelec";
     if (metaCache) {
@@ -151,7 +155,7 @@ export class HomeView {
       ]))),
     ]) : null;
 
-    this.root.replaceChildren(el("div", { class: "home" }, [hero, form, savedList]));
+    this.root.replaceChildren(el("div", { class: "home" }, [hero, form, this.featuredEl, savedList]));
   }
 
   /** A stored player may make a match against the computer rated (ratings: the default

@@ -9,6 +9,7 @@ import { t, getLang } from "./i18n.js";
 import { tileBack } from "./tiles.js";
 import { el, spinner } from "./ui.js";
 import { seatName, opponentName } from "./words.js";
+import { loadSeats, seatWords } from "./featured.js";
 
 export class WatchView extends GameView {
   constructor(id, navigate) {
@@ -25,7 +26,25 @@ export class WatchView extends GameView {
 
   get ctx() {
     const st = this.state;
-    return { seat: null, mode: st.mode, opponent: st.opponent };
+    // the seats' names (the players' when named) as a replay has them
+    const names = (st.players || []).map((p) => (p && p.name) || null);
+    return { seat: null, mode: st.mode, opponent: st.opponent, names: names.some((n) => n) ? names : null };
+  }
+
+  /** The players' names with their ratings ("Ala (1523) vs Computer (easy, 1210)"), read
+   * once from GET /api/games/ID/seats; the names alone until then. */
+  showSeats() {
+    if (this.seats) {
+      this.vsEl.textContent = `${t("watch.title")}: ${t("watch.vs", { a: seatWords(this.seats[0]), b: seatWords(this.seats[1]) })}`;
+      return;
+    }
+    if (this.seatsAsked) return;
+    this.seatsAsked = true;
+    loadSeats(this.id).then((seats) => {
+      if (!seats || this.unmounted) return;
+      this.seats = seats;
+      if (this.state && this.vsEl) this.showSeats();
+    });
   }
 
   buildShell() {
@@ -56,6 +75,7 @@ export class WatchView extends GameView {
     this.titleEl.textContent = t(`game.${st.game}`) || st.title;
     const b = st.mode === "friend" ? seatName(1, ctx) : `${seatName(1, ctx)} (${opponentName(ctx)})`;
     this.vsEl.textContent = `${t("watch.title")}: ${t("watch.vs", { a: seatName(0, ctx), b })}`;
+    this.showSeats();
     this.drawConn();
     this.gameEl.classList.toggle("is-offline", !this.live);
     this.renderWatching();
