@@ -4,11 +4,21 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
+import pytest
 from playwright.sync_api import expect
 
-from browser import STEP_MS, Ui, game_id_of, new_game
+from browser import STEP_MS, Ui, game_id_of, make_server, new_game
 from dominolab.players.ratings import LEVEL_RATINGS
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server of this module's own: the featured game is the one the test makes, not a
+    game another test left going on the session's server."""
+    with make_server(tmp_path_factory.mktemp("featured") / "featured.sqlite3") as proc:
+        yield proc.base
 
 
 def test_the_home_page_features_a_live_game_and_its_spectator_sees_ratings(ui: Ui) -> None:
@@ -24,6 +34,9 @@ def test_the_home_page_features_a_live_game_and_its_spectator_sees_ratings(ui: U
         easy = round(LEVEL_RATINGS["luzak"]["easy"])
         expect(panel.get_by_test_id("featured-players")).to_contain_text(
             f"Guest vs Computer (easy, {easy})")
+        watcher.goto("/lobby")  # the lobby shows it too
+        expect(watcher.get_by_test_id("featured")).to_have_attribute("data-game", gid,
+                                                                     timeout=3 * STEP_MS)
         watcher.get_by_test_id("featured-watch").click()
         watcher.wait_for_url(re.compile(f"/watch/{gid}$"))
         expect(watcher.get_by_test_id("players")).to_have_text(

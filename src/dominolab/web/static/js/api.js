@@ -59,6 +59,10 @@ async function request(method, path, { token = null, body = undefined, playerKey
 
 export const api = {
   meta: () => request("GET", "/api/meta"),
+  /** The featured live game ({featured: {...} or null}; docs/web.md, "The featured game"). */
+  featured: () => request("GET", "/api/featured"),
+  /** A game's two seats with their ratings, for a spectator. */
+  seats: (id) => request("GET", `/api/games/${encodeURIComponent(id)}/seats`),
   /** Make a game and keep its seat on this device (the start page, the tutorial's match). */
   createGame: async (body, playerKey = null) => {
     const res = await request("POST", "/api/games", { body, playerKey });

@@ -2,16 +2,11 @@
 // home page and in the lobby, read again every FEATURED_POLL_MS while shown; and a game's
 // seats with their ratings (GET /api/games/ID/seats) for the spectator's page.
 
+import { api } from "./api.js";
 import { t, playerName } from "./i18n.js";
 import { el } from "./ui.js";
 
 const FEATURED_POLL_MS = 10000;
-
-async function getJSON(path) {
-  const res = await fetch(path, { headers: { Accept: "application/json" } });
-  if (!res.ok) throw new Error(`${path}: ${res.status}`);
-  return res.json();
-}
 
 /** A seat in words with its rating: "Ala (1523)", "Computer (easy, 1210)", "Guest". */
 export function seatWords(seat) {
@@ -24,7 +19,7 @@ export function seatWords(seat) {
 /** A game's two seats for a spectator, or null when they cannot be read. */
 export async function loadSeats(id) {
   try {
-    return (await getJSON(`/api/games/${encodeURIComponent(id)}/seats`)).seats;
+    return (await api.seats(id)).seats;
   } catch (_) {
     return null;
   }
@@ -54,7 +49,7 @@ export function featuredPanel() {
   const tick = async () => {
     if (stopped) return;
     try {
-      last = (await getJSON("/api/featured")).featured;
+      last = (await api.featured()).featured;
       if (!stopped) draw();
     } catch (_) { /* shown again on the next tick */ }
   };

@@ -10,6 +10,7 @@
 import { api, ApiError, checkedPlayer, forgetPlayer, loadPlayer, loadSeat, registerPlayer, saveSeat, liveSeatToken } from "./api.js";
 import { t, onLangChange, has, playerName } from "./i18n.js";
 import { el, spinner, layoutMode } from "./ui.js";
+import { featuredPanel } from "./featured.js";
 
 // a clock's choices (the server's MOVE_SECONDS_RANGE); a rated match against the computer
 // (home.js) offers the same
@@ -142,6 +143,9 @@ export class LobbyView {
   mount(root) {
     this.root = root;
     document.title = `${t("lobby.title")} · dominolab`;
+    const [featured, stopFeatured, drawFeatured] = featuredPanel();
+    this.featuredEl = featured;   // kept across renders: it reads the server on its own
+    this.disposers.push(stopFeatured, onLangChange(drawFeatured));
     this.disposers.push(onLangChange(() => this.render()));
     this.render();
     api.meta().then((meta) => { this.meta = meta; this.render(); }).catch(() => {});
@@ -321,7 +325,7 @@ export class LobbyView {
       this.mineEl,
       el("div", { class: "lobby-grid" }, [
         el("div", {}, [this.seeksEl, this.player ? this.renderQuick() : null, this.player ? this.renderSeekForm() : null]),
-        this.liveEl,
+        el("div", {}, [this.featuredEl, this.liveEl]),
       ]),
     ]));
     const input = this.root.querySelector("input[name=name]");
