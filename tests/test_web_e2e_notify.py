@@ -150,7 +150,7 @@ def test_a_message_between_two_browsers_and_the_off_switch(ui: Ui) -> None:
         b.get_by_test_id("chat-toggle").click()
         a.get_by_test_id("chat-phrases").get_by_role("button", name="Good game").click()
         expect(b.get_by_test_id("chat-log")).to_have_text("Opponent: Good game")
-        # in Polish, the same phrase in Polish words
+        # and B, with messages on again, can send one back
         b.get_by_test_id("chat-phrases").get_by_role("button", name="Well played").click()
         expect(a.get_by_test_id("chat-log").locator("li").last).to_have_text(
             "Opponent: Well played")
