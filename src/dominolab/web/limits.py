@@ -47,6 +47,9 @@ class Limits:
     #: seeks (and quick pairings) a client may open per minute, on average, and at once
     seeks_per_minute: float = 20.0
     seeks_burst: int = 10
+    #: canned messages one seat of a game may send per minute, on average, and at once
+    messages_per_minute: float = 6.0
+    messages_burst: int = 3
     #: open seeks one player may have at a time
     open_seeks_per_player: int = 3
     #: lobby WebSockets one client may hold open at a time (in one server process)
@@ -85,13 +88,15 @@ class Limits:
         for name in ("games_per_minute", "hints_per_minute", "players_per_minute",
                      "abandoned_after",
                      "finished_kept", "sweep_every", "seeks_per_minute", "lobby_sweep_every",
+                     "messages_per_minute",
                      "lobby_socket_timeout", "head_timeout", "keep_alive_timeout",
                      "hello_timeout"):
             value = getattr(self, name)
             if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number, not {value!r}")
         for name in ("games_burst", "hints_burst", "players_burst", "queued_per_client",
-                     "seeks_burst", "open_seeks_per_player", "lobby_sockets_per_client",
+                     "seeks_burst", "messages_burst", "open_seeks_per_player",
+                     "lobby_sockets_per_client",
                      "watchers_per_client", "watchers_per_game", "watchers_total",
                      "sockets_per_client", "seat_sockets_per_client"):
             value = getattr(self, name)

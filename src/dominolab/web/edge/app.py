@@ -498,14 +498,23 @@ async def game_socket(ws: WebSocket) -> None:
                 if seat is None:
                     raise ApiError(403, "a spectator cannot move; it may only send "
                                         "{\"type\": \"ping\"}")
+                if isinstance(message, dict) and message.get("type") == "chat":
+                    await service.say(live, seat, message.get("phrase"))
+                    continue
                 if not isinstance(message, dict) or message.get("type") != "move":
                     raise ApiError(400, "send {\"type\": \"move\", \"move\": ..., "
-                                        "\"version\": ...} as JSON")
+                                        "\"version\": ...} or {\"type\": \"chat\", "
+                                        "\"phrase\": ...} as JSON")
                 await service.act(live, seat, message.get("move"), message.get("version"),
                                   client)
             except ApiError as exc:
-                await reply(json.dumps({"type": "error", "status": exc.status,
-                                        "error": exc.message}))
+                answer: dict[str, Any] = {"type": "error", "status": exc.status,
+                                          "error": exc.message}
+                if exc.kind == "messages":
+                    # a message past the rate: the page says when it may send again
+                    service.metrics.refusal(exc.kind)
+                    answer["retry_after"] = exc.retry_after
+                await reply(json.dumps(answer))
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:

@@ -9,6 +9,7 @@ import logging
 from typing import Any
 
 from dominolab.core import DominoError
+from dominolab.web.games.chat import Chat
 from dominolab.web.games.clocks import Clocks
 from dominolab.web.games.expiry import Expiry
 from dominolab.web.games.live import LiveGame
@@ -23,8 +24,9 @@ class Peers:
     """Keeps this server's games up with what the other servers stored."""
 
     def __init__(self, registry: Registry, sockets: Sockets, clocks: Clocks,
-                 expiry: Expiry) -> None:
+                 expiry: Expiry, chat: Chat) -> None:
         self.registry = registry
+        self.chat = chat
         self.sockets = sockets
         self.clocks = clocks
         self.expiry = expiry
@@ -43,6 +45,9 @@ class Peers:
             return
         if "presence" in message or "ask" in message:
             await self.sockets.on_presence(live, message)
+            return
+        if "chat" in message:
+            await self.chat.deliver(live, message)
             return
         version = message.get("version")
         if (isinstance(version, int) and version <= live.version and not message.get("row")

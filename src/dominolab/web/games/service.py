@@ -34,6 +34,7 @@ from typing import Any
 from dominolab.core import Match, get_game, match_record
 from dominolab.players.hints import HINT_BUDGET
 from dominolab.web.errors import ApiError
+from dominolab.web.games.chat import Chat
 from dominolab.web.games.clocks import Clocks
 from dominolab.web.games.compute import ComputePool
 from dominolab.web.games.computer import Computer
@@ -100,7 +101,11 @@ class GameService:
         self.finisher = Finisher()
         self.clocks = Clocks(self.registry, self.sockets, self.finisher)
         self.expiry = Expiry(self.registry, self.sockets, self.finisher, limits)
-        self.peers = Peers(self.registry, self.sockets, self.clocks, self.expiry)
+        #: the seats' canned messages (docs/web.md, "Messages during a game")
+        self.chat = Chat(self.registry, self.sockets,
+                         self.limiter("messages", limits.messages_per_minute,
+                                      limits.messages_burst))
+        self.peers = Peers(self.registry, self.sockets, self.clocks, self.expiry, self.chat)
         self.moves = Moves(self.registry, self.sockets, self.peers, self.clocks, self.finisher)
         self.computer = Computer(
             self.registry, self.sockets, self.moves, self.pool, delay=computer_delay,
@@ -259,6 +264,10 @@ class GameService:
     async def hint(self, live: LiveGame, seat: int, client: str = "local") -> dict[str, Any]:
         """The moves ``seat`` could make now, best first (:meth:`Computer.hint`)."""
         return await self.computer.hint(live, seat, client)
+
+    async def say(self, live: LiveGame, seat: int, phrase: Any) -> None:
+        """Send ``seat``'s canned message to both seats (:meth:`Chat.say`)."""
+        await self.chat.say(live, seat, phrase)
 
     def record(self, live: LiveGame) -> dict[str, Any]:
         _require_over(live)

@@ -5,6 +5,8 @@
 import { api, ApiError, loadSeat, saveSeat, loadAck, saveAck, saveInfo, forgetGame } from "./api.js";
 import { t, getLang, onLangChange, formatNumber, playerName } from "./i18n.js";
 import { GameSocket } from "./socket.js";
+import { attention, titled, notifyControls } from "./notify.js";
+import { ChatPanel } from "./chat.js";
 import { TableView, groupSpots } from "./table.js";
 import { s as svgEl, tileSVG, digits, tileBack, spinnerMark, flyTile, reducedMotion } from "./tiles.js";
 import { el, toast, spinner, downloadText, layoutMode } from "./ui.js";
@@ -258,7 +260,11 @@ export class GameView {
         if (typeof now === "number") this.skew = now - Date.now() / 1000;
         this.receive(st);
       },
-      onError: (msg) => toast(msg.error || t("err.generic", { status: msg.status }), "error"),
+      onError: (msg) => {
+        if (this.chat && this.chat.refused(msg)) return;
+        toast(msg.error || t("err.generic", { status: msg.status }), "error");
+      },
+      onChat: (msg) => { if (this.chat) this.chat.receive(msg); },
       onStatus: (st) => this.setConn(st),
       onFatal: (code) => this.renderFatal(code),
     });
@@ -321,6 +327,22 @@ export class GameView {
       type: "button", class: "sound-toggle", "data-testid": "sound", onclick: () => this.toggleSound(),
     });
     this.inviteEl = el("section", { class: "invite panel", hidden: true });
+    // told when it's my turn in a background tab (notify.js); a seat's canned messages (chat.js)
+    this.notifyEl = this.spectator ? null : notifyControls();
+    this.chat = this.spectator ? null : new ChatPanel({
+      send: (obj) => this.socket && this.socket.send(obj),
+      seat: () => (this.state ? this.state.seat : null),
+      opponent: () => {
+        const st = this.state;
+        const p = st && st.players && st.players[1 - st.seat];
+        return p ? playerName(p.name) : null;
+      },
+    });
+    if (this.chat) {
+      this.chat.root.hidden = true;
+      this.disposers.push(() => this.chat.dispose());
+    }
+    if (this.notifyEl) this.disposers.push(() => this.notifyEl.dispose());
     this.noticeEl = el("section", { class: "link-notice panel", hidden: true, role: "status" });
     this.statusEl = el("p", { class: "status-line", "data-testid": "status", "aria-live": "polite" });
     this.oppEl = el("div", { class: "opp-strip", "data-testid": "opponent" });
@@ -343,7 +365,7 @@ export class GameView {
     }, [
       el("div", { class: "game-bar" }, [
         el("div", { class: "game-heading" }, [this.titleEl, this.vsEl]),
-        el("div", { class: "game-tools" }, [this.watchingEl, this.soundEl, this.connEl]),
+        el("div", { class: "game-tools" }, [this.watchingEl, this.notifyEl, this.soundEl, this.connEl]),
       ]),
       this.bannerEl,
       this.noticeEl,
@@ -364,6 +386,7 @@ export class GameView {
         el("aside", { class: "side-col" }, [
           this.scoresEl,
           el("section", { class: "panel history-panel" }, [this.historyTitle, this.historyEl]),
+          this.chat ? this.chat.root : null,
         ]),
       ]),
       this.overlayEl,
@@ -573,6 +596,17 @@ export class GameView {
     }
     this.render();
     if (before) this.animateMoves(prev, st, before);
+    this.tellIfHidden(prev, st);
+  }
+
+  /** In a background tab, tell the player the match ended or it is their turn (notify.js). */
+  tellIfHidden(prev, st) {
+    if (this.spectator || st.seat === null || st.seat === undefined) return;
+    if (st.match_result) {
+      if (prev && !prev.match_result) attention("over", t(`game.${st.game}`));
+    } else if (st.to_move === st.seat && (!prev || prev.version !== st.version || prev.to_move !== st.seat)) {
+      attention("turn", t("notify.turnBody", { game: t(`game.${st.game}`) }));
+    }
   }
 
   get ctx() {
@@ -614,7 +648,8 @@ export class GameView {
       version: String(st.version), hand: String(st.hand_number), turn, seat: String(st.seat), game: st.game,
     });
     this.gameEl.classList.toggle("is-my-turn", turn === "me" && this.live);
-    document.title = `${t(`game.${st.game}`)} · dominolab`;
+    document.title = titled(`${t(`game.${st.game}`)} · dominolab`);
+    if (this.chat) this.chat.root.hidden = st.seat === null || st.seat === undefined || st.mode === "computer";
     this.titleEl.textContent = t(`game.${st.game}`) || st.title;
     // the players' names when they have them ("Ala vs Ola"; a spectator: seat 0's first)
     const named = (seat) => (st.players && st.players[seat] ? playerName(st.players[seat].name)

@@ -8,6 +8,7 @@ import * as learnStrings from "./strings/learn.js";
 import * as ratingStrings from "./strings/ratings.js";
 import * as lobbyStrings from "./strings/lobby.js";
 import * as homeStrings from "./strings/home.js";
+import * as notifyStrings from "./strings/notify.js";
 
 const LANG_KEY = "dominolab/lang";
 
@@ -614,7 +615,8 @@ const pl = {
 };
 
 // the player's guide, the tutorial, the ratings and the lobby keep their texts in their own files
-for (const part of [guideStrings, learnStrings, ratingStrings, lobbyStrings, homeStrings]) {
+for (const part of [guideStrings, learnStrings, ratingStrings, lobbyStrings, homeStrings,
+                    notifyStrings]) {
   for (const [lang, dict] of [[en, part.en], [pl, part.pl]]) {
     for (const key of Object.keys(dict)) {
       if (key in lang) throw new Error(`i18n: the key ${key} is defined twice`);

@@ -11,6 +11,7 @@ import { api, ApiError, checkedPlayer, forgetPlayer, loadPlayer, loadSeat, regis
 import { t, onLangChange, has, playerName } from "./i18n.js";
 import { el, spinner, layoutMode } from "./ui.js";
 import { featuredPanel } from "./featured.js";
+import { attention, titled, notifyControls } from "./notify.js";
 
 // a clock's choices (the server's MOVE_SECONDS_RANGE); a rated match against the computer
 // (home.js) offers the same
@@ -142,11 +143,14 @@ export class LobbyView {
 
   mount(root) {
     this.root = root;
-    document.title = `${t("lobby.title")} · dominolab`;
+    document.title = titled(`${t("lobby.title")} · dominolab`);
     const [featured, stopFeatured, drawFeatured] = featuredPanel();
     this.featuredEl = featured;   // kept across renders: it reads the server on its own
     this.disposers.push(stopFeatured, onLangChange(drawFeatured));
     this.disposers.push(onLangChange(() => this.render()));
+    // "Notify me" and the beep: told in a background tab when my seek is taken (notify.js)
+    this.notifyEl = notifyControls();
+    this.disposers.push(() => this.notifyEl.dispose());
     this.render();
     api.meta().then((meta) => { this.meta = meta; this.render(); }).catch(() => {});
     // a kept key the server no longer knows is forgotten (then the name is asked again)
@@ -201,6 +205,7 @@ export class LobbyView {
     } else if (msg.type === "matched" && msg.game && msg.token) {
       // my seek was accepted: my seat's token came over the socket, never in a URL
       saveSeat(msg.game, { token: msg.token, seat: msg.seat, invite: null });
+      attention("seek", t("notify.seekBody"));
       // kept: the match is owed no more (the ack goes out before the socket's close)
       this.socket.send({ type: "ack", seek: msg.seek });
       this.navigate(`/game/${encodeURIComponent(msg.game)}`);
@@ -318,7 +323,7 @@ export class LobbyView {
     this.liveEl = el("section", { class: "panel lobby-live" });
     this.mineEl = el("section", { class: "panel lobby-mine", "data-testid": "my-games", hidden: true });
     this.root.replaceChildren(el("div", { class: "lobby", "data-testid": "lobby" }, [
-      el("div", { class: "lobby-head" }, [el("h1", { text: t("lobby.title") }), this.connEl]),
+      el("div", { class: "lobby-head" }, [el("h1", { text: t("lobby.title") }), this.notifyEl, this.connEl]),
       el("p", { class: "lead", text: t("lobby.lead") }),
       this.player ? this.renderMe() : this.renderNameDialog(),
       this.errorEl,

@@ -8,7 +8,8 @@ export class GameSocket {
   /**
    * @param {object} o id, token (or watch: true, a spectator's socket), layout,
    *                   onState(state), onError({status, error}),
-   *                   onStatus("open"|"connecting"|"closed"), onFatal(code)
+   *                   onStatus("open"|"connecting"|"closed"), onFatal(code),
+ *                   onChat({seat, phrase})
    */
   constructor(o) {
     Object.assign(this, o);
@@ -60,6 +61,8 @@ export class GameSocket {
         this.attempt = 0;
         this.setStatus("open");
         if (this.onState) this.onState(msg.state, msg.now);   // now: the server's clock
+      } else if (msg.type === "chat") {
+        if (this.onChat) this.onChat(msg);              // a canned message (chat.js)
       } else if (msg.type === "error") {
         if (this.onError) this.onError(msg);
       }

@@ -1,0 +1,51 @@
+// The texts of being told when it's your turn (notify.js) and of the canned messages during
+// a game (chat.js), English and Polish (merged into i18n.js's dictionaries; a key may be
+// defined once only). One "key": "text" per line.
+
+export const en = {
+  "notify.turn": "Your turn",
+  "notify.seek": "Your seek was taken",
+  "notify.over": "The match is over",
+  "notify.turnBody": "{game}: your move.",
+  "notify.seekBody": "Your match is starting.",
+  "notify.group": "Being told when it's your turn",
+  "notify.ask": "Notify me",
+  "notify.on": "Notifications on",
+  "notify.sound": "Beep on my turn",
+  "chat.title": "Messages",
+  "chat.phrases": "Send a message",
+  "chat.good_luck": "Good luck",
+  "chat.well_played": "Well played",
+  "chat.thanks": "Thanks",
+  "chat.good_game": "Good game",
+  "chat.you": "You",
+  "chat.opponent": "Opponent",
+  "chat.line": "{who}: {phrase}",
+  "chat.toggle": "Messages",
+  "chat.offNote": "Messages are off: you neither see nor send them.",
+  "chat.tooMany": "Too many messages; you can send another in {s} s.",
+};
+
+export const pl = {
+  "notify.turn": "Twój ruch",
+  "notify.seek": "Ktoś przyjął twoje zgłoszenie",
+  "notify.over": "Mecz się skończył",
+  "notify.turnBody": "{game}: twój ruch.",
+  "notify.seekBody": "Twój mecz się zaczyna.",
+  "notify.group": "Powiadomienia o twoim ruchu",
+  "notify.ask": "Powiadamiaj mnie",
+  "notify.on": "Powiadomienia włączone",
+  "notify.sound": "Sygnał przy moim ruchu",
+  "chat.title": "Wiadomości",
+  "chat.phrases": "Wyślij wiadomość",
+  "chat.good_luck": "Powodzenia",
+  "chat.well_played": "Dobrze zagrane",
+  "chat.thanks": "Dzięki",
+  "chat.good_game": "Dobra gra",
+  "chat.you": "Ty",
+  "chat.opponent": "Przeciwnik",
+  "chat.line": "{who}: {phrase}",
+  "chat.toggle": "Wiadomości",
+  "chat.offNote": "Wiadomości są wyłączone: nie widzisz ich i nie wysyłasz.",
+  "chat.tooMany": "Za dużo wiadomości; następną możesz wysłać za {s} s.",
+};
