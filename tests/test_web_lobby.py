@@ -485,7 +485,7 @@ def test_me_lists_the_live_lobby_games_whose_seats_open_with_a_token_derived_fro
     ended is listed no more."""
     ala, ola = register(client, "Ala"), register(client, "Ola")
     assert client.get("/api/me", headers=as_player(ala["key"])).json() == {
-        "id": ala["id"], "name": "Ala", "live": []}
+        "id": ala["id"], "name": "Ala", "live": [], "recovery": False, "linked": 0}
     with lobby_socket(client, ala) as (ws, welcome):
         seek = open_seek(client, ala, conn=welcome["conn"], move_seconds=30, rated=True)
         r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ola["key"]))

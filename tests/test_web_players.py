@@ -197,7 +197,8 @@ def test_a_player_is_made_once_per_name_and_known_by_its_key(client: TestClient,
     made = register(client, "Ala Kot")
     assert set(made) == {"id", "name", "key"} and made["name"] == "Ala Kot"
     r = client.get("/api/me", headers=as_player(made["key"]))
-    assert r.status_code == 200 and r.json() == {"id": made["id"], "name": "Ala Kot", "live": []}
+    assert r.status_code == 200 and r.json() == {"id": made["id"], "name": "Ala Kot", "live": [],
+                                                 "recovery": False, "linked": 0}
     # a name too like one taken is taken
     r = client.post("/api/players", json={"name": "ala_k0t"})
     assert r.status_code == 409 and "taken" in r.json()["error"]

@@ -42,6 +42,16 @@ class Limits:
     #: new players a client may make per minute, on average, and at once
     players_per_minute: float = 5.0
     players_burst: int = 5
+    #: device codes (link and recovery) one player, or one client, may make per minute, on
+    #: average, and at once (community/devices.py)
+    codes_per_minute: float = 3.0
+    codes_burst: int = 5
+    #: codes one client may try to claim per minute, on average, and at once (a wrong
+    #: code counts: 8 characters of 32 cannot be guessed at this rate)
+    claims_per_minute: float = 5.0
+    claims_burst: int = 10
+    #: how long a link code may be claimed, in seconds
+    link_code_lifetime: float = 600.0
     #: jobs (computer moves and hints) one client may have waiting for a worker
     queued_per_client: int = 200
     #: seeks (and quick pairings) a client may open per minute, on average, and at once
@@ -86,6 +96,7 @@ class Limits:
 
     def __post_init__(self) -> None:
         for name in ("games_per_minute", "hints_per_minute", "players_per_minute",
+                     "codes_per_minute", "claims_per_minute", "link_code_lifetime",
                      "abandoned_after",
                      "finished_kept", "sweep_every", "seeks_per_minute", "lobby_sweep_every",
                      "messages_per_minute",
@@ -94,7 +105,8 @@ class Limits:
             value = getattr(self, name)
             if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number, not {value!r}")
-        for name in ("games_burst", "hints_burst", "players_burst", "queued_per_client",
+        for name in ("games_burst", "hints_burst", "players_burst", "codes_burst",
+                     "claims_burst", "queued_per_client",
                      "seeks_burst", "messages_burst", "open_seeks_per_player",
                      "lobby_sockets_per_client",
                      "watchers_per_client", "watchers_per_game", "watchers_total",

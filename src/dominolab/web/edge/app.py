@@ -34,6 +34,7 @@ from dominolab import __version__
 from dominolab.core import GAMES, JsonError
 from dominolab.core import read_json as read_bounded_json
 from dominolab.players import LEVELS
+from dominolab.web.community.devices import Devices
 from dominolab.web.community.featured import Candidate, Featured
 from dominolab.web.community.lobby import Lobby, LobbySocket, seek_json
 from dominolab.web.community.players import Players
@@ -126,6 +127,11 @@ def service_of(request: Request | WebSocket) -> GameService:
 def players_of(request: Request | WebSocket) -> Players:
     players: Players = request.app.state.players
     return players
+
+
+def devices_of(request: Request | WebSocket) -> Devices:
+    devices: Devices = request.app.state.devices
+    return devices
 
 
 def standings_of(request: Request | WebSocket) -> Standings:
@@ -283,7 +289,27 @@ async def me(request: Request) -> Response:
     if player is None or key is None:
         raise ApiError(401, "this needs your player key (X-Player-Key: KEY)")
     live = await lobby_of(request).live_games(player, key)
-    return JSONResponse({"id": player.id, "name": player.name, "live": live})
+    codes = await devices_of(request).status(player)
+    return JSONResponse({"id": player.id, "name": player.name, "live": live, **codes})
+
+
+async def make_link_code(request: Request) -> Response:
+    """A one-time code that gives another device this player's key (docs/web.md, "Your
+    games on any device"): 201 ``{"code", "kind", "expires"}``."""
+    return JSONResponse(await devices_of(request).make("link", player_key(request),
+                                                       client_of(request)), status_code=201)
+
+
+async def make_recovery_code(request: Request) -> Response:
+    """The player's recovery code, shown once, in place of the one before: 201."""
+    return JSONResponse(await devices_of(request).make("recovery", player_key(request),
+                                                       client_of(request)), status_code=201)
+
+
+async def claim_code(request: Request) -> Response:
+    """A link or recovery code typed on a device: the player's ``{"id", "name", "key"}``."""
+    data = await read_json(request)
+    return JSONResponse(await devices_of(request).claim(data.get("code"), client_of(request)))
 
 
 async def player_page(request: Request) -> Response:
@@ -740,6 +766,10 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             Route("/api/meta", meta),
             Route("/api/players", create_player, methods=["POST"]),
             Route("/api/me", me),
+            Route("/api/me/link", make_link_code, methods=["POST"]),
+            Route("/api/me/recovery", make_recovery_code, methods=["POST"]),
+            Route("/api/codes", claim_code, methods=["POST"]),
+            Route("/link", page),
             Route("/api/players/{player_id}", player_page),
             Route("/api/leaderboard/{game}", leaderboard),
             Route("/api/games", create_game, methods=["POST"]),
@@ -796,6 +826,11 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
         service.limiter("players", service.limits.players_per_minute,
                         service.limits.players_burst),
         service.events)
+    rates = service.limits
+    app.state.devices = Devices(
+        service.store, app.state.players, rates.link_code_lifetime,
+        service.limiter("codes", rates.codes_per_minute, rates.codes_burst),
+        service.limiter("claims", rates.claims_per_minute, rates.claims_burst))
     app.state.standings = Standings(service.store, clock)
     service.rate_with(app.state.standings)
     app.state.lobby = Lobby(service)

@@ -1,4 +1,5 @@
-"""Expiry: abandoned unfinished games and long-finished ones are deleted from the store
+"""Expiry: abandoned unfinished games and long-finished ones (and link codes nobody claimed
+in time) are deleted from the store
 (``limits.abandoned_after``, ``limits.finished_kept``), every ``limits.sweep_every``
 seconds; a game gone from the store, here or on another server, leaves memory and closes
 its sockets."""
@@ -30,12 +31,15 @@ class Expiry:
         self.limits = limits
 
     async def expire(self, now: float | None = None) -> int:
-        """Delete abandoned unfinished games and long-finished ones; returns how many."""
+        """Delete abandoned unfinished games and long-finished ones, and expired link
+        codes; returns how many games."""
         registry = self.registry
         now = registry.clock() if now is None else now
         ids = await registry.store.expire(now - self.limits.abandoned_after,
                                           now - self.limits.finished_kept)
         self.forget(ids)
+        # and the link codes nobody claimed in time (community/devices.py)
+        await registry.store.expire_codes(now)
         for game_id in ids:
             note(GAMES, "game_expired", "game %s: expired (deleted)", game_id, game=game_id)
             await registry.events.publish(f"game:{game_id}", {"gone": True})

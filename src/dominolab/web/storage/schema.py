@@ -200,6 +200,23 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     CREATE INDEX audit_by_player ON audit(player);
     INSERT INTO facts (name, value) VALUES ('players_version', '0')
     """,
+    # 12: a player's key on more devices (community/devices.py): a one-time link code
+    # (short-lived, claimed once) or the player's one recovery code, each stored as the
+    # SHA-256 of the code with the player's key sealed under the code (only the code opens
+    # it); `linked` counts the devices a link code was claimed on
+    """
+    CREATE TABLE player_codes (
+        code_hash TEXT PRIMARY KEY,            -- SHA-256 of the code
+        player    TEXT NOT NULL REFERENCES players(id),
+        kind      TEXT NOT NULL,               -- 'link' (one-time) or 'recovery'
+        sealed    TEXT NOT NULL,               -- the player's key sealed under the code (hex)
+        created   REAL NOT NULL,
+        expires   REAL                         -- a link code's end, NULL: a recovery code
+    );
+    CREATE INDEX player_codes_by_player ON player_codes(player, kind);
+    CREATE INDEX player_codes_by_expiry ON player_codes(expires);
+    ALTER TABLE players ADD COLUMN linked INTEGER NOT NULL DEFAULT 0
+    """,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 

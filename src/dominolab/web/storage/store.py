@@ -17,6 +17,7 @@ named for it:
 - ``seeks.py``: the lobby's sockets and seeks;
 - ``expiry.py``: move clocks that run out, and old games deleted;
 - ``moderation.py``: a moderator's actions on players, and their audit;
+- ``devices.py``: a player's link and recovery codes (their key on more devices);
 - ``pg.py``: the same store on PostgreSQL; ``events.py``: the event bus.
 
 Each part is a class over :class:`~dominolab.web.storage.database.Database` that adds
@@ -50,6 +51,7 @@ from dominolab.web.storage.database import (
     is_database_url,
     unavailable,
 )
+from dominolab.web.storage.devices import CodeRow, CodesOf, Devices
 from dominolab.web.storage.events import Events
 from dominolab.web.storage.expiry import Expiry
 from dominolab.web.storage.games import Games, NewMoves, Outcome
@@ -74,7 +76,7 @@ T = TypeVar("T")
 P = ParamSpec("P")
 
 
-class Store(Games, Players, Seeks, Expiry, Moderation):
+class Store(Games, Players, Seeks, Expiry, Moderation, Devices):
     """The games database. Safe to share between threads (one connection, one lock).
 
     Opening it checks it: a file that is not a database, fails ``PRAGMA quick_check``, has
@@ -268,6 +270,11 @@ class AsyncStore:
     apply_ratings = _OffLoop(Store.apply_ratings, write=True)
     players_version = _OffLoop(Store.players_version)
     player_names = _OffLoop(Store.player_names)
+    # a player's codes for more devices
+    put_code = _OffLoop(Store.put_code, write=True)
+    claim_code = _OffLoop(Store.claim_code, write=True)
+    codes_of = _OffLoop(Store.codes_of)
+    expire_codes = _OffLoop(Store.expire_codes, write=True)
     # the lobby
     open_lobby_socket = _OffLoop(Store.open_lobby_socket, write=True)
     close_lobby_socket = _OffLoop(Store.close_lobby_socket, write=True)
@@ -309,6 +316,7 @@ class AsyncStore:
 
 __all__ = [
     "BUSY_TIMEOUT", "DATABASE_ERRORS", "MIGRATIONS", "SCHEMA_VERSION", "AsyncStore",
+    "CodeRow", "CodesOf",
     "GameResult", "GameRow", "MoveConflict", "PlayerRef", "PlayerRow", "RatingChange",
     "RatingConflict", "RatingRow", "SeekRow", "Store", "StoreError", "is_database_url",
     "unavailable",

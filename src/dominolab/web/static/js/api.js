@@ -172,6 +172,20 @@ export async function registerPlayer(name) {
   return player;
 }
 
+/** A code typed on this device (a link code or a recovery code): the player it stands
+ * for is kept in this browser, as registerPlayer keeps a new one (an ApiError says why not). */
+export async function claimCode(code) {
+  const res = await request("POST", "/api/codes", { body: { code } });
+  const player = { id: res.id, name: res.name, key: res.key };
+  writeJSON(PLAYER, player);
+  return player;
+}
+
+/** A new one-time link code ("link") or recovery code ("recovery") of the player of KEY. */
+export function makeCode(key, kind) {
+  return request("POST", `/api/me/${kind === "link" ? "link" : "recovery"}`, { playerKey: key });
+}
+
 /** The kept player, checked with the server: null if there is none, or if the server
  * knows not its key (401: then it is forgotten, and the page asks for a name again). A
  * server that cannot be reached keeps it. */

@@ -11,6 +11,7 @@ import { LearnView } from "./learn.js";
 import { PlayerView } from "./player.js";
 import { LeaderboardView } from "./leaderboard.js";
 import { LobbyView } from "./lobby.js";
+import { LinkView } from "./devices.js";
 
 const main = document.getElementById("main");
 let view = null;
@@ -28,6 +29,8 @@ function route(path) {
   if ((m = /^\/player\/([^/]+)\/?$/.exec(path))) return new PlayerView(decodeURIComponent(m[1]), navigate);
   if ((m = /^\/leaderboard(?:\/([^/]+))?\/?$/.exec(path))) return new LeaderboardView(m[1] ? decodeURIComponent(m[1]) : null, navigate);
   if (/^\/lobby\/?$/.test(path)) return new LobbyView(navigate);
+  // another device's code (devices.js)
+  if (/^\/link\/?$/.test(path)) return new LinkView(navigate);
   return new HomeView(navigate);
 }
 

@@ -7,6 +7,7 @@
 // friend) is listed from /api/me, each rejoined with a token derived from my key (or, for
 // one made before tokens were derived, only on the device that holds it).
 
+import { forgetText } from "./devices.js";
 import { api, ApiError, checkedPlayer, forgetPlayer, loadPlayer, loadSeat, registerPlayer, saveSeat, liveSeatToken } from "./api.js";
 import { t, onLangChange, has, playerName } from "./i18n.js";
 import { el, spinner, layoutMode } from "./ui.js";
@@ -220,6 +221,7 @@ export class LobbyView {
       const me = await api.me(key);
       if (this.unmounted || !this.player || this.player.key !== key) return;
       this.mine = me.live || [];
+      this.me = me;   // whether a recovery code or a linked device keeps the key elsewhere
       this.renderMine();
     } catch (_) { /* kept as it was: the next welcome reads it again */ }
   }
@@ -387,6 +389,7 @@ export class LobbyView {
       el("p", { class: "muted", text: t("name.help") }),
       this.nameError ? el("p", { class: "form-error", role: "alert", "data-testid": "name-error", text: this.nameError }) : null,
       el("div", { class: "form-actions" }, [el("button", { type: "submit", class: "button primary", "data-testid": "name-submit", text: t("name.submit") })]),
+      el("p", {}, [el("a", { href: "/link", "data-link": "", "data-testid": "link-have-code", text: t("link.have") })]),
     ]);
     return form;
   }
@@ -397,7 +400,7 @@ export class LobbyView {
       el("a", { href: `/player/${encodeURIComponent(this.player.id)}`, "data-link": "", class: "muted", text: t("lobby.myPage") }), " ",
       el("button", {
         type: "button", class: "button subtle small", "data-testid": "forget-player",
-        onclick: () => { if (window.confirm(t("lobby.forgetConfirm"))) this.forget(); },
+        onclick: () => { if (window.confirm(forgetText(this.me))) this.forget(); },
       }, [t("lobby.forget")]),
     ]);
   }

@@ -5,6 +5,7 @@
 import { api, loadPlayer } from "./api.js";
 import { t, has, getLang, onLangChange, playerName } from "./i18n.js";
 import { el } from "./ui.js";
+import { DevicesPanel } from "./devices.js";
 
 export function gameTitle(name) {
   return has(`game.${name}`) ? t(`game.${name}`) : name;
@@ -39,6 +40,12 @@ export class PlayerView {
     this.disposers.push(onLangChange(() => this.render()));
     this.render();
     this.load();
+    // my own page: my devices' codes and my games going on (devices.js)
+    const me = loadPlayer();
+    if (me && me.id === this.id) {
+      this.devices = new DevicesPanel(this.navigate, () => this.render());
+      this.devices.load();
+    }
   }
 
   unmount() {
@@ -98,7 +105,7 @@ export class PlayerView {
       ])]) : el("p", { class: "muted", "data-testid": "player-no-matches", text: t("player.noMatches") }),
     ]);
 
-    this.root.replaceChildren(el("div", { class: "player-page", "data-testid": "player-page", "data-player-id": p.id }, [head, ratings, matches]));
+    this.root.replaceChildren(el("div", { class: "player-page", "data-testid": "player-page", "data-player-id": p.id }, [head, ...(this.devices ? this.devices.render() : []), ratings, matches]));
   }
 
   matchRow(m) {
