@@ -13,6 +13,7 @@ match of tests/test_web_e2e_ratings.py)."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.resources import files
@@ -73,7 +74,8 @@ def site(rated: dict[str, Any]) -> Site:
     against the computer."""
     server: ServerProcess = rated["server"]
     ola_id = rated["ola"]["id"]
-    assert main(["admin", "--db", str(server.db), "--by", "a11y", "hide-name", ola_id]) == 0
+    # "--": an id may begin with "-"
+    assert main(["admin", "--db", str(server.db), "--by", "a11y", "hide-name", "--", ola_id]) == 0
     until(lambda: get(server.base, f"/api/players/{ola_id}")["name"] == HIDDEN_NAME["en"],
           10.0, "the server showing the hidden name")
     made = post(server.base, "/api/games", {"game": "luzak", "opponent": "easy", "rated": True,
@@ -283,3 +285,21 @@ def test_the_polish_reads_as_a_player_says_it(axe_ui: Ui, site: Site) -> None:
                return pairs.map(([key, values]) => i18n.t(key, values)); }""",
             [[key, values] for key, values, _ in POLISH]))
     assert said == [text for _, _, text in POLISH]
+
+
+def test_a_language_switch_renames_the_table_and_the_header(axe_ui: Ui, site: Site) -> None:
+    """The game's table and the header's home link are named in the language shown, after a
+    switch too (the table kept "The table" in Polish once)."""
+    with axe_ui.guard():
+        page = open_site(axe_ui, site, "en", WIDTHS["desktop"])
+        show(page, site, "lobby", "en")
+        show(page, site, "game", "en")
+        table = page.locator("svg.table-svg").first
+        expect(table).to_have_attribute("aria-label", "The table")
+        expect(page.locator(".brand")).to_have_attribute("aria-label", "dominolab: Luzak & Widelec")
+        page.get_by_test_id("lang-pl").click()
+        expect(page.locator("html")).to_have_attribute("lang", "pl")
+        expect(table).to_have_attribute("aria-label", "Stół")
+        expect(page.locator(".brand")).to_have_attribute("aria-label", "dominolab: Luzak i Widelec")
+        tile = page.get_by_test_id("hand-tile").first
+        expect(tile).to_have_attribute("aria-label", re.compile(r"^1: "))
