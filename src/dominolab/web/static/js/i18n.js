@@ -527,7 +527,7 @@ const pl = {
   "over.bonusYou": "Twoja premia — kwartety z kamieni, które zostały przeciwnikowi: +{b}",
   "over.bonusThem": "Premia dla: {name} — kwartety z kamieni, które zostały Tobie: +{b}",
   "over.bonusSeat": "Premia dla: {name} — kwartety z kamieni drugiego gracza: +{b}",
-  "over.moreYou": "Więcej punktów w tej partii: ty, {a}:{b}.",
+  "over.moreYou": "W tej partii masz więcej punktów: {a}:{b}.",
   "over.more": "Więcej punktów w tej partii: {name}, {a}:{b}.",
   "over.samePoints": "W tej partii obaj gracze zdobywają tyle samo punktów: po {a}.",
   "over.pipsLeft": "Oczka w ręce",
