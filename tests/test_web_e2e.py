@@ -661,7 +661,7 @@ def test_widelec_end_of_hand_says_who_went_out_and_who_scored_more(ui: Ui, serve
         page.evaluate("() => localStorage.setItem('dominolab/lang', 'pl')")
         page.reload()
         expect(page.get_by_test_id("result-verdict")).to_contain_text(
-            f"więcej punktów zdobywa: Znajomy, {theirs} do {mine}")
+            f"Więcej punktów w tej partii: Znajomy, {theirs}:{mine}.")
         expect(over).not_to_contain_text("Wygrywasz")
 
 

@@ -61,6 +61,9 @@ function markNav() {
 
 function renderHeader() {
   document.querySelector("[data-i18n=brand-tagline]").textContent = t("app.tagline");
+  // the name holds the text shown (the tagline too), and names the link when a phone
+  // shows only the mark
+  document.querySelector(".brand").setAttribute("aria-label", `dominolab: ${t("app.tagline")}`);
   document.querySelector("[data-testid=rules-link]").textContent = t("nav.rules");
   document.querySelector("[data-testid=learn-link]").textContent = t("nav.learn");
   document.querySelector("[data-testid=leaderboard-link] .nav-label").textContent = t("nav.leaderboard");

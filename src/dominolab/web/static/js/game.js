@@ -8,7 +8,7 @@ import { GameSocket } from "./socket.js";
 import { attention, titled, notifyControls } from "./notify.js";
 import { ChatPanel } from "./chat.js";
 import { TableView, groupSpots } from "./table.js";
-import { s as svgEl, tileSVG, digits, tileBack, spinnerMark, flyTile, reducedMotion } from "./tiles.js";
+import { s as svgEl, tileSVG, handTileLabel, digits, tileBack, spinnerMark, flyTile, reducedMotion } from "./tiles.js";
 import { el, toast, spinner, downloadText, layoutMode } from "./ui.js";
 import {
   seatName, opponentName, moveText, reasonText, pointsText, endText, winnerText, bonusText, parseMove,
@@ -895,9 +895,7 @@ export class GameView {
       const key = i < 9 ? String(i + 1) : i === 9 ? "0" : "";
       const picked = this.picked === tile;
       const isDrawn = tile === drawn;
-      const words = [t("tile.label", { a, b }), playable ? t("tile.playable") : t("tile.notPlayable")];
-      if (isDrawn) words.push(t("tile.drawn"));
-      if (key) words.push(`(${key})`);
+      const label = handTileLabel(a, b, { playable, key, mark: isDrawn ? t("tile.drawnMark") : "" });
       const btn = el("button", {
         type: "button",
         class: "hand-tile" + (playable ? " is-playable" : "") + (picked ? " is-picked" : "") + (isDrawn ? " is-drawn" : ""),
@@ -907,7 +905,7 @@ export class GameView {
         "data-drawn": isDrawn ? "true" : null,
         "aria-pressed": picked ? "true" : "false",
         "aria-disabled": playable ? null : "true",
-        "aria-label": words.join(", "),
+        "aria-label": label,
         onclick: () => this.pick(tile),
         // pressed and moved, it is dragged to a place on the table (a tap picks it)
         onpointerdown: playable ? (ev) => this.dragStart(ev, tile) : null,

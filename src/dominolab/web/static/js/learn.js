@@ -9,7 +9,7 @@ import { api } from "./api.js";
 import { t, onLangChange, has } from "./i18n.js";
 import { el, layoutMode } from "./ui.js";
 import { TableView, groupSpots } from "./table.js";
-import { tileSVG, digits } from "./tiles.js";
+import { tileSVG, handTileLabel, digits } from "./tiles.js";
 import { moveText, reasonText, tablePlays } from "./words.js";
 import { createErrorText } from "./home.js";
 
@@ -404,21 +404,20 @@ export class LearnView {
       const [a, b] = digits(tile);
       const key = i < 9 ? String(i + 1) : "";
       const drawn = turn.pending === tile;
-      const words = [t("tile.label", { a, b }), playable ? t("tile.playable") : t("tile.notPlayable")];
-      if (drawn) words.push(t("learn.drawnMark"));
-      if (key) words.push(`(${key})`);
       return el("button", {
         type: "button",
         class: "hand-tile lesson-tile" + (playable ? " is-playable" : "") + (this.picked === tile ? " is-picked" : "") + (drawn ? " is-drawn" : ""),
         "data-testid": "lesson-tile", "data-tile": tile, "data-playable": String(playable),
         "aria-pressed": this.picked === tile ? "true" : "false",
-        "aria-label": words.join(", "),
+        "aria-label": handTileLabel(a, b, { playable, key, mark: drawn ? t("learn.drawnMark") : "" }),
         disabled: locked,
         onclick: () => this.pick(tile),
       }, [
-        drawn ? el("span", { class: "drawn-mark", "aria-hidden": "true", text: t("learn.drawnMark") }) : null,
         tileSVG(a, b, { orientation: "vertical", px: 72, label: false }),
         el("span", { class: "key", "aria-hidden": "true", text: key || "\u00a0" }),
+        // after the key, as in the game's hand (it is placed above the tile): the name
+        // holds the visible text in this order
+        drawn ? el("span", { class: "drawn-mark", "aria-hidden": "true", text: t("learn.drawnMark") }) : null,
       ]);
     });
     const actions = turn.legal.filter((l) => !PLACE_KINDS.has(l.kind)).map((l) => el("button", {

@@ -70,6 +70,7 @@ export class TableView {
     this.minWidth = minWidth;
     this.minHeight = minHeight;
     this.onSpot = onSpot;
+    this.label = label;
     this.svg = s("svg", {
       class: `table-svg${small ? " table-svg--small" : ""}`,
       role: "group",
@@ -92,6 +93,8 @@ export class TableView {
    */
   setLayout(layout, { frame = [], animateLast = true } = {}) {
     const tiles = (layout && layout.tiles) || [];
+    // named again at each drawing: a language switch draws the table again
+    this.svg.setAttribute("aria-label", this.label || t("table.label"));
     this.tilesLayer.replaceChildren();
     this.linkLayer.replaceChildren();
     let maxK = null;

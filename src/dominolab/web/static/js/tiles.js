@@ -48,6 +48,17 @@ export function tileLabel(a, b) {
   return t("tile.label", { a, b });
 }
 
+/**
+ * The accessible name of a tile button in a hand: what it shows beside the tile first (its
+ * key number, a "new" mark; the name must hold the visible text), then the tile and whether
+ * it can be played: "1 new: tile 6|5, playable".
+ */
+export function handTileLabel(a, b, { playable, key = "", mark = "" }) {
+  const words = `${tileLabel(a, b)}, ${playable ? t("tile.playable") : t("tile.notPlayable")}`;
+  const shown = [key, mark].filter(Boolean).join(" ");
+  return shown ? `${shown}: ${words}` : words;
+}
+
 /** "65" → [6, 5]. */
 export function digits(tile) {
   return [Number(tile[0]), Number(tile[1])];

@@ -216,7 +216,7 @@ export const pl = {
   "learn.luzak.arms.title": "Ramiona spinnera",
   "learn.luzak.arms.intro": "Kamień dołożony do krótszego boku spinnera zaczyna nowe ramię, a koniec każdego ramienia się liczy. Suma stołu wynosi teraz {count}, a Ty dokładasz kamień numer {n}.",
   "learn.luzak.arms.goal": "Zdobądź punkty swoim ruchem.",
-  "learn.luzak.arms.done": "Suma stołu zbiera końce wszystkich ramion; dublet na końcu ramienia liczy się podwójnie.",
+  "learn.luzak.arms.done": "Suma stołu to suma oczek na końcach wszystkich ramion; dublet na końcu ramienia liczy się podwójnie.",
   "learn.luzak.luzak.title": "Luzak",
   "learn.luzak.luzak.intro": "Wolne końcówki pokazują {ends}, a żaden Twój kamień do nich nie pasuje. Wtedy musisz dołożyć luzaka: dowolny kamień z ręki do dowolnej wolnej końcówki, bez dopasowania. Przeciwnik dostaje premię równą liczbie oczek na luzaku.",
   "learn.luzak.luzak.goal": "Połóż luzaka, który da przeciwnikowi jak najmniej punktów.",

@@ -60,14 +60,15 @@ export const pl = {
   "board.rank": "#",
   "board.player": "Gracz",
   "board.rating": "Ranking",
-  "board.rd": "Odchylenie",
+  "board.rd": "± punkty",
   "board.games": "Rozgrywki",
   "board.computer": "Komputer — {level}",
   "board.computerNote": "stały",
   "board.you": "ty",
   "board.provisional": "wstępny",
-  "board.provisionalNote": "? — ranking wstępny: odchylenie przekracza {rd}, więc potrzeba jeszcze kilku rozgrywek rankingowych, zanim ranking się ustali. Gracze z rankingiem wstępnym są na liście po pozostałych.",
-  "board.empty": "Nikt jeszcze nie rozegrał rozgrywki rankingowej w grę {title}.",
+  "board.provisionalNote": "? — ranking wstępny: niepewność przekracza ±{rd} punktów, więc potrzeba jeszcze kilku rozgrywek rankingowych, zanim ranking się ustali. Gracze z rankingiem wstępnym są na liście po pozostałych.",
+  // "w Luzaka", "w Widelca": the game's name as the object of "zagrać w"
+  "board.empty": (p) => `Nikt jeszcze nie zagrał rankingowo w ${String(p.title).replace(/^Luzak/, "Luzaka").replace(/^Widelec/, "Widelca")}.`,
   "board.loading": "Wczytywanie rankingu…",
   "board.failed": "Nie udało się wczytać rankingu.",
 
