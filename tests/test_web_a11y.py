@@ -260,7 +260,7 @@ def test_the_dark_theme_passes_axe(axe_ui: Ui, site: Site, lang: str) -> None:
 
 
 #: [key, values, the Polish a Polish player reads] for the issue's stiff sentences
-POLISH = (
+POLISH: tuple[tuple[str, dict[str, object], str], ...] = (
     ("board.empty", {"title": "Luzak"}, "Nikt jeszcze nie zagrał rankingowo w Luzaka."),
     ("board.empty", {"title": "Widelec (Kwartety)"},
      "Nikt jeszcze nie zagrał rankingowo w Widelca (Kwartety)."),
