@@ -193,6 +193,7 @@ ADDRESSED = (
     ("lesson", "/learn/luzak#arms", "lesson-tile"),
     ("replay", "/replay/{finished}", "replay-frame"),
     ("not-found", "/player/no-such-player", "player-error"),
+    ("link", "/link", "link-form"),
 )
 
 
@@ -224,7 +225,8 @@ def test_every_other_view_has_no_serious_violations(axe_ui: Ui, site: Site, widt
                                                     lang: str) -> None:
     """The views the test above does not reach by clicking: a friend game waiting for the
     friend, a spectator's view, a player's page, a game's guide, Learn and a lesson, a
-    finished match's replay and the page of an address that names no one."""
+    finished match's replay, the page of an address that names no one and the form that
+    links this device to a player."""
     failures: list[str] = []
     with axe_ui.guard():
         page = open_site(axe_ui, site, lang, WIDTHS[width])
