@@ -7,6 +7,7 @@ messages off neither shows nor offers them. Helpers in tests/browser.py."""
 
 from __future__ import annotations
 
+import random
 import re
 import time
 from pathlib import Path
@@ -15,7 +16,16 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from browser import JS_HAS_VERSION, Ui, make_move, make_server, start_friend_game, wait_status
+from browser import (
+    JS_HAS_VERSION,
+    Ui,
+    friend_game_via_api,
+    make_move,
+    make_server,
+    play_via_api,
+    start_friend_game,
+    wait_status,
+)
 from test_web_e2e_lobby import choose_name
 
 pytestmark = pytest.mark.timeout(180)
@@ -154,3 +164,35 @@ def test_a_message_between_two_browsers_and_the_off_switch(ui: Ui) -> None:
         b.get_by_test_id("chat-phrases").get_by_role("button", name="Well played").click()
         expect(a.get_by_test_id("chat-log").locator("li").last).to_have_text(
             "Opponent: Well played")
+
+
+def test_a_match_over_in_a_hidden_tab_marks_it_and_notifies(ui: Ui, server: str) -> None:
+    """The match ends while seat 1's tab is hidden (both seats play over HTTP): the title
+    says "The match is over", the icon has its dot, and the one notification made last is
+    the match's end, named by its game; in view again, the title and icon are restored."""
+    gid, tokens = friend_game_via_api(server, "widelec", {"target": 15})
+    page = ui.new_page("over")
+    with ui.guard():
+        page.context.add_init_script(RECORD_NOTES)
+        page.goto("/")
+        page.get_by_test_id("lang-en").click()
+        page.goto(f"/game/{gid}#t={tokens[1]}")
+        page.wait_for_function(JS_HAS_VERSION)
+        page.context.grant_permissions(["notifications"], origin=server)
+        page.get_by_test_id("notify-ask").click()
+        expect(page.get_by_test_id("notify-ask")).to_have_text("Notifications on")
+        title, icon = page.title(), page.evaluate(JS_ICON)
+        page.evaluate(JS_SET_HIDDEN, True)
+        final = play_via_api(server, gid, tokens, random.Random(5), until="match")
+        assert final["match_result"] is not None
+        page.wait_for_function("() => document.title.startsWith('● The match is over — ')")
+        assert page.evaluate(JS_ICON).startswith("data:image/svg+xml")
+        game_name = page.evaluate(
+            "async () => (await import('/static/js/i18n.js')).t('game.widelec')")
+        made = notes(page)
+        assert made and made[-1] == {"title": "The match is over", "body": game_name}, made
+        assert [n for n in made if n["title"] == "The match is over"] == [made[-1]], made
+        expect(page.get_by_test_id("match-over")).to_be_attached()
+        page.evaluate(JS_SET_HIDDEN, False)
+        page.wait_for_function("(t) => !document.title.startsWith('●')", arg=title)
+        assert page.evaluate(JS_ICON) == icon
