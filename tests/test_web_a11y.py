@@ -274,6 +274,14 @@ POLISH: tuple[tuple[str, dict[str, object], str], ...] = (
     ("learn.luzak.arms.done", {}, "Suma stołu to suma oczek na końcach wszystkich ramion; "
      "dublet na końcu ramienia liczy się podwójnie."),
     ("board.rd", {}, "± punkty"),
+    ("over.samePoints", {"a": 12}, "Tyle samo punktów w tej partii: po 12."),
+    ("watch.limited.title", {}, "Zbyt wiele oglądanych gier z tego adresu"),
+    ("lobby.refused", {}, "Ta strona nie może połączyć się z lobby z tego adresu."),
+    ("opt.win_at_once", {},
+     "Kto osiągnie cel, od razu wygrywa (wyłączone: partię gra się do końca)"),
+    ("link.alreadyJoined", {}, "Już jesteś w tej grze: grasz dalej na swoim miejscu."),
+    ("notify.over", {}, "Koniec rozgrywki"),
+    ("devices.vs", {"game": "Luzak", "who": "Ola"}, "Luzak — przeciwnik: Ola"),
 )
 
 

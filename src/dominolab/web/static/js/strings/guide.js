@@ -22,12 +22,12 @@ export const en = {
 
 export const pl = {
   "guide.title": "Zasady gry",
-  "guide.lead": "Trzy gry w domino dla dwóch graczy autorstwa Andrzeja Lewickiego. Każda ma krótką stronę z rysunkami o tym, jak się w nią gra; oryginalne zasady autora są o jedno kliknięcie dalej.",
+  "guide.lead": "Trzy gry w domino dla dwóch graczy wymyślone przez Andrzeja Lewickiego. Każda ma krótką, ilustrowaną stronę o tym, jak grać; oryginalne zasady autora są o jedno kliknięcie dalej.",
   "guide.read": "Jak grać",
   "guide.learn": "Nauka gry",
   "guide.exact": "Oryginalne zasady autora",
   "guide.exactIndex": "Pełny tekst zasad, tak jak opisał je autor:",
-  "guide.exactNote": "Ta strona mówi, jak grać. Wszystkie szczegóły są o jedno kliknięcie dalej:",
+  "guide.exactNote": "Tu jest wszystko, czego trzeba do gry. Pełne szczegóły są o jedno kliknięcie dalej:",
   "guide.all": "Wszystkie gry",
   "guide.back": "← Jak grać: zasady dla graczy",
   "guide.pageTitle": "{title} — jak grać",

@@ -29,9 +29,9 @@ export const en = {
 export const pl = {
   "notify.turn": "Twój ruch",
   "notify.seek": "Ktoś przyjął twoje zgłoszenie",
-  "notify.over": "Mecz się skończył",
+  "notify.over": "Koniec rozgrywki",
   "notify.turnBody": "{game}: twój ruch.",
-  "notify.seekBody": "Twój mecz się zaczyna.",
+  "notify.seekBody": "Twoja rozgrywka się zaczyna.",
   "notify.group": "Powiadomienia o twoim ruchu",
   "notify.ask": "Powiadamiaj mnie",
   "notify.on": "Powiadomienia włączone",

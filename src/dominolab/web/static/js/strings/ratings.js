@@ -55,7 +55,7 @@ export const pl = {
   "nav.leaderboard": "Ranking",
 
   "board.title": "Ranking",
-  "board.lead": "Rankingi Glicko-2 z rozgrywek rankingowych, osobno dla każdej gry. Poziomy komputera mają stałe rankingi, zmierzone w rozgrywkach między nimi; nowy gracz zaczyna od 1500, rankingu poziomu łatwego.",
+  "board.lead": "Rankingi Glicko-2 z rozgrywek rankingowych, osobno dla każdej gry. Poziomy komputera mają stałe rankingi, zmierzone w rozgrywkach między nimi; nowy gracz zaczyna od 1500, jak łatwy komputer.",
   "board.tabs": "Gry",
   "board.rank": "#",
   "board.player": "Gracz",
@@ -66,7 +66,7 @@ export const pl = {
   "board.computerNote": "stały",
   "board.you": "ty",
   "board.provisional": "wstępny",
-  "board.provisionalNote": "? — ranking wstępny: niepewność przekracza ±{rd} punktów, więc potrzeba jeszcze kilku rozgrywek rankingowych, zanim ranking się ustali. Gracze z rankingiem wstępnym są na liście po pozostałych.",
+  "board.provisionalNote": "? — ranking wstępny: niepewność przekracza ±{rd} punktów, więc potrzeba jeszcze kilku rozgrywek rankingowych, zanim ranking się ustali. Gracze z rankingiem wstępnym są na końcu listy.",
   // "w Luzaka", "w Widelca": the game's name as the object of "zagrać w"
   "board.empty": (p) => `Nikt jeszcze nie zagrał rankingowo w ${String(p.title).replace(/^Luzak/, "Luzaka").replace(/^Widelec/, "Widelca")}.`,
   "board.loading": "Wczytywanie rankingu…",
@@ -80,7 +80,7 @@ export const pl = {
   "player.noRating": "jeszcze bez rozgrywki rankingowej",
   "player.ratingGames": (p) => `${p.n} ${plMatches(p.n)}`,
   "player.matches": "Rozegrane rozgrywki",
-  "player.noMatches": "Jeszcze żadnej rozegranej rozgrywki.",
+  "player.noMatches": "Nie ma jeszcze żadnej rozgrywki.",
   "player.date": "Data",
   "player.game": "Gra",
   "player.opponent": "Przeciwnik",
@@ -96,7 +96,7 @@ export const pl = {
   "player.ratedNoChange": "rankingowa",
   "player.nobody": "—",
 
-  "home.rated": "Rozgrywka rankingowa: liczy się do twojego rankingu (tylko zasady domyślne)",
+  "home.rated": "Rozgrywka rankingowa: liczy się do twojego rankingu (tylko na zwykłych zasadach)",
   "home.ratedClock": "Rozgrywka rankingowa ma zegar, jak w lobby: gdy skończy ci się czas na ruch, przegrywasz rozgrywkę. Ruchy komputera nie zabierają twojego czasu.",
   "home.myPage": "Twoja strona i rankingi",
 };
