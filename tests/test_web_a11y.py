@@ -13,6 +13,7 @@ match of tests/test_web_e2e_ratings.py)."""
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from typing import Any, cast
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from browser import JS_HAS_VERSION, Ui, new_game
+from browser import JS_HAS_VERSION, Ui, friend_game_via_api, new_game, play_via_api
 from dominolab.cli.main import main
 from dominolab.web.edge.process import ServerProcess
 from loops import until
@@ -313,3 +314,62 @@ def test_a_language_switch_renames_the_table_and_the_header(axe_ui: Ui, site: Si
         expect(page.locator(".brand")).to_have_attribute("aria-label", "dominolab: Luzak i Widelec")
         tile = page.get_by_test_id("hand-tile").first
         expect(tile).to_have_attribute("aria-label", re.compile(r"^1: "))
+
+
+#: both kinds of toast, shown for a minute (the page's own ui.js makes them)
+JS_TOASTS = """async () => { const ui = await import('/static/js/ui.js');
+  const i18n = await import('/static/js/i18n.js');
+  ui.toast(i18n.t('invite.copied'), 'info', 60000);
+  ui.toast(i18n.t('chat.tooMany', { s: 9 }), 'error', 60000); }"""
+#: no animation of a set length running (a screen fading in has its colours half-way: axe
+#: would judge those); the endless ones (a pulsing spot, a spinner) stay
+JS_SETTLED = """() => document.getAnimations().every(a => a.playState !== 'running'
+  || a.effect.getComputedTiming().iterations === Infinity)"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_dark_theme_passes_axe_on_the_screens_that_come_and_go(axe_ui: Ui, site: Site,
+                                                                   lang: str) -> None:
+    """In the dark, the screens the test above does not reach: the featured live game on the
+    start page, the devices section of the player's own page, a game's messages with a
+    phrase sent and both kinds of toast, the hints of a casual game, and the end-of-hand and
+    end-of-match screens (friend games played over HTTP, opened by a seat's key)."""
+    base = site.server.base
+    hand_id, hand_tokens = friend_game_via_api(base, "widelec", {"target": 500})
+    play_via_api(base, hand_id, hand_tokens, random.Random(3), until="hand")
+    match_id, match_tokens = friend_game_via_api(base, "widelec", {"target": 15})
+    play_via_api(base, match_id, match_tokens, random.Random(4), until="match")
+    chat_id, chat_tokens = friend_game_via_api(base, "luzak")
+    failures: list[str] = []
+    tag = f"{lang}-dark-more"
+    with axe_ui.guard():
+        page = open_site(axe_ui, site, lang, WIDTHS["phone"])
+        page.emulate_media(color_scheme="dark")
+        expect(page.get_by_test_id("featured-players")).to_be_visible()
+        audit(axe_ui, page, "featured", tag, failures)
+        show_addressed(page, site, "/player/{ala}", "devices", lang)
+        page.get_by_test_id("link-device").click()
+        expect(page.get_by_test_id("devices")).to_contain_text("/link")
+        audit(axe_ui, page, "devices", tag, failures)
+        page.goto(f"/game/{chat_id}#t={chat_tokens[0]}")
+        page.wait_for_function(JS_HAS_VERSION)
+        page.get_by_test_id("chat-phrases").get_by_role("button").first.click()
+        expect(page.get_by_test_id("chat-log").locator("li")).to_have_count(1)
+        page.evaluate(JS_TOASTS)
+        expect(page.get_by_test_id("toast")).to_be_visible()
+        expect(page.get_by_test_id("error-toast")).to_be_visible()
+        audit(axe_ui, page, "chat-and-toasts", tag, failures)
+        new_game(page, "luzak", opponent="easy", first="me")
+        page.get_by_test_id("hint").click()
+        expect(page.get_by_test_id("hints").locator(".hint-entry").first).to_be_visible()
+        audit(axe_ui, page, "hints", tag, failures)
+        page.goto(f"/game/{hand_id}#t={hand_tokens[0]}")
+        expect(page.get_by_test_id("hand-over")).to_be_visible()
+        page.wait_for_function(JS_SETTLED)
+        audit(axe_ui, page, "hand-over", tag, failures)
+        page.goto(f"/game/{match_id}#t={match_tokens[0]}")
+        expect(page.get_by_test_id("match-over")).to_be_visible()
+        page.wait_for_function(JS_SETTLED)
+        audit(axe_ui, page, "match-over", tag, failures)
+    assert not failures, f"{lang}, dark: serious or critical axe violations:\n" + "\n".join(
+        failures)
