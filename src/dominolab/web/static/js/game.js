@@ -356,7 +356,7 @@ export class GameView {
     this.hintsEl = el("section", { class: "hints panel", "data-testid": "hints", hidden: true, "aria-live": "polite" });
     this.scoresEl = el("section", { class: "scores panel", "data-testid": "scores" });
     this.historyTitle = el("h2", { class: "section-title" });
-    this.historyEl = el("ol", { class: "history", "data-testid": "history" });
+    this.historyEl = el("ol", { class: "history", "data-testid": "history", tabindex: "0" });
     this.overlayEl = el("div", { class: "overlay-host" });
     this.bannerEl = el("div", { class: "match-banner", hidden: true });
 
