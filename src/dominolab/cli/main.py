@@ -160,6 +160,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hints-per-minute", type=LIMIT, default=None, metavar="N",
                    help="hints one address may ask for per minute (default: 30, 10 at "
                         "once; on PostgreSQL, on all servers together)")
+    p.add_argument("--reviews-per-minute", type=LIMIT, default=None, metavar="N",
+                   help="reviews one address may have worked out per minute (default: 10, "
+                        "5 at once; a review already worked out is free; on PostgreSQL, on "
+                        "all servers together)")
     p.add_argument("--watchers-per-address", type=whole_number(1, 1_000_000, digits=7),
                    default=None, metavar="N",
                    help="games one address may watch at once (default: 10)")
