@@ -17,6 +17,7 @@ import dataclasses
 import random
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -66,8 +67,12 @@ def measure_review(game: str, seed: int = 1, workers: int = 2) -> dict[str, Any]
     to seat 0's review being ready, seat 0 having asked after every hand (the longest of
     those: ``hand_s_max``); ``cold_s``, seat 1's whole review asked for only at the end;
     ``hands`` and ``choices`` (seat 0's moves that were not forced)."""
-    with tempfile.TemporaryDirectory(prefix="dominolab-bench-review-") as tmp:
-        return asyncio.run(_measure(game, seed, workers, Path(tmp) / "games.sqlite3"))
+    with tempfile.TemporaryDirectory(prefix="dominolab-bench-review-") as tmp, \
+            ThreadPoolExecutor(1) as thread:
+        # a loop of its own in a thread of its own: the caller's thread may run one already
+        result: dict[str, Any] = thread.submit(
+            asyncio.run, _measure(game, seed, workers, Path(tmp) / "games.sqlite3")).result()
+        return result
 
 
 __all__ = ["measure_review"]
