@@ -9,10 +9,12 @@ import random
 import re
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
 from browser import Ui, friend_game_via_api, play_via_api
 from dominolab.web.edge.process import request_json
+from test_web_a11y import blocking_violations
 
 
 def reviewed(server: str, until: str, options: dict[str, Any]
@@ -92,3 +94,28 @@ def test_the_replay_shows_the_matchs_review_and_the_graph(ui: Ui, server: str) -
         expect(panel).to_contain_text("Przegląd twojego meczu")
         expect(panel.get_by_test_id("review-curve")).to_have_attribute(
             "aria-label", re.compile("^Twoja szansa wygranej w trakcie meczu: "))
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_the_review_passes_axe_at_both_widths_in_both_languages(
+        ui: Ui, server: str, size: tuple[int, int]) -> None:
+    """The replay's review and an end-of-hand screen's, once drawn: no serious or critical
+    axe violation, in English and in Polish."""
+    match, _token, _review = reviewed(server, "match", {"target": 40})
+    gid, token, _review = reviewed(server, "hand", {"target": 500})
+    # no motion: axe reads the colours of a screen still fading in as too faint
+    page = ui.new_page(f"review-axe-{size[0]}", width=size[0], height=size[1],
+                       reduced_motion="reduce")
+    with ui.guard():
+        page.goto("/")
+        for lang in ("en", "pl"):
+            page.evaluate(f"() => localStorage.setItem('dominolab/lang', '{lang}')")
+            for path, scope in ((f"/replay/{match}", page),
+                                (f"/game/{gid}#t={token}", page.get_by_test_id("hand-over"))):
+                page.goto(path)
+                page.reload()  # a hash-only change would not load the page
+                panel = scope.get_by_test_id("review")
+                expect(panel).to_have_attribute("data-state", "ready")
+                expect(page.locator("html")).to_have_attribute("lang", lang)
+                found = blocking_violations(page)
+                assert not found, f"{path} ({lang}, {size}): {found}"
