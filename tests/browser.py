@@ -126,7 +126,8 @@ JS_GAME_ATTRS = """() => {
 #: every server of these tests deals its games from this seed, so each run plays the same deals
 GAME_SEEDS = 20251201
 #: the tests make many games from one address: the server's rate limits must not refuse them
-UNLIMITED = ("--games-per-minute", "100000", "--hints-per-minute", "100000")
+UNLIMITED = ("--games-per-minute", "100000", "--hints-per-minute", "100000",
+             "--reviews-per-minute", "100000")
 
 
 def make_server(db: Path) -> ServerProcess:

@@ -280,3 +280,13 @@ def test_a_backup_that_cannot_run_is_a_failure_the_run_reports(tmp_path: Path) -
     assert made["made"] == 0 and made["failed"] >= 1
     assert "no-such-program" in made["failure_examples"][0]
     assert failed([{"errors": 0, "lost_moves": 0, "backups": made}])
+
+
+def test_bench_review_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """A match played through the server's game service, then its review: the time from
+    its end to the review being ready, and the cold review of the other seat."""
+    assert main(["bench", "review", "--game", "widelec", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    r = out["widelec"]
+    assert r["hands"] >= 1 and r["choices"] >= 1 and r["cold_choices"] >= 1
+    assert 0 <= r["ready_s"] < 60 and r["hand_s_max"] >= 0 and 0 <= r["cold_s"] < 60

@@ -1,4 +1,4 @@
-"""``dominolab bench engine|players|simulate|openspiel|serve``: the benchmarks of
+"""``dominolab bench engine|players|simulate|openspiel|serve|review``: the benchmarks of
 :mod:`dominolab.lab.bench`, printed.
 
 ``engine``: random full hands per second, per game, on one core, on the pure-Python and the
@@ -8,7 +8,8 @@ second at a fixed budget, on fixed positions from greedy self-play, on both path
 ``simulate``: greedy matches per second through simulate's play loop, on both paths, with
 their lines compared. ``openspiel``: random games through the OpenSpiel adapter, the engine and
 OpenSpiel's ``python_block_dominoes`` side by side. ``serve``: many games at once against a
-real server over WebSocket, the time from a move to the opponent's update.
+real server over WebSocket, the time from a move to the opponent's update. ``review``: the
+time from a match's end to its review being ready (:mod:`dominolab.lab.bench.review`).
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ def run_bench(args: argparse.Namespace) -> int:
         return _bench_simulate(args, games)
     if args.what == "openspiel":
         return _bench_openspiel(args.seconds, args.json)
+    if args.what == "review":
+        return _bench_review(games, args.json)
     if args.check is not None:
         return _check_engine(args, games)
     from dominolab.lab.bench.engine import measure_engine
@@ -192,6 +195,25 @@ def _bench_openspiel(seconds: float, json_out: bool) -> int:
               f"({r['steps_per_game']} steps a game, chance included); engine directly "
               f"{r['engine_games_per_s']:,.0f} games/s = {r['engine_over_adapter']:.1f}x; "
               f"vs block dominoes {r['adapter_over_block_dominoes']:.2f}x")
+    return 0
+
+
+def _bench_review(games: list[str], json_out: bool) -> int:
+    from dominolab.lab.bench.review import measure_review
+
+    results: dict[str, Any] = {}
+    if not json_out:
+        print(f"a match's review, random moves, through the server's game service and its "
+              f"pool of 2 workers ({_machine()})")
+    for name in games:
+        results[name] = r = measure_review(name)
+        if not json_out:
+            print(f"  {name:<11} {r['hands']} hands, {r['choices']} choices: review ready "
+                  f"{r['ready_s']:.2f} s after the match's end (each hand's at most "
+                  f"{r['hand_s_max']:.2f} s after it); a replay's, all at once: "
+                  f"{r['cold_s']:.2f} s ({r['cold_choices']} choices)", flush=True)
+    if json_out:
+        print(json.dumps(results))
     return 0
 
 

@@ -160,6 +160,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hints-per-minute", type=LIMIT, default=None, metavar="N",
                    help="hints one address may ask for per minute (default: 30, 10 at "
                         "once; on PostgreSQL, on all servers together)")
+    p.add_argument("--reviews-per-minute", type=LIMIT, default=None, metavar="N",
+                   help="reviews one address may have worked out per minute (default: 10, "
+                        "5 at once; a review already worked out is free; on PostgreSQL, on "
+                        "all servers together)")
     p.add_argument("--watchers-per-address", type=whole_number(1, 1_000_000, digits=7),
                    default=None, metavar="N",
                    help="games one address may watch at once (default: 10)")
@@ -258,7 +262,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "~/.local/share/dominolab/games.sqlite3)")
 
     p = sub.add_parser("bench", help="benchmarks")
-    p.add_argument("what", choices=["engine", "players", "simulate", "openspiel", "serve"],
+    p.add_argument("what", choices=["engine", "players", "simulate", "openspiel", "serve",
+                                    "review"],
                    help="engine: random full hands per second; players: the expert's "
                         "decisions and search iterations per second; simulate: greedy "
                         "matches per second through simulate's loop (engine, players and "
@@ -267,7 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "games through the OpenSpiel adapter, the engine and OpenSpiel's "
                         "python_block_dominoes side by side; serve: concurrent games "
                         "played over WebSocket against a real server, move-to-update "
-                        "latency")
+                        "latency; review: the time from a match's end to its review being "
+                        "ready (docs/web.md, \"Review\")")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--seconds", type=decimal_number(0, 3600, above_low=True), default=None,
                    help="time spent per game (default: 3), or per run for serve (default: 10)")

@@ -317,47 +317,69 @@ def _spread(a: MoveValue, b: MoveValue) -> float:
     return SURE_Z * math.sqrt(var)
 
 
-def review(positions: Sequence[tuple[View, Move]], budget: Budget | None = None,
-           seed: int = 0, top: int = 3, *, min_win_loss: float = MIN_WIN_LOSS,
-           min_points_loss: float = MIN_POINTS_LOSS) -> list[Review]:
-    """The ``top`` moves of ``positions`` (each the view when a move was chosen, and that
-    move) that lost the most against the expert's best: win chance lost first, then points.
-
-    Forced moves (a single legal move) are skipped, and so is a move equivalent to the best
-    (the same move on a port of another name, :func:`same_as`), and a move that lost less
-    than ``min_win_loss`` win chance and less than ``min_points_loss`` points (search noise).
-    When the expert searched one of the two moves in fewer than a third of the other's
-    worlds, that move is searched further, alone (:func:`focused`), so the two values rest
-    on as many worlds; every review says how sure its figure is (:attr:`Review.spread`).
-    """
-    found: list[Review] = []
+def assess(view: View, move: Move, budget: Budget | None = None, seed: int = 0,
+           index: int = 0) -> Review | None:
+    """``move`` (chosen in ``view``) set against the expert's best move there; None when it
+    was forced (a single legal move). A move equivalent to the best (the same move on a port
+    of another name, :func:`same_as`) is set against itself: it lost nothing. When the
+    expert searched one of the two moves in fewer than a third of the other's worlds, that
+    move is searched further, alone (:func:`focused`), so the two values rest on as many
+    worlds. ``index`` is the position's place in the sequence reviewed. Raises
+    :class:`ValueError` if ``move`` is not legal in ``view``."""
+    if move not in view.legal_moves:
+        raise ValueError(f"{move} is not a legal move of seat {view.seat} in position "
+                         f"{index}")
+    if len(view.legal_moves) < 2:
+        return None
     budget = budget or REVIEW_BUDGET
-    for index, (view, move) in enumerate(positions):
-        if move not in view.legal_moves:
-            raise ValueError(f"{move} is not a legal move of seat {view.seat} in position "
-                             f"{index}")
-        if len(view.legal_moves) < 2:
-            continue
-        values = analyse(view, budget, seed)
-        best = rank(values)[0]
-        chosen = next(v for v in values if v.move == move)
-        if equivalent(view, chosen.move, best.move):
-            continue
-        again: Move | None = None
-        if min(chosen.worlds, best.worlds) < LOPSIDED * max(chosen.worlds, best.worlds):
-            # one value rests on far fewer worlds: search that move further, alone
-            fewer, more = (chosen, best) if chosen.worlds < best.worlds else (best, chosen)
-            value = focused(view, fewer.move, more.worlds, seed, budget.seconds)
-            again = value.move
-            chosen, best = (value, best) if fewer is chosen else (chosen, value)
-        item = Review(index, view, chosen, best, _spread(chosen, best), again)
-        if item.win_loss >= min_win_loss or item.points_loss >= min_points_loss:
-            found.append(item)
+    values = analyse(view, budget, seed)
+    best = rank(values)[0]
+    chosen = next(v for v in values if v.move == move)
+    if equivalent(view, chosen.move, best.move):
+        return Review(index, view, chosen, chosen, _spread(chosen, chosen))
+    again: Move | None = None
+    if min(chosen.worlds, best.worlds) < LOPSIDED * max(chosen.worlds, best.worlds):
+        # one value rests on far fewer worlds: search that move further, alone
+        fewer, more = (chosen, best) if chosen.worlds < best.worlds else (best, chosen)
+        value = focused(view, fewer.move, more.worlds, seed, budget.seconds)
+        again = value.move
+        chosen, best = (value, best) if fewer is chosen else (chosen, value)
+    return Review(index, view, chosen, best, _spread(chosen, best), again)
+
+
+def costliest(assessed: Iterable[Review], top: int = 3, *,
+              min_win_loss: float = MIN_WIN_LOSS,
+              min_points_loss: float = MIN_POINTS_LOSS) -> list[Review]:
+    """The ``top`` of the ``assessed`` moves (:func:`assess`) that lost the most: win chance
+    lost first, then points. A move equivalent to the best, and one that lost less than
+    ``min_win_loss`` win chance and less than ``min_points_loss`` points (search noise),
+    is left out."""
+    found = [r for r in assessed
+             if not equivalent(r.view, r.chosen.move, r.best.move)
+             and (r.win_loss >= min_win_loss or r.points_loss >= min_points_loss)]
     found.sort(key=lambda r: (-r.win_loss, -r.points_loss, r.index))
     return found[:top]
 
 
+def review(positions: Sequence[tuple[View, Move]], budget: Budget | None = None,
+           seed: int = 0, top: int = 3, *, min_win_loss: float = MIN_WIN_LOSS,
+           min_points_loss: float = MIN_POINTS_LOSS) -> list[Review]:
+    """The ``top`` moves of ``positions`` (each the view when a move was chosen, and that
+    move) that lost the most against the expert's best: win chance lost first, then points
+    (:func:`assess` each position, then :func:`costliest`).
+
+    Forced moves (a single legal move) are skipped, and so is a move equivalent to the best
+    (the same move on a port of another name, :func:`same_as`), and a move that lost less
+    than ``min_win_loss`` win chance and less than ``min_points_loss`` points (search noise).
+    Every review says how sure its figure is (:attr:`Review.spread`).
+    """
+    assessed = [assess(view, move, budget, seed, index)
+                for index, (view, move) in enumerate(positions)]
+    return costliest((r for r in assessed if r is not None), top,
+                     min_win_loss=min_win_loss, min_points_loss=min_points_loss)
+
+
 __all__ = ["HINT_BUDGET", "LOPSIDED", "REVIEW_BUDGET", "MoveValue", "Review", "analyse",
-           "distinct", "equivalent", "explain", "focused",
+           "assess", "costliest", "distinct", "equivalent", "explain", "focused",
            "immediate_points", "immediate_reason", "move_classes", "move_text", "percent",
            "percent_change", "rank", "review", "same_as", "win_chance"]

@@ -39,6 +39,10 @@ class Limits:
     #: hints a client may ask for per minute, on average, and at once
     hints_per_minute: float = 30.0
     hints_burst: int = 10
+    #: reviews a client may have worked out per minute, on average, and at once (a review
+    #: already worked out, kept for its game, is free)
+    reviews_per_minute: float = 10.0
+    reviews_burst: int = 5
     #: new players a client may make per minute, on average, and at once
     players_per_minute: float = 5.0
     players_burst: int = 5
@@ -95,7 +99,8 @@ class Limits:
     hello_timeout: float = 10.0
 
     def __post_init__(self) -> None:
-        for name in ("games_per_minute", "hints_per_minute", "players_per_minute",
+        for name in ("games_per_minute", "hints_per_minute", "reviews_per_minute",
+                     "players_per_minute",
                      "codes_per_minute", "claims_per_minute", "link_code_lifetime",
                      "abandoned_after",
                      "finished_kept", "sweep_every", "seeks_per_minute", "lobby_sweep_every",
@@ -105,7 +110,7 @@ class Limits:
             value = getattr(self, name)
             if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number, not {value!r}")
-        for name in ("games_burst", "hints_burst", "players_burst", "codes_burst",
+        for name in ("games_burst", "hints_burst", "reviews_burst", "players_burst", "codes_burst",
                      "claims_burst", "queued_per_client",
                      "seeks_burst", "messages_burst", "open_seeks_per_player",
                      "lobby_sockets_per_client",

@@ -34,6 +34,7 @@ from dominolab import __version__
 from dominolab.core import GAMES, JsonError
 from dominolab.core import read_json as read_bounded_json
 from dominolab.players import LEVELS
+from dominolab.players.base import Budget
 from dominolab.web.community.devices import Devices
 from dominolab.web.community.featured import Candidate, Featured
 from dominolab.web.community.lobby import Lobby, LobbySocket, seek_json
@@ -253,6 +254,16 @@ async def hint(request: Request) -> Response:
     service, live, seat = await seat_for(request)
     await read_json(request)
     return JSONResponse(await service.hint(live, seat, client_of(request)))
+
+
+async def review(request: Request) -> Response:
+    """A seat's review (docs/web.md, REVIEW): ``?seat=N``, with that seat's token until the
+    match is over, never during a rated match; anyone's once it is over."""
+    service = service_of(request)
+    live = await service.get(request.path_params["game_id"])
+    return JSONResponse(await service.review(
+        live, request.query_params.get("seat"), bearer(request), client_of(request),
+        width_of(request.query_params.get("layout"))))
 
 
 async def record(request: Request) -> Response:
@@ -705,7 +716,8 @@ class ApiHeaders:
 
 
 def create_app(db_path: str | Path, *, computer_delay: float | None = None,
-               hint_budget: Any = None, seeds: Callable[[], int] | None = None,
+               hint_budget: Any = None, review_budget: Budget | None = None,
+               seeds: Callable[[], int] | None = None,
                limits: Limits | None = None, workers: int | None = None,
                allow_origins: tuple[str, ...] = (), busy_timeout: float = BUSY_TIMEOUT,
                clock: Callable[[], float] | None = None,
@@ -717,8 +729,9 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
     games.
 
     ``computer_delay``: the least time the computer takes over a move; ``hint_budget``: the
-    budget of a hint; ``seeds``: where new games' seeds come from (default: the operating
-    system's randomness); ``limits``: rates, queues and expiry (:class:`Limits`);
+    budget of a hint; ``review_budget``: of each position a review looks at; ``seeds``:
+    where new games' seeds come from (default: the operating system's randomness);
+    ``limits``: rates, queues and expiry (:class:`Limits`);
     ``workers``: processes for the computer and hints (default: the cores but one);
     ``allow_origins``: pages of other origins whose WebSockets are accepted;
     ``busy_timeout``: how long a write waits for another process's lock; ``clock``: the
@@ -777,6 +790,7 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             Route("/api/games/{game_id}/join", join_game, methods=["POST"]),
             Route("/api/games/{game_id}/moves", make_move, methods=["POST"]),
             Route("/api/games/{game_id}/hint", hint, methods=["POST"]),
+            Route("/api/games/{game_id}/review", review, methods=["GET"]),
             Route("/api/games/{game_id}/rematch", rematch, methods=["POST"]),
             Route("/api/games/{game_id}/record", record),
             Route("/api/games/{game_id}/replay", replay),
@@ -816,7 +830,8 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
     app.state.metrics = metrics = Metrics()
     store = Store(db_path, busy_timeout=busy_timeout, clock=clock)
     app.state.service = GameService(store, computer_delay=computer_delay,
-                                    hint_budget=hint_budget, seeds=seeds, limits=limits,
+                                    hint_budget=hint_budget, review_budget=review_budget,
+                                    seeds=seeds, limits=limits,
                                     workers=workers, clock=clock, events=store.events(),
                                     metrics=metrics)
     # the players' side, over the games' store: ratings follow a rated match's end

@@ -24,14 +24,14 @@ import multiprocessing
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from dominolab.core import Move, View
 from dominolab.players import Budget, make_player
-from dominolab.players.hints import analyse
+from dominolab.players.hints import Review, analyse, assess
 from dominolab.players.search import MoveValue
 from dominolab.processes import end_with, stop_executor
 
@@ -51,6 +51,15 @@ def analyse_hint(view: View, budget: Budget | None, seed: int) -> list[MoveValue
     """A hint: every legal move of ``view``'s seat with the expert's values
     (:func:`dominolab.players.hints.analyse`)."""
     return analyse(view, budget, seed)
+
+
+def review_hands(hands: Sequence[Sequence[tuple[View, Move]]], budget: Budget | None,
+                 seed: int) -> list[list[Review | None]]:
+    """A review of whole hands: every decision of each hand (the view then and the move
+    chosen) set against the expert's best (:func:`dominolab.players.hints.assess`; None
+    for a forced move), in the order given."""
+    return [[assess(view, move, budget, seed, index) for index, (view, move) in enumerate(hand)]
+            for hand in hands]
 
 
 def _init_worker(niceness: int, server: int) -> None:
@@ -364,4 +373,4 @@ class ComputePool:
         broken.shutdown(wait=False, cancel_futures=True)
 
 __all__ = ["ComputePool", "PoolBusy", "PoolClosed", "WorkerDied", "analyse_hint",
-           "choose_move"]
+           "choose_move", "review_hands"]

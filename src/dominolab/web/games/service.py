@@ -32,6 +32,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from dominolab.core import Match, get_game, match_record
+from dominolab.players.base import Budget
 from dominolab.players.hints import HINT_BUDGET
 from dominolab.web.errors import ApiError
 from dominolab.web.games.chat import Chat
@@ -46,6 +47,7 @@ from dominolab.web.games.moves import Moves
 from dominolab.web.games.payload import replay_frames, rules_json
 from dominolab.web.games.peers import Peers
 from dominolab.web.games.registry import Registry
+from dominolab.web.games.review import Reviewer, may_review
 from dominolab.web.games.sockets import Sockets
 from dominolab.web.limits import Limiter, Limits
 from dominolab.web.metrics import Metrics
@@ -66,7 +68,8 @@ class GameService:
     """Every game of one server, over one :class:`Store`."""
 
     def __init__(self, store: Store, *, computer_delay: float | None = None,
-                 hint_budget: Any = None, seeds: Callable[[], int] | None = None,
+                 hint_budget: Any = None, review_budget: Budget | None = None,
+                 seeds: Callable[[], int] | None = None,
                  max_live: int = 2000, limits: Limits | None = None,
                  workers: int | None = None, clock: Callable[[], float] | None = None,
                  events: Events | None = None, metrics: Metrics | None = None) -> None:
@@ -111,6 +114,10 @@ class GameService:
             self.registry, self.sockets, self.moves, self.pool, delay=computer_delay,
             hint_budget=hint_budget or HINT_BUDGET,
             hint_limit=self.limiter("hints", limits.hints_per_minute, limits.hints_burst))
+        #: the reviews of finished hands and matches (docs/web.md, "Review")
+        self.reviewer = Reviewer(
+            self.pool, self.limiter("reviews", limits.reviews_per_minute, limits.reviews_burst),
+            review_budget)
         self.creator = Creator(
             self.registry, self.sockets, self.clocks, self.computer,
             seeds=seeds or (lambda: secrets.randbelow(2**53)), game_limit=self.game_limit)
@@ -264,6 +271,20 @@ class GameService:
     async def hint(self, live: LiveGame, seat: int, client: str = "local") -> dict[str, Any]:
         """The moves ``seat`` could make now, best first (:meth:`Computer.hint`)."""
         return await self.computer.hint(live, seat, client)
+
+    async def review(self, live: LiveGame, seat: Any, token: str | None,
+                     client: str = "local", width: str = "wide") -> dict[str, Any]:
+        """``seat``'s review of ``live``'s finished hands (:meth:`Reviewer.review`): anyone's
+        once the match is over; until then only with the seat's token, and never in a rated
+        match. 422 for a seat that is not 0 or 1."""
+        if seat not in ("0", "1", 0, 1):
+            raise ApiError(422, f"seat must be 0 or 1, not {str(seat)[:20]!r}")
+        number = int(seat)
+        token_seat = None
+        if not live.over:
+            token_seat = await self.seat_for(live, token)
+        may_review(live, number, token_seat)
+        return await self.reviewer.review(live, number, _new_match(live.row), client, width)
 
     async def say(self, live: LiveGame, seat: int, phrase: Any) -> None:
         """Send ``seat``'s canned message to both seats (:meth:`Chat.say`)."""

@@ -87,6 +87,10 @@ export const api = {
   // a finished match's replay is anyone's who has its id (nothing is hidden any more)
   replay: (id, layout) =>
     request("GET", `/api/games/${encodeURIComponent(id)}/replay?layout=${layout}`),
+  // a seat's review of the finished hands (docs/web.md, REVIEW): the seat's token until the
+  // match is over, anyone's after
+  review: (id, seat, token, layout) =>
+    request("GET", `/api/games/${encodeURIComponent(id)}/review?seat=${seat}&layout=${layout}`, { token }),
   // a spectator's: any game's public state, by id alone
   watch: (id, layout) => request("GET", `/api/games/${encodeURIComponent(id)}/watch?layout=${layout}`),
   rules: (lang) => request("GET", `/api/rules/${lang}`),

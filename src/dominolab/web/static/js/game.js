@@ -8,6 +8,7 @@ import { GameSocket } from "./socket.js";
 import { attention, titled, notifyControls } from "./notify.js";
 import { ChatPanel } from "./chat.js";
 import { TableView, groupSpots } from "./table.js";
+import { ReviewPanel } from "./review.js";
 import { s as svgEl, tileSVG, handTileLabel, digits, tileBack, spinnerMark, flyTile, reducedMotion } from "./tiles.js";
 import { el, toast, spinner, downloadText, layoutMode } from "./ui.js";
 import {
@@ -1175,6 +1176,7 @@ export class GameView {
         el("div", { class: "modal-body", "data-testid": "hand-over-body" }, [
           ...this.resultBlock(prev.result || {}, prev.table),
           totals,
+          this.reviewBlock(prev.number ?? (prev.result && prev.result.number)),
           (prev.history || []).length ? el("details", { class: "prev-history" }, [
             el("summary", { text: `${t("history.title")} (${(prev.history || []).length})` }),
             el("ol", { class: "history" }, prev.history.map((step, i) => el("li", {
@@ -1185,6 +1187,18 @@ export class GameView {
         el("div", { class: "modal-actions" }, [next]),
       ]),
     ]);
+  }
+
+  /** The review of hand `hand` just ended (null: of the whole match, once it is over;
+   * review.js); during a rated match only a note that it comes at the end. */
+  reviewBlock(hand) {
+    const st = this.state;
+    if (this.reviewPanel) this.reviewPanel.dispose();
+    this.reviewPanel = null;
+    if (st.seat === null || st.seat === undefined) return null;
+    if (st.rated && !st.match_result) return el("p", { class: "muted", "data-testid": "review-rated", text: t("review.rated") });
+    this.reviewPanel = new ReviewPanel({ id: this.id, seat: st.seat, token: this.token, layout: this.layout, hand });
+    return this.reviewPanel.element;
   }
 
   matchOverlay() {
@@ -1238,6 +1252,7 @@ export class GameView {
         el("p", { class: "muted", "data-testid": "match-end", text: `${matchEndText(mr, st, ctx)} ${t("match.hands", { n: mr.hands ?? results.length })}` }),
         this.rematchOffer,
         buttons,
+        this.reviewBlock(null),
         last ? el("details", { class: "last-hand", open: true }, [
           el("summary", { text: `${t("match.lastHand")} (${t("scores.hand", { n: last.number })})` }),
           ...this.resultBlock(last, st.table),

@@ -10,6 +10,7 @@ import * as lobbyStrings from "./strings/lobby.js";
 import * as homeStrings from "./strings/home.js";
 import * as notifyStrings from "./strings/notify.js";
 import * as deviceStrings from "./strings/devices.js";
+import * as reviewStrings from "./strings/review.js";
 
 const LANG_KEY = "dominolab/lang";
 
@@ -617,7 +618,7 @@ const pl = {
 
 // the player's guide, the tutorial, the ratings and the lobby keep their texts in their own files
 for (const part of [guideStrings, learnStrings, ratingStrings, lobbyStrings, homeStrings,
-                    notifyStrings, deviceStrings]) {
+                    notifyStrings, deviceStrings, reviewStrings]) {
   for (const [lang, dict] of [[en, part.en], [pl, part.pl]]) {
     for (const key of Object.keys(dict)) {
       if (key in lang) throw new Error(`i18n: the key ${key} is defined twice`);

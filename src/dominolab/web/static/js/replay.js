@@ -4,6 +4,7 @@
 
 import { api, loadSeat } from "./api.js";
 import { t, onLangChange } from "./i18n.js";
+import { ReviewPanel } from "./review.js";
 import { TableView } from "./table.js";
 import { tileSVG, digits } from "./tiles.js";
 import { el, layoutMode } from "./ui.js";
@@ -119,7 +120,20 @@ export class ReplayView {
         this.slider, this.posEl, this.keysEl,
       ]),
       this.frameEl,
+      this.reviewElement(),
     ]));
+  }
+
+  /** The review of the seat this device holds (else seat 0's, the match's maker's;
+   * review.js), each costly move with a button that shows it here. */
+  reviewElement() {
+    if (this.review) this.review.dispose();
+    this.review = new ReviewPanel({
+      id: this.id, seat: this.state.seat ?? 0, token: this.token, layout: this.layout,
+      onShow: (frame) => { this.go(frame); this.frameEl.scrollIntoView({ block: "start" }); },
+    });
+    this.disposers.push(() => this.review.dispose());
+    return this.review.element;
   }
 
   go(i) {
