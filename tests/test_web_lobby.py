@@ -830,3 +830,19 @@ def test_a_match_only_sent_before_version_7_is_owed_again_while_its_game_is_play
     assert not store.ack_match("seeklive1", "ola0000001")
     assert store.owed_matches("ala0000001") == [("seeknew01", "newgame01", 0)]
     store.close()
+
+
+def test_no_review_during_a_lobby_match(client: TestClient) -> None:
+    """Hints are refused in a match against another player from the lobby, and so is the
+    review of its finished hands until the match is over: the expert's judgement of a hand
+    just played would be its advice for the next (docs/web.md, REVIEW)."""
+    ala, ola = register(client, "Ala"), register(client, "Ola")
+    with lobby_socket(client, ala) as (ws, welcome):
+        seek = open_seek(client, ala, conn=welcome["conn"], move_seconds=60)
+        r = client.post(f"/api/seeks/{seek['id']}/accept", json={}, headers=as_player(ola["key"]))
+        assert r.status_code == 201
+        joined = r.json()
+        until(ws, lambda m: m["type"] == "matched")
+    r = client.get(f"/api/games/{joined['id']}/review", params={"seat": joined["seat"]},
+                   headers=auth(joined["token"]))
+    assert r.status_code == 403 and "lobby" in r.json()["error"]

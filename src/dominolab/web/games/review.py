@@ -176,12 +176,17 @@ class Reviewer:
 
 def may_review(live: LiveGame, seat: int, token_seat: int | None) -> None:
     """Who may ask for ``seat``'s review: anyone once the match is over; while it goes on,
-    only ``seat``'s own token (``token_seat``), and never in a rated match."""
+    only ``seat``'s own token (``token_seat``), and never where hints are refused: a rated
+    match or one against another player from the lobby (the expert's advice would be
+    playing)."""
     if live.over:
         return
     if live.row.rated:
         raise ApiError(403, "there is no review during a rated match: it would be the "
                             "expert's advice; it is there once the match is over")
+    if live.row.mode == "lobby":
+        raise ApiError(403, "there is no review during a match against another player from "
+                            "the lobby: it is there once the match is over")
     if token_seat is None:
         raise ApiError(401, "this needs the seat's token (Authorization: Bearer TOKEN) until "
                             "the match is over")
