@@ -91,9 +91,9 @@ def test_the_replay_shows_the_matchs_review_and_the_graph(ui: Ui, server: str) -
         page.reload()
         panel = page.get_by_test_id("review")
         expect(panel).to_have_attribute("data-state", "ready")
-        expect(panel).to_contain_text("Przegląd twojego meczu")
+        expect(panel).to_contain_text("Przegląd twojej rozgrywki")
         expect(panel.get_by_test_id("review-curve")).to_have_attribute(
-            "aria-label", re.compile("^Twoja szansa wygranej w trakcie meczu: "))
+            "aria-label", re.compile("^Twoja szansa wygranej w trakcie rozgrywki: "))
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (390, 844)])

@@ -1190,13 +1190,14 @@ export class GameView {
   }
 
   /** The review of hand `hand` just ended (null: of the whole match, once it is over;
-   * review.js); during a rated match only a note that it comes at the end. */
+   * review.js); during a rated or a lobby match only a note that it comes at the end. */
   reviewBlock(hand) {
     const st = this.state;
     if (this.reviewPanel) this.reviewPanel.dispose();
     this.reviewPanel = null;
     if (st.seat === null || st.seat === undefined) return null;
-    if (st.rated && !st.match_result) return el("p", { class: "muted", "data-testid": "review-rated", text: t("review.rated") });
+    // none while a rated or a lobby match goes on (the server refuses it, as it does hints)
+    if ((st.rated || st.mode === "lobby") && !st.match_result) return el("p", { class: "muted", "data-testid": "review-rated", text: t(st.rated ? "review.rated" : "review.lobby") });
     this.reviewPanel = new ReviewPanel({ id: this.id, seat: st.seat, token: this.token, layout: this.layout, hand });
     return this.reviewPanel.element;
   }

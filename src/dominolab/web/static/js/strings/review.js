@@ -21,6 +21,7 @@ export const en = {
   "review.curve": "Your win chance over the match, after each of your choices",
   "review.curveLabel": "Your win chance over the match: {first} after your first choice, {last} after your last ({n} choices)",
   "review.rated": "In a rated match the review comes once the match is over.",
+  "review.lobby": "Against a player from the lobby the review comes once the match is over.",
 };
 
 function wyborow(n) {
@@ -28,7 +29,7 @@ function wyborow(n) {
 }
 
 export const pl = {
-  "review.title": "Przegląd twojego meczu",
+  "review.title": "Przegląd twojej rozgrywki",
   "review.handTitle": "Przegląd partii {n}",
   "review.loading": "Ekspert przegląda twoje ruchy…",
   "review.error": "Nie udało się przygotować przeglądu: {e}",
@@ -44,7 +45,8 @@ export const pl = {
   "review.betterTile": "lepszy ruch",
   "review.table": "Stół w tamtej chwili, lepszy ruch wyróżniony",
   "review.showInReplay": "Pokaż w powtórce",
-  "review.curve": "Twoja szansa wygranej w trakcie meczu, po każdym twoim wyborze",
-  "review.curveLabel": "Twoja szansa wygranej w trakcie meczu: {first} po pierwszym wyborze, {last} po ostatnim (wyborów: {n})",
-  "review.rated": "W meczu rankingowym przegląd pojawi się po końcu meczu.",
+  "review.curve": "Twoja szansa wygranej w trakcie rozgrywki, po każdym twoim wyborze",
+  "review.curveLabel": "Twoja szansa wygranej w trakcie rozgrywki: {first} po pierwszym wyborze, {last} po ostatnim (wyborów: {n})",
+  "review.rated": "W rozgrywce rankingowej przegląd pojawi się po jej końcu.",
+  "review.lobby": "W rozgrywce z graczem z lobby przegląd pojawi się po jej końcu.",
 };
