@@ -14,7 +14,7 @@ from playwright.sync_api import Browser, expect
 
 from browser import JS_HAS_VERSION, Ui, game_attr, make_server, stored_seats
 from rawsocket import call
-from test_web_e2e_lobby import choose_name
+from test_web_e2e_lobby import seek_accepted
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -27,17 +27,8 @@ def test_a_second_device_linked_with_a_code_sees_the_same_rating_and_live_game(
         try:
             with ui.guard():
                 a = ui.new_page("A")
-                choose_name(a, "Ala")
-                a.get_by_test_id("new-seek").get_by_test_id("open-seek").click()
-                mine = a.locator('[data-testid=seek][data-mine="true"]')
-                expect(mine).to_have_count(1)
-                seek = mine.get_attribute("data-id") or ""
-                ola = call(server.base, "POST", "/api/players", {"name": "Ola"})[1]
-                status, joined = call(server.base, "POST", f"/api/seeks/{seek}/accept", {},
-                                      key=ola["key"])
-                assert status == 201, joined
+                joined = seek_accepted(a, server.base)
                 gid = joined["id"]
-                a.wait_for_url(re.compile(rf"/game/{re.escape(gid)}$"))
                 ala = a.evaluate("() => JSON.parse(localStorage['dominolab.player'])")
                 # a rating of hers, as a finished rated match would leave it
                 with sqlite3.connect(db) as conn:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -26,6 +27,22 @@ def choose_name(page: Page, name: str) -> None:
     page.get_by_test_id("name-submit").click()
     expect(page.get_by_test_id("lobby-player-name")).to_have_text(name)
     expect(page.get_by_test_id("lobby-connection")).to_have_attribute("data-state", "open")
+
+
+def seek_accepted(page: Page, base: str) -> dict[str, Any]:
+    """Ala, on ``page``, opens a seek in the lobby and Ola (made over the API) accepts it:
+    her accept's answer (the game's id, her seat and token), once Ala's page is on it."""
+    choose_name(page, "Ala")
+    page.get_by_test_id("new-seek").get_by_test_id("open-seek").click()
+    mine = page.locator('[data-testid=seek][data-mine="true"]')
+    expect(mine).to_have_count(1)
+    seek = mine.get_attribute("data-id") or ""
+    ola = call(base, "POST", "/api/players", {"name": "Ola"})[1]
+    status, joined = call(base, "POST", f"/api/seeks/{seek}/accept", {}, key=ola["key"])
+    assert status == 201, joined
+    page.wait_for_url(re.compile(rf"/game/{re.escape(joined['id'])}$"))
+    answer: dict[str, Any] = joined
+    return answer
 
 
 def test_two_players_meet_in_the_lobby_and_play(chromium: Browser, tmp_path: Path) -> None:
@@ -95,17 +112,8 @@ def test_a_matched_seek_is_acknowledged_and_the_live_game_rejoined_from_another_
         try:
             with ui.guard():
                 a = ui.new_page("A")
-                choose_name(a, "Ala")
-                a.get_by_test_id("new-seek").get_by_test_id("open-seek").click()
-                mine = a.locator('[data-testid=seek][data-mine="true"]')
-                expect(mine).to_have_count(1)
-                seek = mine.get_attribute("data-id") or ""
-                ola = call(server.base, "POST", "/api/players", {"name": "Ola"})[1]
-                status, joined = call(server.base, "POST", f"/api/seeks/{seek}/accept", {},
-                                      key=ola["key"])
-                assert status == 201, joined
+                joined = seek_accepted(a, server.base)
                 gid = joined["id"]
-                a.wait_for_url(re.compile(rf"/game/{re.escape(gid)}$"))
                 a.wait_for_function(JS_HAS_VERSION)
                 assert game_attr(a, "seat") == "0"
                 player = a.evaluate("() => localStorage['dominolab.player']")
