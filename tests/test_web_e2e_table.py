@@ -376,15 +376,18 @@ def test_the_drawn_tile_is_marked_until_my_next_move(ui: Ui, server: str) -> Non
         page.wait_for_function(JS_VERSION_IS, arg=str(state["version"]))
         expect(marked).to_have_count(1)
         expect(marked).to_have_attribute("data-tile", drew)
-        if state["to_move"] == 1:  # the drawn tile did not fit: the friend moves, it stays
-            friend = request_json(server, "GET", f"/api/games/{gid}", token=tokens[1])
+        # the drawn tile did not fit: the friend moves (a draw of theirs is a move too, and
+        # keeps the turn theirs) until it is mine again; the mark stays meanwhile
+        friend = request_json(server, "GET", f"/api/games/{gid}", token=tokens[1])
+        while friend["to_move"] == 1 and friend["hand_number"] == state["hand_number"]:
             request_json(server, "POST", f"/api/games/{gid}/moves",
                          {"move": friend["legal"][0]["move"], "version": friend["version"]},
                          tokens[1])
             page.wait_for_function(JS_VERSION_IS, arg=str(friend["version"] + 1))
-            if page_state(page)["hand_number"] > 1:
+            if page_state(page)["hand_number"] > state["hand_number"]:
                 return
             expect(marked).to_have_attribute("data-tile", drew)
+            friend = request_json(server, "GET", f"/api/games/{gid}", token=tokens[1])
         # my next move: the mark goes, or moves to a tile drawn again
         assert wait_status(page, deadline) == "me"
         make_move(page, deadline)
