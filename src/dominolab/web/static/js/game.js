@@ -8,7 +8,6 @@ import { GameSocket } from "./socket.js";
 import { attention, titled, notifyControls } from "./notify.js";
 import { ChatPanel } from "./chat.js";
 import { TableView, groupSpots } from "./table.js";
-import { ReviewPanel } from "./review.js";
 import { s as svgEl, tileSVG, handTileLabel, digits, tileBack, spinnerMark, flyTile, reducedMotion } from "./tiles.js";
 import { el, toast, spinner, downloadText, layoutMode } from "./ui.js";
 import {
@@ -1198,8 +1197,15 @@ export class GameView {
     if (st.seat === null || st.seat === undefined) return null;
     // none while a rated or a lobby match goes on (the server refuses it, as it does hints)
     if ((st.rated || st.mode === "lobby") && !st.match_result) return el("p", { class: "muted", "data-testid": "review-rated", text: t(st.rated ? "review.rated" : "review.lobby") });
-    this.reviewPanel = new ReviewPanel({ id: this.id, seat: st.seat, token: this.token, layout: this.layout, hand });
-    return this.reviewPanel.element;
+    // the review's code is read when a hand first ends, not on the page's first visit
+    const slot = el("div", { class: "review-slot" });
+    const made = (this.reviewsMade = (this.reviewsMade || 0) + 1);
+    import("./review.js").then(({ ReviewPanel }) => {
+      if (made !== this.reviewsMade || !slot.isConnected) return;  // another screen since
+      this.reviewPanel = new ReviewPanel({ id: this.id, seat: st.seat, token: this.token, layout: this.layout, hand });
+      slot.replaceWith(this.reviewPanel.element);
+    }).catch(() => { /* shown on the next end of a hand */ });
+    return slot;
   }
 
   matchOverlay() {

@@ -4,7 +4,6 @@
 
 import { api, loadSeat } from "./api.js";
 import { t, onLangChange } from "./i18n.js";
-import { ReviewPanel } from "./review.js";
 import { TableView } from "./table.js";
 import { tileSVG, digits } from "./tiles.js";
 import { el, layoutMode } from "./ui.js";
@@ -128,12 +127,21 @@ export class ReplayView {
    * review.js), each costly move with a button that shows it here. */
   reviewElement() {
     if (this.review) this.review.dispose();
-    this.review = new ReviewPanel({
-      id: this.id, seat: this.state.seat ?? 0, token: this.token, layout: this.layout,
-      onShow: (frame) => { this.go(frame); this.frameEl.scrollIntoView({ block: "start" }); },
-    });
-    this.disposers.push(() => this.review.dispose());
-    return this.review.element;
+    this.review = null;
+    // the review's code is read when a replay is first shown, not on the site's first visit
+    const slot = el("div", { class: "review-slot" });
+    const made = (this.reviewsMade = (this.reviewsMade || 0) + 1);
+    import("./review.js").then(({ ReviewPanel }) => {
+      if (made !== this.reviewsMade || !slot.isConnected) return;  // drawn again since
+      this.review = new ReviewPanel({
+        id: this.id, seat: this.state.seat ?? 0, token: this.token, layout: this.layout,
+        onShow: (frame) => { this.go(frame); this.frameEl.scrollIntoView({ block: "start" }); },
+      });
+      const review = this.review;
+      this.disposers.push(() => review.dispose());
+      slot.replaceWith(review.element);
+    }).catch(() => { /* the replay stands without it */ });
+    return slot;
   }
 
   go(i) {
