@@ -25,6 +25,7 @@ from playwright.sync_api import (
     Browser,
     BrowserContext,
     ConsoleMessage,
+    Locator,
     Page,
     Playwright,
     Request,
@@ -466,6 +467,17 @@ def friend_game_via_api(base: str, game: str, options: dict[str, Any] | None = N
                           {"invite": invite.split("#i=", 1)[1]})
     assert joined["seat"] == 1, joined
     return gid, (made["token"], joined["token"])
+
+
+def hand_over_screen(page: Page, gid: str, token: str) -> Locator:
+    """The end-of-hand screen of game ``gid`` as the seat of ``token`` sees it, in English
+    (the language chosen on the start page first)."""
+    page.goto("/")
+    page.get_by_test_id("lang-en").click()
+    page.goto(f"/game/{gid}#t={token}")
+    over = page.get_by_test_id("hand-over")
+    expect(over).to_be_visible()
+    return over
 
 
 def play_via_api(base: str, gid: str, tokens: tuple[str, str], rng: random.Random,

@@ -40,6 +40,7 @@ from browser import (
     friend_game_via_api,
     game_attr,
     game_id_of,
+    hand_over_screen,
     hand_tiles,
     invitation_of,
     left_ms,
@@ -646,11 +647,7 @@ def test_widelec_end_of_hand_says_who_went_out_and_who_scored_more(ui: Ui, serve
     mine, theirs = result["points"][winner], result["points"][1 - winner]
     page = ui.new_page("widelec-hand-over")
     with ui.guard():
-        page.goto("/")
-        page.get_by_test_id("lang-en").click()
-        page.goto(f"/game/{gid}#t={token}")
-        over = page.get_by_test_id("hand-over")
-        expect(over).to_be_visible()
+        over = hand_over_screen(page, gid, token)
         expect(over).not_to_contain_text("You won")
         went_out = ("You went out" if result["end"] == "domino"
                     else "You have fewer pips left")

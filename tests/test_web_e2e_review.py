@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from browser import Ui, friend_game_via_api, play_via_api
+from browser import Ui, friend_game_via_api, hand_over_screen, play_via_api
 from dominolab.web.edge.process import request_json
 from test_web_a11y import blocking_violations
 
@@ -39,11 +39,7 @@ def test_after_a_hand_the_review_shows_the_costliest_move_on_the_table(
     top = review["hands"][0]["costly"][0]
     page = ui.new_page("review-hand")
     with ui.guard():
-        page.goto("/")
-        page.get_by_test_id("lang-en").click()
-        page.goto(f"/game/{gid}#t={token}")
-        over = page.get_by_test_id("hand-over")
-        expect(over).to_be_visible()
+        over = hand_over_screen(page, gid, token)
         panel = over.get_by_test_id("review")
         expect(panel).to_have_attribute("data-state", "ready")
         expect(panel).to_contain_text("Review of hand 1")
