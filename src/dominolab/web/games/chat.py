@@ -6,6 +6,7 @@ database hears it too."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any, Final
 
@@ -47,9 +48,5 @@ class Chat:
         if phrase not in PHRASES or seat not in (0, 1):
             return
         text = json.dumps({"type": "chat", "seat": seat, "phrase": phrase})
-        for conn in [c for c in live.connections if c.seat is not None]:
-            try:
-                async with conn.lock:
-                    await conn.send(text)
-            except Exception:
-                self.sockets.detach(live, conn)
+        await asyncio.gather(*(self.sockets.send(live, c, text)
+                               for c in live.connections if c.seat is not None))

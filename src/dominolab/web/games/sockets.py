@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from dominolab.web.errors import ApiError
@@ -84,13 +85,22 @@ class Sockets:
         """Send ``conn`` its seat's state (or a spectator's) as it is when the send
         begins. One send at a time per connection, each built afresh, so a connection never
         gets an older state after a newer one. A connection that fails is dropped."""
+        def state() -> str:
+            text = live.message(conn.seat, conn.width)
+            if live.row.move_seconds is not None:
+                # the server's time as it is sent: the page's countdown to the deadline
+                text = f'{{"now":{self.registry.clock():.3f},{text[1:]}'
+            return text
+
+        await self.send(live, conn, state)
+
+    async def send(self, live: LiveGame, conn: Connection,
+                   text: str | Callable[[], str]) -> None:
+        """Send ``conn`` a message, in turn with its other sends (``text`` may be made once
+        its turn comes, so that it is up to date). A connection that fails is dropped."""
         try:
             async with conn.lock:
-                text = live.message(conn.seat, conn.width)
-                if live.row.move_seconds is not None:
-                    # the server's time as it is sent: the page's countdown to the deadline
-                    text = f'{{"now":{self.registry.clock():.3f},{text[1:]}'
-                await conn.send(text)
+                await conn.send(text if isinstance(text, str) else text())
         except Exception:
             self.detach(live, conn)
 
