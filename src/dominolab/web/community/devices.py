@@ -128,8 +128,9 @@ class Devices:
         key = None if found is None else unseal(found.sealed, code)
         player = None if key is None else await self._owner(key)
         if player is None or key is None:
-            raise ApiError(404, "this code is not one, or no longer: a link code works once, "
-                                "for 10 minutes; make a new one on your other device")
+            raise ApiError(404, f"this code is not one, or no longer: a link code works "
+                                f"once, for {self.lifetime / 60:g} minutes; make a new one "
+                                f"on your other device")
         return {"id": player.id, "name": player.name, "key": key, "kind": kind}
 
     async def _owner(self, key: str) -> PlayerRow | None:
