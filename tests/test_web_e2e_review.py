@@ -71,25 +71,45 @@ def test_the_replay_shows_the_matchs_review_and_the_graph(ui: Ui, server: str) -
         page.goto(f"/replay/{gid}")  # no seat here: the public replay, seat 0's review
         panel = page.get_by_test_id("review")
         expect(panel).to_have_attribute("data-state", "ready")
-        expect(panel).to_contain_text("Review of your match")
+        # a visitor is not the seat: the review names whose play it is, never "your"
+        seat0 = page.get_by_test_id("review-seat-0")
+        expect(seat0).to_have_attribute("aria-pressed", "true")
+        name = seat0.inner_text()
+        expect(panel).to_contain_text(f"Review of {name}'s match")
+        expect(panel).not_to_contain_text("your")
         items = panel.get_by_test_id("review-item")
         expect(items).to_have_count(len(review["costly"]))
         expect(items.first).to_have_attribute("data-move", review["costly"][0]["move"])
         curve = panel.get_by_test_id("review-curve")
         expect(curve).to_have_attribute("data-points", str(len(review["curve"])))
-        expect(curve).to_have_attribute("aria-label",
-                                        re.compile("^Your win chance over the match: "))
+        expect(curve).to_have_attribute(
+            "aria-label", re.compile(f"^{re.escape(name)}'s win chance over the match: "))
         # "Show in the replay" goes to the position before that move
         items.first.get_by_role("button").click()
         expect(page.get_by_test_id("replay-frame")).to_have_attribute(
             "data-index", str(review["costly"][0]["frame"]))
+        # the other seat's review, by its button
+        other = request_json(server, "GET", f"/api/games/{gid}/review?seat=1")
+        page.get_by_test_id("review-seat-1").click()
+        expect(page.get_by_test_id("review-seat-1")).to_have_attribute("aria-pressed", "true")
+        panel = page.get_by_test_id("review")
+        expect(panel).to_have_attribute("data-state", "ready")
+        expect(panel).to_contain_text(
+            f"Review of {page.get_by_test_id('review-seat-1').inner_text()}'s match")
+        expect(panel.get_by_test_id("review-curve")).to_have_attribute(
+            "data-points", str(len(other["curve"])))
+        if other["costly"]:
+            expect(panel.get_by_test_id("review-item").first).to_have_attribute(
+                "data-move", other["costly"][0]["move"])
         page.evaluate("() => localStorage.setItem('dominolab/lang', 'pl')")
         page.reload()
         panel = page.get_by_test_id("review")
         expect(panel).to_have_attribute("data-state", "ready")
-        expect(panel).to_contain_text("Przegląd twojej rozgrywki")
+        name = page.get_by_test_id("review-seat-0").inner_text()
+        expect(panel).to_contain_text(f"Przegląd rozgrywki: {name}")
+        expect(panel).not_to_contain_text("twoj")
         expect(panel.get_by_test_id("review-curve")).to_have_attribute(
-            "aria-label", re.compile("^Twoja szansa wygranej w trakcie rozgrywki: "))
+            "aria-label", re.compile(f"^{re.escape(name)}: szansa wygranej w trakcie rozgrywki: "))
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
@@ -108,8 +128,10 @@ def test_the_review_passes_axe_at_both_widths_in_both_languages(
             page.evaluate(f"() => localStorage.setItem('dominolab/lang', '{lang}')")
             for path, scope in ((f"/replay/{match}", page),
                                 (f"/game/{gid}#t={token}", page.get_by_test_id("hand-over"))):
+                # from another path: a change of the hash alone would not load the page (a
+                # reload instead could come before the page has kept the token it was given)
+                page.goto("/")
                 page.goto(path)
-                page.reload()  # a hash-only change would not load the page
                 panel = scope.get_by_test_id("review")
                 expect(panel).to_have_attribute("data-state", "ready")
                 expect(page.locator("html")).to_have_attribute("lang", lang)

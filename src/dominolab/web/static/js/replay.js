@@ -123,25 +123,46 @@ export class ReplayView {
     ]));
   }
 
-  /** The review of the seat this device holds (else seat 0's, the match's maker's;
-   * review.js), each costly move with a button that shows it here. */
+  /** The review of the seat this device holds (review.js), each costly move with a button
+   * that shows it here; a visitor's replay reviews either seat, chosen by two buttons
+   * (seat 0's first: the match's maker). */
   reviewElement() {
     if (this.review) this.review.dispose();
     this.review = null;
+    const mine = this.state.seat !== null && this.state.seat !== undefined;
+    const seat = mine ? this.state.seat : (this.reviewSeat ?? 0);
     // the review's code is read when a replay is first shown, not on the site's first visit
     const slot = el("div", { class: "review-slot" });
     const made = (this.reviewsMade = (this.reviewsMade || 0) + 1);
     import("./review.js").then(({ ReviewPanel }) => {
       if (made !== this.reviewsMade || !slot.isConnected) return;  // drawn again since
       this.review = new ReviewPanel({
-        id: this.id, seat: this.state.seat ?? 0, token: this.token, layout: this.layout,
+        id: this.id, seat, token: this.token, layout: this.layout,
+        name: mine ? null : () => seatName(seat, this.ctx),
         onShow: (frame) => { this.go(frame); this.frameEl.scrollIntoView({ block: "start" }); },
       });
       const review = this.review;
       this.disposers.push(() => review.dispose());
       slot.replaceWith(review.element);
     }).catch(() => { /* the replay stands without it */ });
-    return slot;
+    if (mine) return slot;
+    const wrap = el("div", { class: "review-whose" });
+    const buttons = [0, 1].map((s) => el("button", {
+      type: "button", class: "button subtle", "data-testid": `review-seat-${s}`,
+      "aria-pressed": String(s === seat),
+      onclick: () => { if (s !== seat) { this.reviewSeat = s; wrap.replaceWith(this.reviewElement()); } },
+    }));
+    const label = () => {
+      group.setAttribute("aria-label", t("review.whose"));
+      buttons.forEach((b, s) => { b.textContent = seatName(s, this.ctx); });
+    };
+    const group = el("div", { class: "review-seats", role: "group" }, buttons);
+    label();
+    if (this.offWhose) this.offWhose();
+    this.offWhose = onLangChange(label);
+    this.disposers.push(() => this.offWhose());
+    wrap.append(group, slot);
+    return wrap;
   }
 
   go(i) {

@@ -29,7 +29,7 @@ export function certainty(item) {
 }
 
 /** The graph of the win chance at each choice (an inline SVG; a line between hands). */
-export function curveSVG(curve) {
+export function curveSVG(curve, name = null) {
   const W = 300, H = 100, pad = 4;
   const n = curve.length;
   const x = (i) => (n > 1 ? pad + (i * (W - 2 * pad)) / (n - 1) : W / 2);
@@ -37,7 +37,7 @@ export function curveSVG(curve) {
   const svg = s("svg", {
     class: "review-curve", viewBox: `0 0 ${W} ${H}`, role: "img", "data-testid": "review-curve",
     "data-points": String(n), preserveAspectRatio: "none",
-    "aria-label": n ? t("review.curveLabel", { n, first: percent(curve[0].win), last: percent(curve[n - 1].win) }) : t("review.curve"),
+    "aria-label": n ? t(name ? "review.curveLabelOf" : "review.curveLabel", { n, name, first: percent(curve[0].win), last: percent(curve[n - 1].win) }) : t(name ? "review.curveOf" : "review.curve", { name }),
   });
   svg.append(s("line", { class: "review-half", x1: 0, x2: W, y1: y(0.5), y2: y(0.5) }));
   curve.forEach((p, i) => {
@@ -53,7 +53,7 @@ export function curveSVG(curve) {
 }
 
 /** One costly move: what was played, the better move, and the table with it lit. */
-function itemBlock(item, layout, { onShow = null } = {}) {
+function itemBlock(item, layout, { onShow = null, name = null } = {}) {
   const table = new TableView({ small: true, minWidth: layout === "narrow" ? 7 : 9, minHeight: 3, label: t("review.table") });
   const base = item.table || { tiles: [], bounds: [0, 0, 0, 0] };
   const tiles = [...(base.tiles || [])];
@@ -73,7 +73,7 @@ function itemBlock(item, layout, { onShow = null } = {}) {
   return el("li", { class: "review-item", "data-testid": "review-item", "data-move": item.move, "data-better": item.better_move }, [
     el("p", { class: "review-played" }, [
       el("strong", { text: t("review.where", { h: item.hand, n: item.n }) }), " ",
-      t("review.played", { move: item.move, win: percent(item.win) }), " ",
+      t(name ? "review.playedOf" : "review.played", { move: item.move, win: percent(item.win) }), " ",
       el("span", { class: "review-cost", "data-testid": "review-cost", text: cost }),
     ]),
     el("p", { class: "review-better-line", "data-testid": "review-better", text: t("review.better", { move: item.better, win: percent(item.better_win) }) }),
@@ -88,11 +88,12 @@ function itemBlock(item, layout, { onShow = null } = {}) {
 /**
  * The review panel of seat `seat` of game `id`: `hand` a hand's number (its review), or
  * null for the whole match's (with the graph). `token`: the seat's, needed until the match
- * is over. `onShow(frame)`: a button per move that shows it in the replay.
+ * is over. `onShow(frame)`: a button per move that shows it in the replay. `name`: the
+ * seat's name when the reader is not that seat (a visitor's replay), else null ("your").
  */
 export class ReviewPanel {
-  constructor({ id, seat, token = null, layout = "wide", hand = null, onShow = null }) {
-    Object.assign(this, { id, seat, token, layout, hand, onShow });
+  constructor({ id, seat, token = null, layout = "wide", hand = null, onShow = null, name = null }) {
+    Object.assign(this, { id, seat, token, layout, hand, onShow, name });
     this.data = null;
     this.error = null;
     this.element = el("section", { class: "panel review", "data-testid": "review", "data-state": "loading", "aria-live": "polite" });
@@ -113,7 +114,9 @@ export class ReviewPanel {
   }
 
   render() {
-    const title = this.hand === null ? t("review.title") : t("review.handTitle", { n: this.hand });
+    const name = this.name ? this.name() : null;
+    const of = (key) => (name ? `${key}Of` : key);
+    const title = this.hand === null ? t(of("review.title"), { name }) : t("review.handTitle", { n: this.hand });
     const head = el("h2", { class: "section-title", text: title });
     if (this.error) {
       this.element.dataset.state = "error";
@@ -121,7 +124,7 @@ export class ReviewPanel {
       return;
     }
     if (!this.data) {
-      this.element.replaceChildren(head, el("p", { class: "muted", text: t("review.loading") }));
+      this.element.replaceChildren(head, el("p", { class: "muted", text: t(of("review.loading"), { name }) }));
       return;
     }
     const d = this.data;
@@ -130,13 +133,13 @@ export class ReviewPanel {
     const choices = hand ? hand.choices : d.hands.reduce((a, h) => a + h.choices, 0);
     this.element.dataset.state = "ready";
     const parts = [head];
-    if (!costly.length) parts.push(el("p", { "data-testid": "review-none", text: t("review.none", { n: choices }) }));
+    if (!costly.length) parts.push(el("p", { "data-testid": "review-none", text: t(of("review.none"), { n: choices, name }) }));
     else {
-      parts.push(el("p", { text: t("review.intro", { n: choices }) }));
-      parts.push(el("ol", { class: "review-list" }, costly.map((item) => itemBlock(item, this.layout, { onShow: this.onShow }))));
+      parts.push(el("p", { text: t(of("review.intro"), { n: choices, name }) }));
+      parts.push(el("ol", { class: "review-list" }, costly.map((item) => itemBlock(item, this.layout, { onShow: this.onShow, name }))));
     }
     if (d.curve.length > 1) {
-      parts.push(el("figure", { class: "review-graph" }, [curveSVG(d.curve), el("figcaption", { text: t("review.curve") })]));
+      parts.push(el("figure", { class: "review-graph" }, [curveSVG(d.curve, name), el("figcaption", { text: t(of("review.curve"), { name }) })]));
     }
     this.element.replaceChildren(...parts);
   }

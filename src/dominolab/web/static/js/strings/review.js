@@ -22,6 +22,15 @@ export const en = {
   "review.curveLabel": "Your win chance over the match: {first} after your first choice, {last} after your last ({n} choices)",
   "review.rated": "In a rated match the review comes once the match is over.",
   "review.lobby": "Against a player from the lobby the review comes once the match is over.",
+  "review.titleOf": "Review of {name}'s match",
+  "review.loadingOf": "The expert is reviewing {name}'s moves…",
+  "review.noneOf": (p) => `None of ${p.name}'s ${p.n} choice${p.n === 1 ? "" : "s"} lost value against the expert's.`,
+  "review.introOf": (p) => `${p.name}'s moves that cost the most (of ${p.n} choice${p.n === 1 ? "" : "s"}; the expert's view):`,
+  "review.playedOf": "played {move}, win chance {win};",
+  "review.curveOf": "{name}'s win chance over the match, after each of their choices",
+  "review.curveLabelOf": "{name}'s win chance over the match: {first} after the first choice, {last} after the last ({n} choices)",
+  "review.whose": "Whose play to review",
+
 };
 
 function wyborow(n) {
@@ -49,4 +58,13 @@ export const pl = {
   "review.curveLabel": "Twoja szansa wygranej w trakcie rozgrywki: {first} po pierwszym wyborze, {last} po ostatnim (wyborów: {n})",
   "review.rated": "W rozgrywce rankingowej przegląd pojawi się po jej końcu.",
   "review.lobby": "W rozgrywce z graczem z lobby przegląd pojawi się po jej końcu.",
+  "review.titleOf": "Przegląd rozgrywki: {name}",
+  "review.loadingOf": "Ekspert przegląda ruchy: {name}…",
+  "review.noneOf": (p) => `${p.name}: żaden z ruchów (${p.n}) nie był gorszy od ruchu eksperta.`,
+  "review.introOf": (p) => `${p.name}: najdroższe ruchy (z ${wyborow(p.n)}; w ocenie eksperta):`,
+  "review.playedOf": "ruch {move}, szansa wygranej {win};",
+  "review.curveOf": "{name}: szansa wygranej w trakcie rozgrywki, po każdym wyborze",
+  "review.curveLabelOf": "{name}: szansa wygranej w trakcie rozgrywki: {first} po pierwszym wyborze, {last} po ostatnim (wyborów: {n})",
+  "review.whose": "Czyją grę przejrzeć",
+
 };
