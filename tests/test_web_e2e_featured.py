@@ -42,3 +42,24 @@ def test_the_home_page_features_a_live_game_and_its_spectator_sees_ratings(ui: U
         expect(watcher.get_by_test_id("players")).to_have_text(
             f"Watching: Guest vs Computer (easy, {easy})")
         expect(watcher.locator('[data-testid="hand-tile"]')).to_have_count(0)
+
+
+def test_a_spectator_on_a_phone_sees_who_plays_everywhere_on_the_page(ui: Ui) -> None:
+    """At 390 px the names and ratings are on a line of their own (a player's page hides
+    it: the opponent's name is on their side of the table), and the score table and the
+    turn line name the computer by its level, not "Seat 1"."""
+    player = ui.new_page("player")
+    watcher = ui.new_page("phone-watcher", width=390, height=844)
+    with ui.guard():
+        new_game(player, "luzak", "easy")
+        gid = game_id_of(player)
+        watcher.goto("/")
+        watcher.get_by_test_id("lang-en").click()
+        watcher.goto(f"/watch/{gid}")
+        easy = round(LEVEL_RATINGS["luzak"]["easy"])
+        players = watcher.get_by_test_id("players")
+        expect(players).to_have_text(f"Watching: Guest vs Computer (easy, {easy})")
+        expect(players).to_be_visible()
+        scores = watcher.get_by_test_id("scores")
+        expect(scores).to_contain_text("Computer (easy)")
+        expect(scores).not_to_contain_text("Seat 1")

@@ -7,7 +7,7 @@ import { t, onLangChange } from "./i18n.js";
 import { TableView } from "./table.js";
 import { tileSVG, digits } from "./tiles.js";
 import { el, layoutMode } from "./ui.js";
-import { seatName, opponentName, moveText, reasonText, pointsText, endText, winnerText, bonusText, tablePlays } from "./words.js";
+import { seatName, publicNames, moveText, reasonText, pointsText, endText, winnerText, bonusText, tablePlays } from "./words.js";
 
 /** For each FRAME, the number of its move within its hand (0 for a hand's deal). */
 export function moveNumbers(frames) {
@@ -25,15 +25,6 @@ export function moveNumbers(frames) {
  * and the seats' players, from the public replay's own fields. */
 function publicState(replay) {
   return { game: replay.game, rules: replay.rules, mode: replay.mode, opponent: replay.opponent, seat: null, players: replay.players || [null, null] };
-}
-
-/** The seats' names in a public replay: the players', the computer's by its level. */
-function publicNames(st) {
-  return st.players.map((p, seat) => {
-    if (p) return p.name;
-    if (st.mode === "computer" && seat === 1) return opponentName({ mode: "computer", opponent: st.opponent });
-    return null;
-  });
 }
 
 export class ReplayView {

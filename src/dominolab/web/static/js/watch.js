@@ -8,7 +8,7 @@ import { GameView } from "./game.js";
 import { t, getLang } from "./i18n.js";
 import { tileBack } from "./tiles.js";
 import { el, spinner } from "./ui.js";
-import { seatName, opponentName } from "./words.js";
+import { seatName, publicNames } from "./words.js";
 import { loadSeats, seatWords } from "./featured.js";
 
 export class WatchView extends GameView {
@@ -26,8 +26,8 @@ export class WatchView extends GameView {
 
   get ctx() {
     const st = this.state;
-    // the seats' names (the players' when named) as a replay has them
-    const names = (st.players || []).map((p) => (p && p.name) || null);
+    // the seats' names as a replay has them: the players', the computer's by its level
+    const names = publicNames(st);
     return { seat: null, mode: st.mode, opponent: st.opponent, names: names.some((n) => n) ? names : null };
   }
 
@@ -73,8 +73,7 @@ export class WatchView extends GameView {
     });
     document.title = `${t("watch.title")} · ${t(`game.${st.game}`)} · dominolab`;
     this.titleEl.textContent = t(`game.${st.game}`) || st.title;
-    const b = st.mode === "friend" ? seatName(1, ctx) : `${seatName(1, ctx)} (${opponentName(ctx)})`;
-    this.vsEl.textContent = `${t("watch.title")}: ${t("watch.vs", { a: seatName(0, ctx), b })}`;
+    this.vsEl.textContent = `${t("watch.title")}: ${t("watch.vs", { a: seatName(0, ctx), b: seatName(1, ctx) })}`;
     this.showSeats();
     this.drawConn();
     this.gameEl.classList.toggle("is-offline", !this.live);

@@ -16,6 +16,16 @@ export function seatName(seat, ctx) {
   return opponentName(ctx);
 }
 
+/** The seats' names for a neutral reader (a public replay, a spectator): the players', the
+ * computer's by its level, null for an unnamed seat (a friend game's guest). */
+export function publicNames(st) {
+  return (st.players || [null, null]).map((p, seat) => {
+    if (p) return p.name;
+    if (st.mode === "computer" && seat === 1) return opponentName({ mode: "computer", opponent: st.opponent });
+    return null;
+  });
+}
+
 export function opponentName(ctx) {
   const named = ctx.players && ctx.seat !== null && ctx.seat !== undefined ? ctx.players[1 - ctx.seat] : null;
   if (named && named.name) return playerName(named.name);
