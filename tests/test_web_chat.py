@@ -15,6 +15,7 @@ from starlette.testclient import TestClient
 
 from dominolab.web.games.chat import PHRASES
 from dominolab.web.limits import Limits
+from test_web_metrics import scrape
 from web_support import friend_game, seeded_app
 
 #: the socket reads have no timeout of their own: this bounds each test
@@ -25,7 +26,8 @@ pytestmark = pytest.mark.timeout(60)
 def client(tmp_path: Path) -> Iterator[TestClient]:
     app = seeded_app(tmp_path / "games.sqlite3", seed=7,
                      limits=Limits(messages_per_minute=1.0, messages_burst=3))
-    with TestClient(app) as c:
+    # from this machine's own address: /metrics answers it (the refusals are counted there)
+    with TestClient(app, client=("127.0.0.1", 50000)) as c:
         yield c
 
 
@@ -121,6 +123,7 @@ def test_the_rate_per_seat_holds(client: TestClient) -> None:
         [refusal] = [m for m in seen if m["type"] == "error"]
         assert refusal["status"] == 429 and refusal["retry_after"] >= 1
         assert "too many messages" in refusal["error"]
+        assert scrape(client)['dominolab_refused_total{kind="messages"}'] == 1
         assert [m["phrase"] for m in told(ws1, 3)] == ["well_played"] * 3
         # the other seat has a bucket of its own
         ws1.send_text(json.dumps({"type": "chat", "phrase": "thanks"}))
@@ -135,3 +138,13 @@ def test_the_computer_reads_no_messages(client: TestClient) -> None:
         hello(ws, token=made["token"])
         ws.send_text(json.dumps({"type": "chat", "phrase": "good_luck"}))
         assert [m["status"] for m in until_pong(ws)] == [409]
+
+
+def test_serve_sets_the_rate_of_messages() -> None:
+    from dominolab.cli.main import build_parser
+    from dominolab.cli.serve import limits_of
+
+    args = build_parser().parse_args(["serve", "--messages-per-minute", "2"])
+    assert limits_of(args).messages_per_minute == 2
+    assert limits_of(build_parser().parse_args(["serve"])).messages_per_minute == \
+        Limits().messages_per_minute

@@ -458,6 +458,8 @@ class Seat:
     def __init__(self, token: str) -> None:
         self.token = token
         self.states: list[Json] = []
+        #: the canned messages it was sent
+        self.chats: list[Json] = []
         self.ws: Any = None
         self.reader: asyncio.Task[None] | None = None
         self.changed = asyncio.Event()
@@ -476,8 +478,11 @@ class Seat:
         try:
             async for text in self.ws:
                 message = json.loads(text)
-                assert message["type"] == "state", message
-                self.states.append(message["state"])
+                if message["type"] == "chat":
+                    self.chats.append(message)
+                else:
+                    assert message["type"] == "state", message
+                    self.states.append(message["state"])
                 self.changed.set()
         except ConnectionClosed:
             pass
@@ -524,6 +529,29 @@ def test_a_socket_on_one_server_sees_a_move_made_on_the_other(
         after = await seat1.until(lambda s: s["version"] == before["version"] + 1, 5)
         assert time.monotonic() - started < 5
         assert after["history"][-1]["seat"] == 0 and after["opponent_tiles"] == 11
+        await seat1.close()
+
+    run_async(run(), timeout=150)
+
+
+def test_a_message_sent_on_one_server_reaches_the_seat_on_the_other(
+        two_servers: tuple[ServerProcess, ServerProcess]) -> None:
+    """Canned messages go out on the game's topic (docs/web.md, "Messages during a game"):
+    seat 0 on server a says "good luck", and seat 1, connected to b, is told."""
+    a, b = two_servers
+    gid, token0, token1 = friend_game(a, b)
+
+    async def run() -> None:
+        seat0, seat1 = Seat(token0), Seat(token1)
+        await seat0.connect(ws_url(a, gid))
+        await seat1.connect(ws_url(b, gid))
+        await seat0.ws.send(json.dumps({"type": "chat", "phrase": "good_luck"}))
+        async with asyncio.timeout(10):
+            while not seat1.chats:
+                seat1.changed.clear()
+                await seat1.changed.wait()
+        assert seat1.chats == [{"type": "chat", "seat": 0, "phrase": "good_luck"}]
+        await seat0.close()
         await seat1.close()
 
     run_async(run(), timeout=150)

@@ -164,6 +164,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="reviews one address may have worked out per minute (default: 10, "
                         "5 at once; a review already worked out is free; on PostgreSQL, on "
                         "all servers together)")
+    p.add_argument("--messages-per-minute", type=LIMIT, default=None, metavar="N",
+                   help="canned messages one seat of a game may send per minute (default: "
+                        "6, 3 at once; on PostgreSQL, on all servers together)")
     p.add_argument("--watchers-per-address", type=whole_number(1, 1_000_000, digits=7),
                    default=None, metavar="N",
                    help="games one address may watch at once (default: 10)")

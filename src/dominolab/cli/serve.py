@@ -47,7 +47,7 @@ def limits_of(args: argparse.Namespace) -> Limits:
     """The server's limits from its flags (each flag's type has checked its range)."""
     limits = Limits()
     for flag, scale in (("games_per_minute", 1.0), ("hints_per_minute", 1.0),
-                        ("reviews_per_minute", 1.0),
+                        ("reviews_per_minute", 1.0), ("messages_per_minute", 1.0),
                         ("abandoned_after", DAY), ("finished_kept", DAY)):
         value = getattr(args, flag)
         if value is not None:
