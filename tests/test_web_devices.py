@@ -14,6 +14,7 @@ from starlette.testclient import TestClient
 from dominolab.web.community.devices import (
     CODE_ALPHABET,
     code_hash,
+    link_qr,
     normal_code,
     seal,
     unseal,
@@ -70,6 +71,9 @@ def test_a_link_code_gives_the_second_device_the_same_player_once(client: TestCl
     shown = made["code"]
     assert len(shown) == 9 and shown[4] == "-"
     assert all(c in CODE_ALPHABET for c in shown.replace("-", ""))
+    # the link page with the code in it, and its QR code for a phone's camera
+    assert made["url"] == f"http://testserver/link#c={shown}"
+    assert made["qr"] == link_qr(made["url"]) and made["qr"].startswith("data:image/svg+xml")
     before = client.get("/api/me", headers=as_player(ala["key"])).json()
     assert before["linked"] == 0 and before["recovery"] is False
     # typed by hand on the phone: small letters, no dash

@@ -41,6 +41,10 @@ def test_a_second_device_linked_with_a_code_sees_the_same_rating_and_live_game(
                 a.get_by_test_id("link-device").click()
                 code = a.get_by_test_id("link-code").inner_text()
                 assert re.fullmatch(r"[0-9A-Z]{4}-[0-9A-Z]{4}", code), code
+                # its QR code, drawn (the page's policy lets a data: image through)
+                qr = a.get_by_test_id("link-qr")
+                expect(qr).to_be_visible()
+                assert qr.evaluate("img => img.complete && img.naturalWidth > 0")
 
                 b = ui.new_page("B", width=390, height=844)
                 b.goto("/lobby")

@@ -15,6 +15,8 @@ import hashlib
 import secrets
 from typing import Any, Final
 
+import segno
+
 from dominolab.web.community.players import Players
 from dominolab.web.errors import ApiError, take
 from dominolab.web.limits import Limiter
@@ -51,6 +53,13 @@ def new_code(length: int) -> str:
 def shown_code(code: str) -> str:
     """A code in groups of four, as the page shows it (``ABCD-EFGH``)."""
     return "-".join(code[i:i + 4] for i in range(0, len(code), 4))
+
+
+def link_qr(url: str) -> str:
+    """A QR code of ``url`` as an SVG ``data:`` URI (the page shows it as an image), black on
+    white with the quiet zone a camera needs, at the medium level of error correction."""
+    return segno.make(url, error="m").svg_data_uri(scale=4, border=4, dark="#000",
+                                                   light="#fff")
 
 
 def code_hash(code: str) -> str:
@@ -97,10 +106,13 @@ class Devices:
             raise ApiError(401, "this needs your player key (X-Player-Key: KEY)")
         return player, key
 
-    async def make(self, kind: str, key: str | None, client: str) -> dict[str, Any]:
+    async def make(self, kind: str, key: str | None, client: str,
+                   page: str | None = None) -> dict[str, Any]:
         """A new code of ``kind`` for the player whose key is ``key``, in place of their
         earlier one of that kind: ``{"code", "kind", "expires"}`` (``expires``: None for a
-        recovery code). The code is shown once; the store keeps only its hash."""
+        recovery code), and for a link code ``url``, the link page at ``page`` with the
+        code in it, and ``qr``, that URL's QR code. The code is shown once; the store keeps
+        only its hash."""
         assert kind in KINDS, kind
         player, key = await self._player(key)
         await take(self._make, f"player {player.id}", "device codes")
@@ -110,7 +122,11 @@ class Devices:
         with unavailable("the code could not be saved", "could not store a device code"):
             await self.store.put_code(code_hash(code), player.id, kind, seal(key, code),
                                       expires)
-        return {"code": shown_code(code), "kind": kind, "expires": expires}
+        made: dict[str, Any] = {"code": shown_code(code), "kind": kind, "expires": expires}
+        if kind == "link" and page is not None:
+            made["url"] = f"{page}#c={shown_code(code)}"
+            made["qr"] = link_qr(made["url"])
+        return made
 
     async def claim(self, text: Any, client: str) -> dict[str, Any]:
         """The player a code stands for, with their key, for the device that typed it:

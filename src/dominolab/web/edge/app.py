@@ -306,9 +306,11 @@ async def me(request: Request) -> Response:
 
 async def make_link_code(request: Request) -> Response:
     """A one-time code that gives another device this player's key (docs/web.md, "Your
-    games on any device"): 201 ``{"code", "kind", "expires"}``."""
+    games on any device"): 201 ``{"code", "kind", "expires", "url", "qr"}``."""
+    page = str(request.url_for("link_page"))
     return JSONResponse(await devices_of(request).make("link", player_key(request),
-                                                       client_of(request)), status_code=201)
+                                                       client_of(request), page),
+                        status_code=201)
 
 
 async def make_recovery_code(request: Request) -> Response:
@@ -782,7 +784,7 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             Route("/api/me/link", make_link_code, methods=["POST"]),
             Route("/api/me/recovery", make_recovery_code, methods=["POST"]),
             Route("/api/codes", claim_code, methods=["POST"]),
-            Route("/link", page),
+            Route("/link", page, name="link_page"),
             Route("/api/players/{player_id}", player_page),
             Route("/api/leaderboard/{game}", leaderboard),
             Route("/api/games", create_game, methods=["POST"]),

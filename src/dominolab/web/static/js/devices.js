@@ -89,6 +89,10 @@ export class DevicesPanel {
       shown ? el("div", { class: "device-code", role: "status" }, [
         el("p", { text: shown.kind === "link" ? t("devices.linkShown", { url }) : t("devices.recoveryShown") }),
         el("p", {}, [el("strong", { class: "code-text", "data-testid": `${shown.kind}-code`, translate: "no", text: shown.code })]),
+        shown.qr ? el("figure", { class: "device-qr" }, [
+          el("img", { src: shown.qr, alt: t("devices.qrAlt", { code: shown.code }), width: "200", height: "200", "data-testid": "link-qr" }),
+          el("figcaption", { class: "muted", text: t("devices.qr") }),
+        ]) : null,
       ]) : null,
       this.error ? el("p", { class: "form-error", role: "alert", "data-testid": "devices-error", text: this.error }) : null,
     ]);
