@@ -1,43 +1,70 @@
 // The page's entry point: the header (rules link, language buttons), a small router for
-// /, /game/ID, /watch/ID, /rules and /replay/ID (history.pushState), and the toasts' host.
+// /, /game/ID, /watch/ID, /rules, /replay/ID and the rest (history.pushState), and the
+// toasts' host.
 
 import { t, getLang, setLang, onLangChange } from "./i18n.js";
 import { HomeView } from "./home.js";
 import { GameView } from "./game.js";
-import { WatchView } from "./watch.js";
-import { ReplayView } from "./replay.js";
-import { RulesView } from "./rules.js";
-import { LearnView } from "./learn.js";
-import { PlayerView } from "./player.js";
-import { LeaderboardView } from "./leaderboard.js";
-import { LobbyView } from "./lobby.js";
-import { LinkView } from "./devices.js";
+import { el } from "./ui.js";
 
 const main = document.getElementById("main");
 let view = null;
+let shown = 0;
 
+// the other pages' code is read when one of them is first shown (the start page and the
+// game page, the ones a visitor lands on, come with this file): a first visit reads only
+// what it shows (docs/web.md, "What a visit transfers")
+const lazy = (file, name) => () => import(file).then((m) => m[name]);
+const WatchView = lazy("./watch.js", "WatchView");
+const ReplayView = lazy("./replay.js", "ReplayView");
+const RulesView = lazy("./rules.js", "RulesView");
+const LearnView = lazy("./learn.js", "LearnView");
+const PlayerView = lazy("./player.js", "PlayerView");
+const LeaderboardView = lazy("./leaderboard.js", "LeaderboardView");
+const LobbyView = lazy("./lobby.js", "LobbyView");
+const LinkView = lazy("./devices.js", "LinkView");
+const now = (View) => () => Promise.resolve(View);
+
+/** The view class of PATH (a promise: most are read on first use) and its arguments. */
 function route(path) {
   let m;
-  if ((m = /^\/game\/([^/]+)\/?$/.exec(path))) return new GameView(decodeURIComponent(m[1]), navigate);
-  if ((m = /^\/replay\/([^/]+)\/?$/.exec(path))) return new ReplayView(decodeURIComponent(m[1]), navigate);
-  if ((m = /^\/watch\/([^/]+)\/?$/.exec(path))) return new WatchView(decodeURIComponent(m[1]), navigate);
+  if ((m = /^\/game\/([^/]+)\/?$/.exec(path))) return [now(GameView), decodeURIComponent(m[1])];
+  if ((m = /^\/replay\/([^/]+)\/?$/.exec(path))) return [ReplayView, decodeURIComponent(m[1])];
+  if ((m = /^\/watch\/([^/]+)\/?$/.exec(path))) return [WatchView, decodeURIComponent(m[1])];
   // /rules, /rules/GAME, /rules/exact: the player's guide (rules.js) decides
-  if (/^\/rules(\/[^/]*)?\/?$/.test(path)) return new RulesView(path, navigate);
+  if (/^\/rules(\/[^/]*)?\/?$/.test(path)) return [RulesView, path];
   // /learn, /learn/GAME: the tutorial (learn.js)
-  if (/^\/learn(\/[^/]*)?\/?$/.test(path)) return new LearnView(path, navigate);
+  if (/^\/learn(\/[^/]*)?\/?$/.test(path)) return [LearnView, path];
   // a player's page and the leaderboard (player.js, leaderboard.js)
-  if ((m = /^\/player\/([^/]+)\/?$/.exec(path))) return new PlayerView(decodeURIComponent(m[1]), navigate);
-  if ((m = /^\/leaderboard(?:\/([^/]+))?\/?$/.exec(path))) return new LeaderboardView(m[1] ? decodeURIComponent(m[1]) : null, navigate);
-  if (/^\/lobby\/?$/.test(path)) return new LobbyView(navigate);
+  if ((m = /^\/player\/([^/]+)\/?$/.exec(path))) return [PlayerView, decodeURIComponent(m[1])];
+  if ((m = /^\/leaderboard(?:\/([^/]+))?\/?$/.exec(path))) return [LeaderboardView, m[1] ? decodeURIComponent(m[1]) : null];
+  if (/^\/lobby\/?$/.test(path)) return [LobbyView];
   // another device's code (devices.js)
-  if (/^\/link\/?$/.test(path)) return new LinkView(navigate);
-  return new HomeView(navigate);
+  if (/^\/link\/?$/.test(path)) return [LinkView];
+  return [now(HomeView)];
 }
 
-function show() {
+async function show() {
+  const mine = ++shown;
+  const [load, ...args] = route(location.pathname);
+  let View;
+  try {
+    View = await load();
+  } catch (_) {
+    if (mine !== shown) return;
+    // the page's code could not be read (offline, or a new version deployed meanwhile)
+    if (view && view.unmount) view.unmount();
+    view = null;
+    main.replaceChildren(el("section", { class: "panel notice", role: "alert" }, [
+      el("p", { text: t("app.loadFailed") }),
+      el("p", {}, [el("button", { type: "button", class: "button primary", onclick: () => location.reload() }, [t("app.reload")])]),
+    ]));
+    return;
+  }
+  if (mine !== shown) return;  // another page was asked for meanwhile
   if (view && view.unmount) view.unmount();
   main.replaceChildren();
-  view = route(location.pathname);
+  view = new View(...args, navigate);
   view.mount(main);
   markNav();
 }

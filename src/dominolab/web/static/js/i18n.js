@@ -25,6 +25,8 @@ function plPlural(n, one, few, many) {
 const en = {
   "app.name": "dominolab",
   "app.tagline": "Luzak & Widelec",
+  "app.loadFailed": "This page could not be loaded. Check the connection and load it again.",
+  "app.reload": "Load again",
   "nav.home": "New game",
   "nav.rules": "Rules",
   "nav.learn": "Learn",
@@ -322,6 +324,8 @@ const en = {
 const pl = {
   "app.name": "dominolab",
   "app.tagline": "Luzak i Widelec",
+  "app.loadFailed": "Nie udało się wczytać tej strony. Sprawdź połączenie i wczytaj ją ponownie.",
+  "app.reload": "Wczytaj ponownie",
   "nav.home": "Nowa gra",
   "nav.rules": "Zasady",
   "nav.learn": "Nauka gry",
