@@ -142,9 +142,9 @@ def daily_index(game: str, count: int, day: dt.date) -> int:
     shuffled from a hash of the game and the run's first day (a generator of its own: no
     global randomness), the second of them first where the run would begin with the
     puzzle the run before ended with."""
-    if count < 2:
-        return 0
     ordinal = day.toordinal()
+    if count < 3:  # one, or two in turn (a swap below would undo the run before's)
+        return ordinal % count
     run, place = divmod(ordinal, count)
     order = _run_order(game, count, run)
     if order[0] == _run_order(game, count, run - 1)[-1]:
