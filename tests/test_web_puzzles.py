@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from itertools import pairwise
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
