@@ -1,5 +1,6 @@
 // The page's entry point: the header (rules link, language buttons), a small router for
-// /, /game/ID, /watch/ID, /rules and /replay/ID (history.pushState), and the toasts' host.
+// /, /game/ID, /watch/ID, /rules, /replay/ID and /puzzles (history.pushState), and the
+// toasts' host.
 
 import { t, getLang, setLang, onLangChange } from "./i18n.js";
 import { HomeView } from "./home.js";
@@ -29,9 +30,28 @@ function route(path) {
   if ((m = /^\/player\/([^/]+)\/?$/.exec(path))) return new PlayerView(decodeURIComponent(m[1]), navigate);
   if ((m = /^\/leaderboard(?:\/([^/]+))?\/?$/.exec(path))) return new LeaderboardView(m[1] ? decodeURIComponent(m[1]) : null, navigate);
   if (/^\/lobby\/?$/.test(path)) return new LobbyView(navigate);
+  // the puzzles, read when first shown (puzzles.js)
+  if (/^\/puzzles(\/[^/]+){0,2}\/?$/.test(path)) return lazyView(() => import("./puzzles.js").then((m) => new m.PuzzlesView(path, navigate)));
   // another device's code (devices.js)
   if (/^\/link\/?$/.test(path)) return new LinkView(navigate);
   return new HomeView(navigate);
+}
+
+/** A view whose code is read when first shown: MAKE() resolves to the view, mounted into
+ * the page if it is still the page's by then. */
+function lazyView(make) {
+  let real = null, root = null, gone = false;
+  const made = make();
+  made.then((v) => {
+    real = v;
+    if (!gone && root) real.mount(root);
+  }).catch(() => {
+    if (!gone && root) root.replaceChildren(Object.assign(document.createElement("p"), { className: "panel notice", textContent: t("err.network") }));
+  });
+  return {
+    mount(r) { root = r; },
+    unmount() { gone = true; if (real && real.unmount) real.unmount(); },
+  };
 }
 
 function show() {
@@ -66,6 +86,7 @@ function renderHeader() {
   document.querySelector(".brand").setAttribute("aria-label", `dominolab: ${t("app.tagline")}`);
   document.querySelector("[data-testid=rules-link]").textContent = t("nav.rules");
   document.querySelector("[data-testid=learn-link]").textContent = t("nav.learn");
+  document.querySelector("[data-testid=puzzles-link]").textContent = t("nav.puzzles");
   document.querySelector("[data-testid=leaderboard-link] .nav-label").textContent = t("nav.leaderboard");
   document.querySelector("[data-testid=lobby-link]").textContent = t("nav.lobby");
   document.querySelector("[data-i18n=home-link]").textContent = t("nav.home");
