@@ -190,7 +190,7 @@ export class PuzzlesView {
       el("h3", { class: "hand-title", text: t("pz.hand") }),
       this.handEl,
       this.actionsEl,
-      el("p", { class: "muted key-hint", text: this.answer ? "" : t("pz.pickHint") }),
+      el("p", { class: "puzzle-hint", text: this.answer ? "" : t("pz.pickHint") }),
       this.resultEl,
     ]);
     this.renderTable();
@@ -258,7 +258,7 @@ export class PuzzlesView {
       el("tbody", {}, rows),
     ])]);
     const next = el("button", { type: "button", class: "button primary", "data-testid": "next-puzzle", onclick: () => this.next(), text: t("pz.next") });
-    this.resultEl.replaceChildren(
+    this.resultEl.replaceChildren(...[
       el("p", { class: `puzzle-verdict ${a.solved ? "is-solved" : "is-missed"}`, "data-testid": "puzzle-verdict", "data-solved": String(a.solved), text: headline }),
       a.best.same.length ? el("p", { class: "muted", text: t("pz.same", { moves: a.best.same.join(", ") }) }) : null,
       el("h3", { text: t("pz.whyTitle") }),
@@ -266,7 +266,7 @@ export class PuzzlesView {
       el("p", { class: "puzzle-change", "data-testid": "puzzle-rating-change", text: change }),
       table,
       el("div", { class: "modal-actions" }, [next]),
-    );
+    ].filter(Boolean));
   }
 
   next() {
