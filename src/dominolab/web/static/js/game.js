@@ -7,8 +7,7 @@ import { t, getLang, onLangChange, formatNumber, playerName } from "./i18n.js";
 import { GameSocket } from "./socket.js";
 import { attention, titled, notifyControls } from "./notify.js";
 import { ChatPanel } from "./chat.js";
-import { TableView, groupSpots } from "./table.js";
-import { handTileButton, chooserDialog } from "./picker.js";
+import { TableView, groupSpots, handTileButton, chooserDialog } from "./table.js";
 import { s as svgEl, tileSVG, digits, tileBack, spinnerMark, flyTile, reducedMotion } from "./tiles.js";
 import { el, toast, spinner, downloadText, layoutMode } from "./ui.js";
 import {

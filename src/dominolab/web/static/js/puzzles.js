@@ -1,14 +1,13 @@
 // The puzzles (docs/web.md, "Puzzles"): /puzzles/GAME gives the player the next puzzle of
 // the game, /puzzles/GAME/ID that one. The position is drawn as the game page draws a
-// table, and a move is picked the way the game page picks one (picker.js, table.js); the
+// table, and a move is picked the way the game page picks one (table.js); the
 // answer lights the best move on the table and says why, with the count and the points, and
 // how the puzzle rating moved. Also the daily puzzle's panel for the start page. Read when
 // first shown (a dynamic import): the game page's first visit does not carry it.
 
 import { api, loadPlayer } from "./api.js";
 import { t, addStrings, onLangChange, formatNumber } from "./i18n.js";
-import { TableView, groupSpots } from "./table.js";
-import { handTileButton, chooserDialog } from "./picker.js";
+import { TableView, groupSpots, handTileButton, chooserDialog } from "./table.js";
 import { percent } from "./review.js";
 import { el, toast } from "./ui.js";
 import * as strings from "./strings/puzzles.js";
