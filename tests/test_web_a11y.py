@@ -195,6 +195,7 @@ ADDRESSED = (
     ("replay", "/replay/{finished}", "replay-frame"),
     ("not-found", "/player/no-such-player", "player-error"),
     ("link", "/link", "link-form"),
+    ("puzzles", "/puzzles/luzak", "puzzle-table"),
 )
 
 

@@ -54,6 +54,10 @@ class Limits:
     #: code counts: 8 characters of 32 cannot be guessed at this rate)
     claims_per_minute: float = 5.0
     claims_burst: int = 10
+    #: puzzle answers a client may send per minute, on average, and at once
+    #: (community/puzzles.py)
+    puzzle_answers_per_minute: float = 30.0
+    puzzle_answers_burst: int = 20
     #: how long a link code may be claimed, in seconds
     link_code_lifetime: float = 600.0
     #: jobs (computer moves and hints) one client may have waiting for a worker
@@ -102,6 +106,7 @@ class Limits:
         for name in ("games_per_minute", "hints_per_minute", "reviews_per_minute",
                      "players_per_minute",
                      "codes_per_minute", "claims_per_minute", "link_code_lifetime",
+                     "puzzle_answers_per_minute",
                      "abandoned_after",
                      "finished_kept", "sweep_every", "seeks_per_minute", "lobby_sweep_every",
                      "messages_per_minute",
@@ -111,7 +116,7 @@ class Limits:
             if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number, not {value!r}")
         for name in ("games_burst", "hints_burst", "reviews_burst", "players_burst", "codes_burst",
-                     "claims_burst", "queued_per_client",
+                     "claims_burst", "puzzle_answers_burst", "queued_per_client",
                      "seeks_burst", "messages_burst", "open_seeks_per_player",
                      "lobby_sockets_per_client",
                      "watchers_per_client", "watchers_per_game", "watchers_total",

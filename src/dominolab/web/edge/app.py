@@ -39,9 +39,11 @@ from dominolab.web.community.devices import Devices
 from dominolab.web.community.featured import Candidate, Featured
 from dominolab.web.community.lobby import Lobby, LobbySocket, seek_json
 from dominolab.web.community.players import Players
+from dominolab.web.community.puzzles import PuzzleRoom
 from dominolab.web.community.standings import Standings
 from dominolab.web.content.guide import guide_endpoint, guide_index_endpoint
 from dominolab.web.content.lessons import lessons_endpoint, lessons_index_endpoint
+from dominolab.web.content.puzzles import Shelf, load_shelf
 from dominolab.web.content.rules import rules_html
 from dominolab.web.edge.assets import COMPRESS_FROM, STATIC, STATIC_PATH, Assets, Revalidated
 from dominolab.web.errors import ApiError
@@ -138,6 +140,11 @@ def devices_of(request: Request | WebSocket) -> Devices:
 def standings_of(request: Request | WebSocket) -> Standings:
     standings: Standings = request.app.state.standings
     return standings
+
+
+def puzzles_of(request: Request | WebSocket) -> PuzzleRoom:
+    room: PuzzleRoom = request.app.state.puzzles
+    return room
 
 
 def lobby_of(request: Request | WebSocket) -> Lobby:
@@ -356,6 +363,46 @@ async def game_seats(request: Request) -> Response:
 async def leaderboard(request: Request) -> Response:
     """A game's best players by rating, and the computer levels' fixed ratings."""
     return JSONResponse(await standings_of(request).leaderboard(request.path_params["game"]))
+
+
+# -- puzzles (docs/web.md, "Puzzles") -------------------------------------------------------
+
+async def puzzles_index(request: Request) -> Response:
+    """The games with puzzles, how many, and the caller's puzzle ratings (given a key)."""
+    return JSONResponse(await puzzles_of(request).overview(player_key(request)))
+
+
+async def daily_puzzle(request: Request) -> Response:
+    """``?game=GAME`` (default luzak)'s puzzle of the day (``&date=YYYY-MM-DD``: of that
+    day; default today, UTC)."""
+    query = request.query_params
+    return JSONResponse(await puzzles_of(request).daily(
+        query.get("game", "luzak"), query.get("date"), width_of(query.get("layout"))))
+
+
+async def next_puzzle(request: Request) -> Response:
+    """The next puzzle of a game for the caller (``?after=ID,ID``: puzzles just shown)."""
+    query = request.query_params
+    return JSONResponse(await puzzles_of(request).next(
+        request.path_params["game"], player_key(request), query.get("after"),
+        width_of(query.get("layout"))))
+
+
+async def one_puzzle(request: Request) -> Response:
+    """A puzzle's position, nothing of its answer."""
+    return JSONResponse(await puzzles_of(request).puzzle(
+        request.path_params["game"], request.path_params["puzzle_id"], player_key(request),
+        width_of(request.query_params.get("layout"))))
+
+
+async def answer_puzzle(request: Request) -> Response:
+    """``{"move": "56@4e"}``: solved or not, why, and the rating change (docs/web.md)."""
+    data = await read_json(request)
+    return JSONResponse(await puzzles_of(request).answer(
+        request.path_params["game"], request.path_params["puzzle_id"], player_key(request),
+        data.get("move"), client_of(request), width_of(data.get("layout"))))
+
+
 # -- the lobby (docs/web.md, "The lobby") ----------------------------------------------------
 
 async def lobby_now(request: Request) -> Response:
@@ -724,7 +771,7 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
                allow_origins: tuple[str, ...] = (), busy_timeout: float = BUSY_TIMEOUT,
                clock: Callable[[], float] | None = None,
                metrics_allow: tuple[str, ...] = DEFAULT_ALLOW,
-               health_timeout: float = 2.0) -> Starlette:
+               health_timeout: float = 2.0, puzzles: Shelf | None = None) -> Starlette:
     """The web app over the games database at ``db_path`` (created if missing; a database
     that cannot be used raises :class:`~dominolab.web.storage.store.StoreError` here): an SQLite
     file's path, or a ``postgresql://`` URL, where several servers may serve the same
@@ -739,7 +786,9 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
     ``busy_timeout``: how long a write waits for another process's lock; ``clock``: the
     wall clock for game times (tests move it on); ``metrics_allow``: the addresses and
     networks that may read ``/metrics`` (ValueError naming one that is neither);
-    ``health_timeout``: the seconds ``/healthz`` gives the database."""
+    ``health_timeout``: the seconds ``/healthz`` gives the database; ``puzzles``: the
+    puzzles served (default: the shipped ones, read here: a broken puzzle file raises
+    :class:`~dominolab.players.puzzles.PuzzleError` naming it)."""
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -776,6 +825,8 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             Route("/leaderboard", page),
             Route("/leaderboard/{game}", page),
             Route("/lobby", page),
+            Route("/puzzles", page),
+            Route("/puzzles/{path:path}", page),
             Route("/healthz", healthz),
             Route("/metrics", metrics_text),
             Route("/api/meta", meta),
@@ -804,6 +855,11 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             Route("/api/seeks/{seek_id}", cancel_seek, methods=["DELETE"]),
             Route("/api/seeks/{seek_id}/accept", accept_seek, methods=["POST"]),
             Route("/api/quick", quick, methods=["POST"]),
+            Route("/api/puzzles", puzzles_index),
+            Route("/api/puzzles/daily", daily_puzzle),
+            Route("/api/puzzles/{game}/next", next_puzzle),
+            Route("/api/puzzles/{game}/{puzzle_id}", one_puzzle),
+            Route("/api/puzzles/{game}/{puzzle_id}/answer", answer_puzzle, methods=["POST"]),
             Route("/api/rules/{lang}", rules),
             Route("/api/lessons", lessons_index_endpoint),
             Route("/api/lessons/{game}", lessons_endpoint),
@@ -849,6 +905,10 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
         service.limiter("codes", rates.codes_per_minute, rates.codes_burst),
         service.limiter("claims", rates.claims_per_minute, rates.claims_burst))
     app.state.standings = Standings(service.store, clock)
+    app.state.puzzles = PuzzleRoom(
+        puzzles if puzzles is not None else load_shelf(), service.store, app.state.players,
+        clock, service.limiter("puzzles", rates.puzzle_answers_per_minute,
+                               rates.puzzle_answers_burst))
     service.rate_with(app.state.standings)
     app.state.lobby = Lobby(service)
     app.state.featured = Featured(service.store, lambda: [

@@ -191,7 +191,8 @@ class Moderation(Database):
                 "ban_reason = NULL, forgotten = ? WHERE id = ?",
                 (FORGOTTEN_NAME, f"#{found.id}", f"forgotten:{found.id}", self.clock(),
                  found.id))
-            for table in ("ratings", "rating_changes", "seeks", "lobby_sockets", "player_codes"):
+            for table in ("ratings", "rating_changes", "seeks", "lobby_sockets", "player_codes",
+                          "puzzle_players", "puzzle_tries"):
                 self._db.execute(f"DELETE FROM {table} WHERE player = ?", (found.id,))
             self._db.execute("UPDATE audit SET detail = '' WHERE player = ?", (found.id,))
             return self._record("forget", found.id, by, reason, {})

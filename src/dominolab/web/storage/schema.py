@@ -217,6 +217,48 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     CREATE INDEX player_codes_by_expiry ON player_codes(expires);
     ALTER TABLE players ADD COLUMN linked INTEGER NOT NULL DEFAULT 0
     """,
+    # 13: puzzles (community/puzzles.py): a Glicko-2 puzzle rating per player and game, and
+    # each puzzle's rating (a row once first tried; until then the rating it was shipped
+    # with), and each player's first try at a puzzle, the one that was rated (a second try
+    # is shown, not rated, and not stored). `tries` counts the rated tries: also the row's
+    # version, so a change reckoned from an older row is refused
+    """
+    CREATE TABLE puzzle_players (
+        player     TEXT NOT NULL REFERENCES players(id),
+        game       TEXT NOT NULL,
+        rating     REAL NOT NULL,
+        rd         REAL NOT NULL,
+        volatility REAL NOT NULL,
+        tries      INTEGER NOT NULL,
+        solved     INTEGER NOT NULL,
+        updated    REAL NOT NULL,
+        PRIMARY KEY (player, game)
+    );
+    CREATE TABLE puzzle_ratings (
+        puzzle     TEXT NOT NULL,               -- the puzzle's id (luzak-0042)
+        game       TEXT NOT NULL,
+        rating     REAL NOT NULL,
+        rd         REAL NOT NULL,
+        volatility REAL NOT NULL,
+        tries      INTEGER NOT NULL,
+        solved     INTEGER NOT NULL,
+        updated    REAL NOT NULL,
+        PRIMARY KEY (game, puzzle)
+    );
+    CREATE TABLE puzzle_tries (
+        player          TEXT NOT NULL REFERENCES players(id),
+        game            TEXT NOT NULL,
+        puzzle          TEXT NOT NULL,
+        move            TEXT NOT NULL,          -- the move the player answered
+        solved          INTEGER NOT NULL,
+        rating_before   REAL NOT NULL,          -- the player's puzzle rating
+        rating_after    REAL NOT NULL,
+        puzzle_before   REAL NOT NULL,          -- the puzzle's rating
+        puzzle_after    REAL NOT NULL,
+        at              REAL NOT NULL,
+        PRIMARY KEY (player, game, puzzle)
+    )
+    """,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 

@@ -18,6 +18,7 @@ named for it:
 - ``expiry.py``: move clocks that run out, and old games deleted;
 - ``moderation.py``: a moderator's actions on players, and their audit;
 - ``devices.py``: a player's link and recovery codes (their key on more devices);
+- ``puzzles.py``: puzzle ratings (players' and puzzles') and players' first tries;
 - ``pg.py``: the same store on PostgreSQL; ``events.py``: the event bus.
 
 Each part is a class over :class:`~dominolab.web.storage.database.Database` that adds
@@ -57,6 +58,7 @@ from dominolab.web.storage.expiry import Expiry
 from dominolab.web.storage.games import Games, NewMoves, Outcome
 from dominolab.web.storage.moderation import Moderation
 from dominolab.web.storage.players import Players
+from dominolab.web.storage.puzzles import PuzzleRating, Puzzles, PuzzleStanding, PuzzleTry
 from dominolab.web.storage.rows import (
     GameResult,
     GameRow,
@@ -76,7 +78,7 @@ T = TypeVar("T")
 P = ParamSpec("P")
 
 
-class Store(Games, Players, Seeks, Expiry, Moderation, Devices):
+class Store(Games, Players, Seeks, Expiry, Moderation, Devices, Puzzles):
     """The games database. Safe to share between threads (one connection, one lock).
 
     Opening it checks it: a file that is not a database, fails ``PRAGMA quick_check``, has
@@ -275,6 +277,12 @@ class AsyncStore:
     claim_code = _OffLoop(Store.claim_code, write=True)
     codes_of = _OffLoop(Store.codes_of)
     expire_codes = _OffLoop(Store.expire_codes, write=True)
+    # puzzle ratings
+    puzzle_standing = _OffLoop(Store.puzzle_standing)
+    record_puzzle_try = _OffLoop(Store.record_puzzle_try, write=True)
+    puzzle_ratings = _OffLoop(Store.puzzle_ratings)
+    puzzles_tried = _OffLoop(Store.puzzles_tried)
+    player_puzzle_ratings = _OffLoop(Store.player_puzzle_ratings)
     # the lobby
     open_lobby_socket = _OffLoop(Store.open_lobby_socket, write=True)
     close_lobby_socket = _OffLoop(Store.close_lobby_socket, write=True)
@@ -317,7 +325,8 @@ class AsyncStore:
 __all__ = [
     "BUSY_TIMEOUT", "DATABASE_ERRORS", "MIGRATIONS", "SCHEMA_VERSION", "AsyncStore",
     "CodeRow", "CodesOf",
-    "GameResult", "GameRow", "MoveConflict", "PlayerRef", "PlayerRow", "RatingChange",
+    "GameResult", "GameRow", "MoveConflict", "PlayerRef", "PlayerRow", "PuzzleRating",
+    "PuzzleStanding", "PuzzleTry", "RatingChange",
     "RatingConflict", "RatingRow", "SeekRow", "Store", "StoreError", "is_database_url",
     "unavailable",
 ]

@@ -57,8 +57,18 @@ async function request(method, path, { token = null, body = undefined, playerKey
   return data;
 }
 
+const enc = encodeURIComponent;
+
 export const api = {
   meta: () => request("GET", "/api/meta"),
+  // the puzzles (docs/web.md, "Puzzles"): the position has nothing of the answer
+  puzzle: (game, id, playerKey, layout) =>
+    request("GET", `/api/puzzles/${enc(game)}/${enc(id)}?layout=${enc(layout)}`, { playerKey }),
+  nextPuzzle: (game, after, playerKey, layout) =>
+    request("GET", `/api/puzzles/${enc(game)}/next?layout=${enc(layout)}&after=${enc(after.join(","))}`, { playerKey }),
+  dailyPuzzle: (game) => request("GET", `/api/puzzles/daily?game=${enc(game)}&layout=narrow`),
+  answerPuzzle: (game, id, move, playerKey, layout) =>
+    request("POST", `/api/puzzles/${enc(game)}/${enc(id)}/answer`, { body: { move, layout }, playerKey }),
   /** The featured live game ({featured: {...} or null}; docs/web.md, "The featured game"). */
   featured: () => request("GET", "/api/featured"),
   /** A game's two seats with their ratings, for a spectator. */

@@ -23,6 +23,7 @@ const PlayerView = lazy("./player.js", "PlayerView");
 const LeaderboardView = lazy("./leaderboard.js", "LeaderboardView");
 const LobbyView = lazy("./lobby.js", "LobbyView");
 const LinkView = lazy("./devices.js", "LinkView");
+const PuzzlesView = lazy("./puzzles.js", "PuzzlesView");
 const now = (View) => () => Promise.resolve(View);
 
 /** The view class of PATH (a promise: most are read on first use) and its arguments. */
@@ -39,6 +40,8 @@ function route(path) {
   if ((m = /^\/player\/([^/]+)\/?$/.exec(path))) return [PlayerView, decodeURIComponent(m[1])];
   if ((m = /^\/leaderboard(?:\/([^/]+))?\/?$/.exec(path))) return [LeaderboardView, m[1] ? decodeURIComponent(m[1]) : null];
   if (/^\/lobby\/?$/.test(path)) return [LobbyView];
+  // the puzzles: /puzzles, /puzzles/GAME, /puzzles/GAME/ID (puzzles.js)
+  if (/^\/puzzles(\/[^/]+){0,2}\/?$/.test(path)) return [PuzzlesView, path];
   // another device's code (devices.js)
   if (/^\/link\/?$/.test(path)) return [LinkView];
   return [now(HomeView)];
@@ -93,6 +96,7 @@ function renderHeader() {
   document.querySelector(".brand").setAttribute("aria-label", `dominolab: ${t("app.tagline")}`);
   document.querySelector("[data-testid=rules-link]").textContent = t("nav.rules");
   document.querySelector("[data-testid=learn-link]").textContent = t("nav.learn");
+  document.querySelector("[data-testid=puzzles-link]").textContent = t("nav.puzzles");
   document.querySelector("[data-testid=leaderboard-link] .nav-label").textContent = t("nav.leaderboard");
   document.querySelector("[data-testid=lobby-link]").textContent = t("nav.lobby");
   document.querySelector("[data-i18n=home-link]").textContent = t("nav.home");

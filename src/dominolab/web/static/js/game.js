@@ -7,8 +7,8 @@ import { t, getLang, onLangChange, formatNumber, playerName } from "./i18n.js";
 import { GameSocket } from "./socket.js";
 import { attention, titled, notifyControls } from "./notify.js";
 import { ChatPanel } from "./chat.js";
-import { TableView, groupSpots } from "./table.js";
-import { s as svgEl, tileSVG, handTileLabel, digits, tileBack, spinnerMark, flyTile, reducedMotion } from "./tiles.js";
+import { TableView, groupSpots, handTileButton, chooserDialog } from "./table.js";
+import { s as svgEl, tileSVG, digits, tileBack, spinnerMark, flyTile, reducedMotion } from "./tiles.js";
 import { el, toast, spinner, downloadText, layoutMode } from "./ui.js";
 import {
   seatName, opponentName, moveText, reasonText, pointsText, endText, winnerText, bonusText, parseMove,
@@ -891,30 +891,12 @@ export class GameView {
     const drawn = this.drawnTile();
     const buttons = (st.hand || []).map((tile, i) => {
       const playable = mine && this.legalFor(tile).length > 0;
-      const [a, b] = digits(tile);
-      const key = i < 9 ? String(i + 1) : i === 9 ? "0" : "";
-      const picked = this.picked === tile;
-      const isDrawn = tile === drawn;
-      const label = handTileLabel(a, b, { playable, key, mark: isDrawn ? t("tile.drawnMark") : "" });
-      const btn = el("button", {
-        type: "button",
-        class: "hand-tile" + (playable ? " is-playable" : "") + (picked ? " is-picked" : "") + (isDrawn ? " is-drawn" : ""),
-        "data-testid": "hand-tile",
-        "data-tile": tile,
-        "data-playable": playable ? "true" : "false",
-        "data-drawn": isDrawn ? "true" : null,
-        "aria-pressed": picked ? "true" : "false",
-        "aria-disabled": playable ? null : "true",
-        "aria-label": label,
-        onclick: () => this.pick(tile),
+      return handTileButton(tile, i, {
+        playable, picked: this.picked === tile, mark: tile === drawn ? t("tile.drawnMark") : "",
+        onPick: () => this.pick(tile),
         // pressed and moved, it is dragged to a place on the table (a tap picks it)
-        onpointerdown: playable ? (ev) => this.dragStart(ev, tile) : null,
-      }, [
-        tileSVG(a, b, { orientation: "vertical", px: 72, label: false }),
-        el("span", { class: "key", "aria-hidden": "true", text: key || "\u00a0" }),
-        isDrawn ? el("span", { class: "drawn-mark", "aria-hidden": "true", text: t("tile.drawnMark") }) : null,
-      ]);
-      return btn;
+        onPointerDown: (ev) => this.dragStart(ev, tile),
+      });
     });
     this.handEl.setAttribute("aria-label", t("hand.title"));
     if (!buttons.length) buttons.push(el("p", { class: "muted", text: t("hand.empty") }));
@@ -1520,30 +1502,8 @@ export class GameView {
 
   openChooser(grp) {
     this.closeChooser();
-    const buttons = grp.legal.map((l, i) => {
-      const sp = l.spot || {};
-      const horizontal = (sp.w ?? 2) >= (sp.h ?? 1);
-      const a = sp.a ?? digits(l.tile)[0], b = sp.b ?? digits(l.tile)[1];
-      return el("button", {
-        type: "button", class: "choose-button", "data-testid": "choose-move", "data-move": l.move,
-        "data-autofocus": i === 0 ? "" : null,
-        onclick: () => { this.closeChooser(); this.play(l.move); },
-      }, [
-        tileSVG(a, b, { orientation: horizontal ? "horizontal" : "vertical", px: 88 }),
-        el("span", { text: l.outer !== null && l.outer !== undefined ? t("choose.outward", { v: l.outer }) : l.move }),
-        el("code", { class: "muted", text: l.move }),
-      ]);
-    });
-    const box = el("div", { class: "overlay overlay--light", role: "presentation", onclick: (ev) => { if (ev.target === box) this.closeChooser(); } }, [
-      el("div", { class: "modal chooser", role: "dialog", "aria-modal": "true", "aria-labelledby": "chooser-title" }, [
-        el("h2", { id: "chooser-title", text: t("choose.title") }),
-        el("div", { class: "choose-row" }, buttons),
-        el("div", { class: "modal-actions" }, [el("button", { type: "button", class: "button subtle", onclick: () => this.closeChooser(), text: t("btn.cancel") })]),
-      ]),
-    ]);
-    this.chooser = box;
-    this.overlayEl.append(box);
-    setTimeout(() => { const f = box.querySelector("[data-autofocus]"); if (f) f.focus(); }, 0);
+    this.chooser = chooserDialog(grp, { onMove: (move) => this.play(move), onClose: () => this.closeChooser() });
+    this.overlayEl.append(this.chooser);
   }
 
   closeChooser() {

@@ -26,6 +26,7 @@ export class HomeView {
     this.featuredEl = featured;
     this.disposers.push(stopFeatured, onLangChange(drawFeatured));
     this.disposers.push(onLangChange(() => this.render()));
+    this.dailyEl = this.dailyPuzzle();
     document.title = "dominolab — Luzak & Widelec";
     if (metaCache) {
       this.meta = metaCache;
@@ -34,6 +35,20 @@ export class HomeView {
       this.renderLoading();
       this.load();
     }
+  }
+
+  /** The daily puzzle of the game last played here (or Luzak): a slot filled when the
+   * puzzle code (read only now, a dynamic import) has drawn it. */
+  dailyPuzzle() {
+    const slot = el("div", { class: "daily-slot" });
+    const last = storedGames().find((g) => ["luzak", "luzak-line", "widelec"].includes(g.game));
+    import("./puzzles.js").then(({ dailyPanel }) => {
+      if (!this.mounted) return;
+      const [panel, redraw] = dailyPanel(last ? last.game : "luzak");
+      this.disposers.push(onLangChange(redraw));
+      slot.replaceChildren(panel);
+    }).catch(() => { /* the start page works without it */ });
+    return slot;
   }
 
   unmount() {
@@ -155,7 +170,7 @@ export class HomeView {
       ]))),
     ]) : null;
 
-    this.root.replaceChildren(el("div", { class: "home" }, [hero, form, this.featuredEl, savedList]));
+    this.root.replaceChildren(el("div", { class: "home" }, [hero, form, this.featuredEl, this.dailyEl, savedList]));
   }
 
   /** A stored player may make a match against the computer rated (ratings: the default

@@ -30,6 +30,7 @@ const en = {
   "nav.home": "New game",
   "nav.rules": "Rules",
   "nav.learn": "Learn",
+  "nav.puzzles": "Puzzles",
   "nav.language": "Language",
   "lang.en": "English",
   "lang.pl": "Polish",
@@ -329,6 +330,7 @@ const pl = {
   "nav.home": "Nowa gra",
   "nav.rules": "Zasady",
   "nav.learn": "Nauka gry",
+  "nav.puzzles": "Zadania",
   "nav.language": "Język",
   "lang.en": "angielski",
   "lang.pl": "polski",
@@ -632,6 +634,20 @@ for (const part of [guideStrings, learnStrings, ratingStrings, lobbyStrings, hom
 }
 
 export const DICTIONARIES = { en, pl };
+
+/** Add a part's words read later than the page (a view loaded when first shown): PART is
+ * {en, pl}; a key may be defined once only, and a part added twice is added once. */
+const added = new Set();
+export function addStrings(part) {
+  if (added.has(part)) return;
+  added.add(part);
+  for (const [lang, dict] of [[en, part.en], [pl, part.pl]]) {
+    for (const key of Object.keys(dict)) {
+      if (key in lang) throw new Error(`i18n: the key ${key} is defined twice`);
+    }
+    Object.assign(lang, dict);
+  }
+}
 export const LANGS = ["en", "pl"];
 
 let current = initialLang();

@@ -1,9 +1,12 @@
 // The table: a LAYOUT drawn into one <svg>, with the places (spots) where the picked tile
-// may go. The viewBox fits the layout's bounds and every spot, plus a margin, so the
-// whole table always fits the width of the screen.
+// may go, and picking a move as the game page and the puzzles both do it (a hand tile as a
+// button, the dialog for a place that takes the picked tile more than one way). The
+// viewBox fits the layout's bounds and every spot, plus a margin, so the whole table always
+// fits the width of the screen.
 
 import { t } from "./i18n.js";
-import { s, drawTile, tileLabel, tileText } from "./tiles.js";
+import { s, drawTile, tileLabel, tileText, tileSVG, handTileLabel, digits } from "./tiles.js";
+import { el } from "./ui.js";
 
 const MARGIN = 0.45;
 /** The least size, in screen pixels, of the area that takes a tap or a drop on a spot. */
@@ -241,4 +244,59 @@ export class TableView {
   clearSpots() {
     this.setSpots([]);
   }
+}
+
+// ---- picking a move (the game page and the puzzles) ---------------------------------------
+
+/** The button of hand TILE, the I-th of the hand (keys 1-9, 0): `playable` and `picked`
+ * as shown, `onPick()` on a tap, `onPointerDown(ev)` to start a drag, `mark` beside it. */
+export function handTileButton(tile, i, { playable, picked, onPick, onPointerDown = null, mark = "" }) {
+  const [a, b] = digits(tile);
+  const key = i < 9 ? String(i + 1) : i === 9 ? "0" : "";
+  return el("button", {
+    type: "button",
+    class: "hand-tile" + (playable ? " is-playable" : "") + (picked ? " is-picked" : "") + (mark ? " is-drawn" : ""),
+    "data-testid": "hand-tile",
+    "data-tile": tile,
+    "data-playable": playable ? "true" : "false",
+    "data-drawn": mark ? "true" : null,
+    "aria-pressed": picked ? "true" : "false",
+    "aria-disabled": playable ? null : "true",
+    "aria-label": handTileLabel(a, b, { playable, key, mark }),
+    onclick: onPick,
+    onpointerdown: playable ? onPointerDown : null,
+  }, [
+    tileSVG(a, b, { orientation: "vertical", px: 72, label: false }),
+    el("span", { class: "key", "aria-hidden": "true", text: key || "\u00a0" }),
+    mark ? el("span", { class: "drawn-mark", "aria-hidden": "true", text: mark }) : null,
+  ]);
+}
+
+/** The dialog for a place that takes the picked tile more than one way (GRP from
+ * groupSpots): `onMove(move)` when one is chosen, `onClose()` to close it. Returns the
+ * overlay; its first choice takes the focus once shown. */
+export function chooserDialog(grp, { onMove, onClose }) {
+  const buttons = grp.legal.map((l, i) => {
+    const sp = l.spot || {};
+    const horizontal = (sp.w ?? 2) >= (sp.h ?? 1);
+    const a = sp.a ?? digits(l.tile)[0], b = sp.b ?? digits(l.tile)[1];
+    return el("button", {
+      type: "button", class: "choose-button", "data-testid": "choose-move", "data-move": l.move,
+      "data-autofocus": i === 0 ? "" : null,
+      onclick: () => { onClose(); onMove(l.move); },
+    }, [
+      tileSVG(a, b, { orientation: horizontal ? "horizontal" : "vertical", px: 88 }),
+      el("span", { text: l.outer !== null && l.outer !== undefined ? t("choose.outward", { v: l.outer }) : l.move }),
+      el("code", { class: "muted", text: l.move }),
+    ]);
+  });
+  const box = el("div", { class: "overlay overlay--light", role: "presentation", onclick: (ev) => { if (ev.target === box) onClose(); } }, [
+    el("div", { class: "modal chooser", role: "dialog", "aria-modal": "true", "aria-labelledby": "chooser-title" }, [
+      el("h2", { id: "chooser-title", text: t("choose.title") }),
+      el("div", { class: "choose-row" }, buttons),
+      el("div", { class: "modal-actions" }, [el("button", { type: "button", class: "button subtle", onclick: onClose, text: t("btn.cancel") })]),
+    ]),
+  ]);
+  setTimeout(() => { const f = box.querySelector("[data-autofocus]"); if (f) f.focus(); }, 0);
+  return box;
 }
