@@ -355,7 +355,7 @@ export function dailyPanel(game) {
     table.setLayout(pz.table, { animateLast: false });
     const text = pz.rules.count ? t("pz.dailyText", { title: gameTitle(pz.game), n: pz.number }) : t("pz.dailyTextNoCount", { title: gameTitle(pz.game) });
     panel.replaceChildren(
-      el("h2", { id: "daily-title", text: t("pz.daily") }),
+      el("h2", { id: "daily-title", class: "section-title", text: t("pz.daily") }),
       el("div", { class: "daily-table" }, [table.svg]),
       el("p", { text }),
       el("a", { href: `/puzzles/${pz.game}/${encodeURIComponent(pz.id)}`, "data-link": true, class: "button primary", "data-testid": "daily-puzzle-link", "data-id": pz.id, text: t("pz.solveIt") }),
