@@ -53,7 +53,7 @@ from dominolab.players.hints import (
 from dominolab.players.search import MoveValue
 
 #: the worlds each distinct move is searched in by the deep search
-DEEP_WORLDS: Final = 20_000
+DEEP_WORLDS: Final = 5_000
 #: the least win chance the best move must win by, over every other move
 MIN_WIN_GAP: Final = 0.08
 #: win chances this close are "the same match outcome": the points decide
