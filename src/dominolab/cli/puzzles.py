@@ -15,6 +15,7 @@ puzzle no longer holds.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -102,6 +103,9 @@ def _make(args: argparse.Namespace) -> int:
     from dominolab.lab.puzzles import make_puzzle_setup, make_puzzles, write_atomically
 
     workers = _workers(args.workers)
+    folder = os.path.dirname(os.path.abspath(args.out))
+    if not os.path.isdir(folder):
+        raise OptionError(f"--out {args.out}: no folder {folder} to write it in")
     setup = make_puzzle_setup(args.game, args.count, args.seed, args.records, args.deep)
     with Progress("puzzles", delay=1.0) as bar:
         outcome = make_puzzles(setup, workers, bar)

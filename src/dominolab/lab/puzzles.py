@@ -47,7 +47,7 @@ import os
 import random
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
@@ -352,7 +352,7 @@ def make_puzzles(setup: PuzzleSetup, workers: int | None = 1,
     return PuzzleOutcome(numbered, nxt, time.perf_counter() - start)
 
 
-def write_atomically(path: str | os.PathLike[str], puzzles: Sequence[Puzzle]) -> None:
+def write_atomically(path: str | os.PathLike[str], puzzles: Iterable[Puzzle]) -> None:
     """Write ``puzzles`` to ``path`` through a temporary file beside it, renamed over it when
     whole: an interrupted write leaves ``path`` as it was."""
     target = Path(path)
