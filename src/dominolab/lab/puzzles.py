@@ -45,7 +45,6 @@ from __future__ import annotations
 import contextlib
 import os
 import random
-import tempfile
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -356,9 +355,7 @@ def write_atomically(path: str | os.PathLike[str], puzzles: Iterable[Puzzle]) ->
     """Write ``puzzles`` to ``path`` through a temporary file beside it, renamed over it when
     whole: an interrupted write leaves ``path`` as it was."""
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
-                               dir=target.parent if str(target.parent) else ".")
-    os.close(fd)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")  # made as any file is
     try:
         write_puzzles(tmp, puzzles)
         os.replace(tmp, target)
