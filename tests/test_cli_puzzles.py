@@ -14,11 +14,14 @@ from dominolab.core import get_game, match_record, replay
 from dominolab.lab import play_match
 from dominolab.lab.puzzles import (
     PER_MATCH,
+    level_rating,
     make_puzzle_setup,
     make_puzzles,
     write_atomically,
 )
+from dominolab.players import make_player
 from dominolab.players.puzzles import Puzzle, read_puzzles
+from dominolab.players.ratings import LEVEL_RATINGS
 
 #: a small, quick run: Widelec's positions are searched fastest; a shallow deep search
 SMALL = ["puzzles", "make", "--game", "widelec", "--count", "4", "--seed", "3",
@@ -218,3 +221,18 @@ def test_both_commands_have_help(capsys: pytest.CaptureFixture[str]) -> None:
             main(["puzzles", action, "--help"])
         assert stop.value.code == 0
         assert "usage: dominolab puzzles " + action in capsys.readouterr().out
+
+
+def test_a_shipped_puzzles_rating_is_the_weakest_level_that_solves_it() -> None:
+    """The starting rating repeats: the levels choose again in the position (seeded by the
+    puzzle's seed) and the weakest that solves it gives the rating; an easy puzzle is one the
+    easy level's greedy choice solves."""
+    shipped = read_puzzles(Path(__file__).resolve().parents[1] / "src" / "dominolab" / "web"
+                           / "content" / "puzzles" / "widelec.jsonl")
+    ratings = LEVEL_RATINGS["widelec"]
+    for wanted in (ratings["easy"], ratings["medium"]):
+        puzzle = next(p for p in shipped if p.rating == wanted)
+        view = puzzle.view()
+        assert level_rating("widelec", view, puzzle) == wanted
+        greedy = make_player("greedy", 0).choose(view, None)
+        assert puzzle.solves(view, greedy) == (wanted == ratings["easy"])
