@@ -143,7 +143,6 @@ def test_judge_is_deterministic_for_a_seed() -> None:
     once = judge(view, 300, seed=5)
     assert judge(view, 300, seed=5) == once
     assert judge(view, 300, seed=6) != once  # the seed is used
-    assert {j.move for j in once} >= {str(parse_move(once[0].move))}
     assert all(j.worlds == 300 for j in once)
 
 
