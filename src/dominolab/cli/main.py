@@ -397,12 +397,15 @@ def build_parser() -> argparse.ArgumentParser:
     from dominolab.cli.admin import add_parser as add_admin_parser
 
     add_admin_parser(sub)  # moderation and privacy
+    from dominolab.cli.puzzles import add_parser as add_puzzles_parser
+
+    add_puzzles_parser(sub)  # puzzles from real and simulated matches
     sub.add_parser("games", help="list the games and their rule options")
     return parser
 
 
 #: the commands whose speed the native fast path sets, which warn once when it is missing
-_COMPUTING = frozenset({"play", "serve", "simulate", "arena", "bench"})
+_COMPUTING = frozenset({"play", "serve", "simulate", "arena", "bench", "puzzles"})
 #: the commands that handle SIGTERM themselves (the server's clean shutdown, the terminal
 #: game); every other stops on SIGTERM as on Ctrl-C (:mod:`dominolab.cli.interrupt`)
 _OWN_SIGNALS = frozenset({"serve", "play"})
@@ -477,6 +480,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from dominolab.cli.admin import run_admin
 
         return run_admin(args)
+    if command == "puzzles":
+        from dominolab.cli.puzzles import run_puzzles
+
+        return run_puzzles(args)
     if command == "games":
         return _games()
     raise AssertionError(command)

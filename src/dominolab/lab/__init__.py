@@ -9,6 +9,8 @@ Everything exists once here:
 - :mod:`~dominolab.lab.simfile`: the one reader and writer of simulation result files;
 - :mod:`~dominolab.lab.simulate`: simulations written to those files;
 - :mod:`~dominolab.lab.report`: the figures, text and HTML of simulation files;
+- :mod:`~dominolab.lab.puzzles`: puzzles found in simulated matches and records (not
+  imported here);
 - :mod:`~dominolab.lab.headtohead`: our expert against OpenSpiel's bots (needs OpenSpiel;
   not imported here);
 - :mod:`~dominolab.lab.bench`: the benchmarks of ``dominolab bench`` (each module imported
