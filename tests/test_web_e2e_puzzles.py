@@ -121,3 +121,32 @@ def test_the_daily_puzzle_on_the_start_page_links_to_it(ui: Ui, server: str) -> 
         play(page, puzzle_of("luzak", daily["puzzle"]["id"]).best.move)
         expect(page.get_by_test_id("puzzle-verdict")).to_have_attribute("data-solved", "true")
         expect(page.get_by_test_id("puzzle-rating-change")).to_contain_text("Bez rankingu")
+
+
+def test_a_luzak_s_why_names_both_what_it_gives_away_and_what_it_scores(
+        ui: Ui, server: str) -> None:
+    """A luzak in Luzak gives the opponent its pips and may still score its player the
+    count (luzak-0007: [1|1] gives 2 and scores 8, the count of 8 over 8 tiles); a luzak in
+    Luzak without spinners gives the opponent the count itself (no shipped puzzle has one
+    among its best moves: the page's own words are asked for one)."""
+    puzzle = puzzle_of("luzak", "luzak-0007")
+    best = puzzle.best
+    assert best.move.endswith("*") and best.now == (8, 2) and best.count == 8 == best.n
+    with ui.guard():
+        page = open_page(ui, server, "en", 1280, None)
+        page.goto(f"/puzzles/luzak/{puzzle.id}")
+        play(page, best.move)
+        why = page.get_by_test_id("puzzle-why")
+        expect(why).to_contain_text(f"{best.move} is a luzak: it gives your opponent 2 points")
+        expect(why).to_contain_text("It still scores 8 for you: the table counts 8 with 8 "
+                                    "tiles laid (8 ÷ 8 = 1)")
+        line = page.evaluate("""async () => {
+          const src = document.querySelector('script[type=module]').src;
+          const { whyLines } = await import(new URL('puzzles.js', src));
+          const luzak = { move: '64@L*', kind: 'luzak', now: [0, 20], count: 20, n: 5,
+                          margin: -9, win: 0.3, quartet: null };
+          return whyLines({ moves: [luzak], chosen: 0 },
+                          { luzaks: true, luzak_pips: false, count: true })[0];
+        }""")
+        assert line == ("64@L* is a luzak: the table counts 20 with 5 tiles laid (20 ÷ 5 = 4),"
+                        " and a luzak's count goes to your opponent: 20 points for them.")

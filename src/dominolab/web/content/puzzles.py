@@ -16,6 +16,7 @@ rules' fixed order, none of the judged moves); :func:`judged_json` is sent with 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import random
 from collections.abc import Collection, Mapping
@@ -135,6 +136,14 @@ def load_shelf(directory: Path = PUZZLE_DIR) -> Shelf:
     return Shelf(games)
 
 
+@functools.cache
+def shipped_shelf() -> Shelf:
+    """The shipped puzzles (:func:`load_shelf` of :data:`PUZZLE_DIR`), read once a process:
+    they do not change while it runs, and every app a process builds (the tests build
+    hundreds) shares them instead of replaying some 900 records again (about a second)."""
+    return load_shelf(PUZZLE_DIR)
+
+
 def daily_index(game: str, count: int, day: dt.date) -> int:
     """The place among ``count`` puzzles of ``game``'s puzzle of the day ``day``: the same
     for everyone that day, and never the same two days running. The days are taken
@@ -239,11 +248,13 @@ def position_json(shelved: Shelved, width: str) -> dict[str, Any]:
 def judged_json(shelved: Shelved, judged: Judged, width: str) -> dict[str, Any]:
     """A judged move with its facts (:class:`~dominolab.players.puzzles.Judged`) and, for a
     move that lays a tile, its kind, tile and where it lies on the table laid out in
-    ``width``; ``pips``: what a luzak gives the opponent."""
+    ``width``; ``pips``: what a luzak gives the opponent (in the games where a luzak's pips
+    go to the opponent: :attr:`~dominolab.core.GameSpec.luzak_pips`)."""
     shown_move = move_json(parse_move(judged.move), shelved.layout(width))
     return {**judged.to_json(), "kind": shown_move["kind"], "tile": shown_move["tile"],
             "spot": shown_move["spot"],
-            "pips": judged.now[1] if shown_move["kind"] == "luzak" else None}
+            "pips": judged.now[1] if shown_move["kind"] == "luzak"
+            and shelved.view.spec.luzak_pips else None}
 
 
 def chosen_index(shelved: Shelved, move: Move) -> int:
@@ -257,4 +268,4 @@ def chosen_index(shelved: Shelved, move: Move) -> int:
 
 __all__ = ["MAX_AFTER", "NEAR", "PUZZLE_DIR", "VISITOR_RATING", "Shelf", "Shelved",
            "chosen_index", "daily_index", "judged_json", "load_shelf", "pick_next",
-           "position_json", "read_after", "read_day"]
+           "position_json", "read_after", "read_day", "shipped_shelf"]

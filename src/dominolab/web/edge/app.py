@@ -43,7 +43,7 @@ from dominolab.web.community.puzzles import PuzzleRoom
 from dominolab.web.community.standings import Standings
 from dominolab.web.content.guide import guide_endpoint, guide_index_endpoint
 from dominolab.web.content.lessons import lessons_endpoint, lessons_index_endpoint
-from dominolab.web.content.puzzles import Shelf, load_shelf
+from dominolab.web.content.puzzles import Shelf, shipped_shelf
 from dominolab.web.content.rules import rules_html
 from dominolab.web.edge.assets import COMPRESS_FROM, STATIC, STATIC_PATH, Assets, Revalidated
 from dominolab.web.errors import ApiError
@@ -906,7 +906,7 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
         service.limiter("claims", rates.claims_per_minute, rates.claims_burst))
     app.state.standings = Standings(service.store, clock)
     app.state.puzzles = PuzzleRoom(
-        puzzles if puzzles is not None else load_shelf(), service.store, app.state.players,
+        puzzles if puzzles is not None else shipped_shelf(), service.store, app.state.players,
         clock, service.limiter("puzzles", rates.puzzle_answers_per_minute,
                                rates.puzzle_answers_burst))
     service.rate_with(app.state.standings)

@@ -43,9 +43,9 @@ function remember(id) {
 
 /** The sentences of why: what the best move does now (the count and the points, a luzak's
  * pips, a quartet) and to the hand's end against the next best; and the player's move. */
-export function whyLines(answer) {
+export function whyLines(answer, rules) {
   const [best, other] = answer.moves;
-  const lines = [nowLine(best)];
+  const lines = [nowLine(best, rules)];
   if (other) {
     lines.push(t("pz.ahead", {
       move: best.move, margin: best.margin, gap: percent(Math.max(0, best.win - other.win)),
@@ -54,14 +54,26 @@ export function whyLines(answer) {
   }
   if (answer.chosen > 0) {
     const mine = answer.moves[answer.chosen];
-    lines.push(nowLine(mine));
+    lines.push(nowLine(mine, rules));
     lines.push(t("pz.yours", { move: mine.move, now: mine.now[0], margin: mine.margin, win: percent(mine.win), best: percent(best.win) }));
   }
   return lines;
 }
 
-function nowLine(j) {
-  if (j.kind === "luzak") return t("pz.luzak", { move: j.move, pips: j.pips ?? j.now[1] });
+/** What move J does at once, in words, under RULES (the page's rules facts: a luzak's pips
+ * go to the opponent in Luzak; in Luzak without spinners a luzak's count does). */
+function nowLine(j, rules) {
+  const counted = j.count !== null && j.count !== undefined && j.n && j.count > 0 && j.count % j.n === 0;
+  const rule = counted ? { count: j.count, n: j.n, q: j.count / j.n } : {};
+  if (j.kind === "luzak" && rules.luzak_pips) {
+    const pips = t("pz.luzak", { move: j.move, pips: j.now[1] });
+    return j.now[0] > 0 && counted ? `${pips} ${t("pz.luzakCounts", { points: j.now[0], ...rule })}` : pips;
+  }
+  if (j.kind === "luzak") {
+    return counted && j.now[1] > 0
+      ? t("pz.luzakLine", { move: j.move, points: j.now[1], ...rule })
+      : t("pz.luzakLineNothing", { move: j.move, count: j.count, n: j.n });
+  }
   if (j.count !== null && j.count !== undefined && j.n) {
     if (j.now[0] > 0 && j.count % j.n === 0) return t("pz.scores", { move: j.move, points: j.now[0], count: j.count, n: j.n, q: j.count / j.n });
     return t("pz.scoresNothing", { move: j.move, count: j.count, n: j.n });
@@ -236,7 +248,7 @@ export class PuzzlesView {
     const a = this.answer;
     if (!a) { this.resultEl.replaceChildren(); return; }
     const headline = a.solved ? t("pz.solved", { move: a.move }) : t("pz.missed", { move: a.move, best: a.best.move });
-    const why = el("div", { class: "puzzle-why", "data-testid": "puzzle-why" }, whyLines(a).map((line) => el("p", { text: line })));
+    const why = el("div", { class: "puzzle-why", "data-testid": "puzzle-why" }, whyLines(a, this.data.puzzle.rules).map((line) => el("p", { text: line })));
     let change;
     if (a.rating && a.rated) {
       change = t("pz.ratingChange", { before: formatNumber(a.rating.before), after: formatNumber(a.rating.after), change: a.rating.change, pb: formatNumber(a.rating.puzzle_before), pa: formatNumber(a.rating.puzzle_after) });
