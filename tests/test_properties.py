@@ -135,12 +135,24 @@ def play_and_check(game: str, options: Options, seed: int, rng: random.Random) -
     assert json.loads(json.dumps(match_record(fast))) == record
 
 
-@settings(max_examples=300, deadline=None, derandomize=True,
+@settings(max_examples=100, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(options_strategy(), st.integers(0, 2**32 - 1), st.randoms(use_true_random=False))
 def test_properties_full_matches_every_game(game_options: tuple[str, Options], seed: int,
                                              rng: random.Random) -> None:
-    """RULES.md §1-§5 invariants over random full matches of every game and option set."""
+    """RULES.md §1-§5 invariants over random full matches of every game and option set: a
+    hundred matches every run (each option set is also played by the fixed sweep below)."""
+    game, options = game_options
+    play_and_check(game, options, seed, rng)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(options_strategy(), st.integers(0, 2**32 - 1), st.randoms(use_true_random=False))
+def test_properties_full_matches_every_game_long(game_options: tuple[str, Options], seed: int,
+                                                  rng: random.Random) -> None:
+    """The same invariants over a thousand other matches, in the slow sample."""
     game, options = game_options
     play_and_check(game, options, seed, rng)
 

@@ -373,17 +373,25 @@ def _ended(run: subprocess.Popen[str], seconds: float) -> tuple[int, str, float]
     return run.returncode, told, time.monotonic() - start
 
 
-def _assert_resumes(out: Path, written: int) -> None:
+@pytest.fixture(scope="module")
+def unbroken_run(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """The file an unbroken local run of LONG_RUN writes (played once for the module: both
+    tests that kill a part of the cluster compare with it)."""
+    whole = tmp_path_factory.mktemp("unbroken") / "whole.jsonl"
+    assert main(["simulate", *LONG_RUN, "--workers", "2", "--out", str(whole)]) == 0
+    return whole.read_bytes()
+
+
+def _assert_resumes(out: Path, written: int, unbroken: bytes) -> None:
     """``--resume`` (locally) continues the file to the one an unbroken run writes."""
     assert _matches_in(out) == written
     assert main(["simulate", *LONG_RUN, "--workers", "2", "--out", str(out), "--resume"]) == 0
-    assert main(["simulate", *LONG_RUN, "--workers", "2", "--out",
-                 str(out.with_name("whole.jsonl"))]) == 0
-    assert out.read_bytes() == out.with_name("whole.jsonl").read_bytes()
+    assert out.read_bytes() == unbroken
 
 
 @pytest.mark.timeout(240)
-def test_a_run_whose_workers_all_die_ends_with_one_line_and_resumes(tmp_path: Path) -> None:
+def test_a_run_whose_workers_all_die_ends_with_one_line_and_resumes(tmp_path: Path,
+                                                                   unbroken_run: bytes) -> None:
     out = tmp_path / "run.jsonl"
     with process_cluster(tmp_path) as (address, _, workers):
         run = _start_run(address, out)
@@ -397,11 +405,12 @@ def test_a_run_whose_workers_all_die_ends_with_one_line_and_resumes(tmp_path: Pa
                    f"{NO_WORKERS_TIMEOUT:g} s (start some: dask worker {address}); the run "
                    f"stopped: {out} holds the {written} whole matches finished (of 6000); "
                    f"--resume continues it\n")
-    _assert_resumes(out, written)
+    _assert_resumes(out, written, unbroken_run)
 
 
 @pytest.mark.timeout(240)
-def test_a_run_whose_scheduler_dies_ends_with_one_line_and_resumes(tmp_path: Path) -> None:
+def test_a_run_whose_scheduler_dies_ends_with_one_line_and_resumes(tmp_path: Path,
+                                                                   unbroken_run: bytes) -> None:
     out = tmp_path / "run.jsonl"
     with process_cluster(tmp_path) as (address, scheduler, _):
         run = _start_run(address, out)
@@ -414,7 +423,7 @@ def test_a_run_whose_scheduler_dies_ends_with_one_line_and_resumes(tmp_path: Pat
     assert err == (f"dominolab simulate: lost the connection to the Dask scheduler "
                    f"{address!r} (is it still running?); the run stopped: {out} holds the "
                    f"{written} whole matches finished (of 6000); --resume continues it\n")
-    _assert_resumes(out, written)
+    _assert_resumes(out, written, unbroken_run)
 
 
 @pytest.mark.timeout(120)

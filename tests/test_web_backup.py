@@ -55,8 +55,10 @@ def test_backup_while_a_server_plays_keeps_every_finished_game(tmp_path: Path) -
     copy = tmp_path / "backup.sqlite3"
     figures: dict[str, Any] = {}
     with ServerProcess(live) as server:
+        # play for 12 s: the backup begins after about 4 s (the two finished matches) and
+        # takes one; every second more was spent only waiting for the play to end
         player = threading.Thread(target=lambda: figures.update(
-            play_games([server.base], 30, 20, 0.03)))
+            play_games([server.base], 30, 12, 0.03)))
         player.start()
         try:
             # some matches over and others still being played

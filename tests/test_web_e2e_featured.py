@@ -5,12 +5,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from importlib.resources import files
 
 import pytest
 from playwright.sync_api import expect
 
 from browser import STEP_MS, Ui, game_id_of, make_server, new_game
 from dominolab.players.ratings import LEVEL_RATINGS
+from dominolab.web.community.featured import FEATURED_SECONDS
+from dominolab.web.edge.process import request_json
+from loops import until
+
+_POLL = re.search(r"const FEATURED_POLL_MS = (\d+);", (
+    files("dominolab.web") / "static" / "js" / "featured.js").read_text(encoding="utf-8"))
+assert _POLL is not None, "static/js/featured.js no longer says FEATURED_POLL_MS"
+#: how often the panel reads the featured game again, as static/js/featured.js says
+FEATURED_POLL_MS = int(_POLL[1])
 
 
 @pytest.fixture(scope="module")
@@ -25,12 +35,21 @@ def test_the_home_page_features_a_live_game_and_its_spectator_sees_ratings(ui: U
     player = ui.new_page("player")
     watcher = ui.new_page("watcher")
     with ui.guard():
-        new_game(player, "luzak", "easy")
-        gid = game_id_of(player)
+        # the watcher's start page first, with no game going on; its clock is the test's, so
+        # the panel's next reading (FEATURED_POLL_MS on) is not waited for in real time
+        watcher.clock.install()
         watcher.goto("/")
         panel = watcher.get_by_test_id("featured")
-        # read again every few seconds: the game shows without a reload
-        expect(panel).to_have_attribute("data-game", gid, timeout=3 * STEP_MS)
+        expect(panel.get_by_test_id("featured-none")).to_be_visible()
+        new_game(player, "luzak", "easy")
+        gid = game_id_of(player)
+        # the server keeps its choice (no game) for FEATURED_SECONDS, then finds this one
+        until(lambda: (request_json(ui.base_url, "GET", "/api/featured")["featured"]
+                       or {}).get("id") == gid, 6 * FEATURED_SECONDS,
+              "the server featuring the new game")
+        # read again every FEATURED_POLL_MS: the game shows without a reload
+        watcher.clock.run_for(FEATURED_POLL_MS)
+        expect(panel).to_have_attribute("data-game", gid)
         easy = round(LEVEL_RATINGS["luzak"]["easy"])
         expect(panel.get_by_test_id("featured-players")).to_contain_text(
             f"Guest vs Computer (easy, {easy})")

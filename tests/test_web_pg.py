@@ -443,9 +443,25 @@ def test_invitations_rematches_and_expiry_cross_servers(pg_url: str) -> None:
 
 @pytest.fixture
 def two_servers(pg_url: str, tmp_path: Path) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    """Two servers on a fresh database, for a test that kills one or breaks its database."""
     with running([ServerProcess(pg_url, log=tmp_path / f"server{i}.log", game_seeds=7 + i)
                   for i in range(2)]) as (a, b):
         yield a, b
+
+
+@pytest.fixture(scope="module")
+def shared_servers(postgres: PostgresServer, tmp_path_factory: pytest.TempPathFactory
+                   ) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    """Two servers on a database of the module's own, for the tests that only play on them
+    (each its own games and players): a pair costs seconds to start."""
+    url = postgres.database()
+    logs = tmp_path_factory.mktemp("pg-shared")
+    try:
+        with running([ServerProcess(url, log=logs / f"server{i}.log", game_seeds=7 + i)
+                      for i in range(2)]) as (a, b):
+            yield a, b
+    finally:
+        postgres.execute(f"DROP DATABASE IF EXISTS {postgres.name_of(url)} WITH (FORCE)")
 
 
 def ws_url(server: ServerProcess, gid: str) -> str:
@@ -513,8 +529,8 @@ def friend_game(a: ServerProcess, b: ServerProcess) -> tuple[str, str, str]:
 
 
 def test_a_socket_on_one_server_sees_a_move_made_on_the_other(
-        two_servers: tuple[ServerProcess, ServerProcess]) -> None:
-    a, b = two_servers
+        shared_servers: tuple[ServerProcess, ServerProcess]) -> None:
+    a, b = shared_servers
     gid, token0, token1 = friend_game(a, b)
 
     async def run() -> None:
@@ -558,12 +574,12 @@ def test_a_message_sent_on_one_server_reaches_the_seat_on_the_other(
 
 
 def test_a_match_owed_to_a_socket_reset_on_one_server_is_told_on_the_other(
-        two_servers: tuple[ServerProcess, ServerProcess]) -> None:
+        shared_servers: tuple[ServerProcess, ServerProcess]) -> None:
     """The creator's lobby socket on server a is reset (no close frame) as the seek is
     accepted on b; their next socket, on b, is told the match, until it is acknowledged;
     /api/me on b lists the game, and the seat's token derived from the key opens it there
     (issue: "no match is lost")."""
-    a, b = two_servers
+    a, b = shared_servers
     ala = call(a.base, "POST", "/api/players", {"name": "Ala"})[1]
     ola = call(b.base, "POST", "/api/players", {"name": "Ola"})[1]
     first, welcome = lobby_hello(a.base, ala["key"])
@@ -594,7 +610,7 @@ def test_a_match_owed_to_a_socket_reset_on_one_server_is_told_on_the_other(
     status, mine = call(b.base, "GET", f"/api/games/{joined['id']}",
                         token=seat_token(ala["key"], me["live"][0]["seek"]))
     assert (status, mine["seat"]) == (200, 0)
-    for server in two_servers:
+    for server in shared_servers:
         assert "Traceback" not in server.log.read_text()
 
 
