@@ -22,19 +22,9 @@ from dominolab.web.community.devices import (
 from dominolab.web.limits import Limits
 from dominolab.web.storage.store import Store
 from players_support import register
-from web_support import as_player, seeded_app
+from web_support import Clock, as_player, seeded_app
 
 pytestmark = pytest.mark.timeout(120)
-
-
-class Clock:
-    """A wall clock the test moves on."""
-
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from dominolab.players.ratings import LEVEL_RATINGS
 from dominolab.web.community.featured import FEATURED_SECONDS, Candidate, choose
 from dominolab.web.community.ratings import START
 from dominolab.web.storage.store import GameRow, PlayerRef, RatingRow
-from web_support import friend_game, seeded_app
+from web_support import Clock, friend_game, seeded_app
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -66,17 +66,9 @@ def test_with_none_rated_two_peoples_newest_game_then_the_computers() -> None:
     assert choose([Candidate(row("done", finished=True))], {}) is None
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = time.time()
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 def clocked(tmp_path: Path) -> Iterator[tuple[TestClient, Clock]]:
-    clock = Clock()
+    clock = Clock(time.time())
     with TestClient(seeded_app(tmp_path / "g.sqlite3", seed=3, clock=clock)) as c:
         yield c, clock
 

@@ -20,7 +20,7 @@ from dominolab.web.community.ratings import START, Glicko, rate
 from dominolab.web.content.puzzles import PUZZLE_DIR, daily_index, load_shelf
 from dominolab.web.limits import Limits
 from players_support import register
-from web_support import as_player, seeded_app
+from web_support import Clock, as_player, seeded_app
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -40,19 +40,10 @@ def keys_of(value: Any) -> set[str]:
     return set()
 
 
-class Clock:
-    """A wall clock the test moves on (2027-01-15, noon UTC)."""
-
-    def __init__(self) -> None:
-        self.now = dt.datetime(2027, 1, 15, 12, tzinfo=dt.UTC).timestamp()
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    """A wall clock the test moves on, from 2027-01-15 at noon UTC."""
+    return Clock(dt.datetime(2027, 1, 15, 12, tzinfo=dt.UTC).timestamp())
 
 
 @pytest.fixture
