@@ -100,7 +100,7 @@ function renderHeader() {
   document.querySelector("[data-testid=rules-link]").textContent = t("nav.rules");
   document.querySelector("[data-testid=learn-link]").textContent = t("nav.learn");
   document.querySelector("[data-testid=puzzles-link]").textContent = t("nav.puzzles");
-  document.querySelector("[data-testid=lab-link]").textContent = t("nav.lab");
+  document.querySelector("[data-testid=lab-link] .nav-label").textContent = t("nav.lab");
   document.querySelector("[data-testid=leaderboard-link] .nav-label").textContent = t("nav.leaderboard");
   document.querySelector("[data-testid=lobby-link]").textContent = t("nav.lobby");
   document.querySelector("[data-i18n=home-link]").textContent = t("nav.home");
