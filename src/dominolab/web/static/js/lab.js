@@ -128,49 +128,34 @@ function figureLabel(key, fallback) {
 
 // -- the report, as the page reads it -----------------------------------------------------
 
-const est = (x) => {
-  if (x === null || x === undefined) return null;
-  if (typeof x === "number") return { value: x, ci: null };
-  const value = x.value ?? x.estimate ?? x.mean;
-  const ci = x.ci ?? (x.lo !== undefined && x.hi !== undefined ? [x.lo, x.hi] : null);
-  return value === null || value === undefined ? null : { value, ci: ci && ci.length === 2 && ci[0] !== null ? ci : null };
-};
+/** An estimate of the report ({value, low, high, se}, or null) as {value, ci}. */
+const est = (x) => (x && x.value !== null && x.value !== undefined
+  ? { value: x.value, ci: x.low !== null && x.low !== undefined && x.high !== null && x.high !== undefined ? [x.low, x.high] : null }
+  : null);
 
-/** The report of GET /api/studies/ID/report in one shape for the drawing below: the
- * variants (label, figures, distributions), the rows (key, label, percent), each
- * variant's differences from the first and whether they are paired by deal. */
+/** The report of GET /api/studies/ID/report (docs/web.md, "The lab": lab/report.py's
+ * report_json) in one shape for the drawing below: the variants (label, options, figures,
+ * distributions, tiles), the rows (key, label, percent), each variant's differences from
+ * the first and whether they are paired by deal, and the swept option. */
 export function readReport(raw, study) {
-  const variants = (raw.variants || []).map((v, i) => ({
-    label: v.label ?? study?.variants?.[i]?.label ?? `[${i + 1}]`,
-    options: v.options ?? study?.variants?.[i]?.options ?? {},
-    matches: v.matches ?? 0,
-    hands: v.hands ?? 0,
-    figures: Object.fromEntries(Object.entries(v.figures || v.estimates || {}).map(([k, x]) => [k, est(x)])),
-    pointsByN: listOf(v.points_by_n, (x, n) => (Array.isArray(x) ? { n: Number(n), points: x[0], share: x[1] } : { n: Number(x.n ?? n), points: x.points, share: x.share })),
-    matchHands: countsOf(v.match_hands),
-    handEnds: countsOf(v.hand_ends),
-    luzaked: (v.luzaked || []).map((x) => ({ tile: x.tile, est: est(x.estimate ?? x), count: x.count, base: x.base })),
-    worth: (v.tile_worth || []).map((x) => ({ tile: x.tile, est: est(x.estimate ?? x), count: x.count, base: x.base })),
+  const files = raw.files || [];
+  const figures = raw.figures || [];
+  const variants = files.map((f, i) => ({
+    label: f.label ?? study?.variants?.[i]?.label ?? `[${i + 1}]`,
+    options: f.header?.options ?? study?.variants?.[i]?.options ?? {},
+    matches: f.matches ?? 0,
+    hands: f.hands ?? 0,
+    figures: Object.fromEntries(figures.map((row) => [row.key, est(row.values?.[i])])),
+    pointsByN: (raw.points_by_n || []).filter((p) => p.values?.[i]).map((p) => ({ n: p.n, points: p.values[i].points, share: p.values[i].share })),
+    matchHands: raw.distributions?.match_hands?.[i] ?? {},
+    handEnds: f.hand_ends ?? {},
+    luzaked: (raw.tiles_luzaked?.[i] || []).map((x) => ({ tile: x.tile, est: est(x.estimate), count: x.count, base: x.base })),
+    worth: (raw.tile_worth?.[i] || []).map((x) => ({ tile: x.tile, est: est(x.estimate), count: x.count, base: x.base })),
   }));
-  const rows = (raw.rows || raw.figures || []).map((r) => ({ key: r.key, label: r.label ?? r.key, percent: !!r.percent }));
-  const diffs = (raw.differences || []).map((d) => {
-    const figures = d.figures ?? d;
-    return Object.fromEntries(Object.entries(figures).filter(([, x]) => x && typeof x === "object" && !Array.isArray(x)).map(([k, x]) => [k, est(x)]));
-  });
-  const paired = (raw.differences || []).map((d, i) => d.paired ?? raw.comparisons?.[i]?.paired ?? true);
+  const rows = figures.map((r) => ({ key: r.key, label: r.label ?? r.key, percent: !!r.percent }));
+  const diffs = files.slice(1).map((_, j) => Object.fromEntries(figures.map((row) => [row.key, est(row.differences?.[j])])));
+  const paired = (raw.comparisons || []).map((c) => !!c.paired);
   return { variants, rows, diffs, paired, sweep: raw.sweep ?? study?.params?.sweep?.option ?? null };
-}
-
-function listOf(x, f) {
-  if (!x) return [];
-  if (Array.isArray(x)) return x.map((y, i) => f(y, i));
-  return Object.entries(x).map(([k, y]) => f(y, k)).sort((a, b) => a.n - b.n);
-}
-
-function countsOf(x) {
-  if (!x) return {};
-  if (Array.isArray(x)) return Object.fromEntries(x.map((p) => (Array.isArray(p) ? p : [p.value ?? p.hands ?? p.key, p.count])));
-  return x;
 }
 
 // -- charts (inline SVG: the review's curve is the model) -----------------------------------
@@ -680,7 +665,7 @@ export class LabView {
     const game = p.game ? (has(`game.${p.game}`) ? t(`game.${p.game}`) : p.game) : "";
     const yes = (x) => (typeof x === "boolean" ? t(x ? "lab.yes" : "lab.no") : String(x));
     const rows = [[t("lab.game"), game]];
-    for (const [k, x] of Object.entries(p.options || {})) rows.push([has(`opt.${k}`) ? t(`opt.${k}`) : k, yes(x)]);
+    for (const [k, x] of Object.entries(p.options || {})) if (!p.sweep || k !== p.sweep.option) rows.push([has(`opt.${k}`) ? t(`opt.${k}`) : k, yes(x)]);
     if (p.sweep) rows.push([has(`opt.${p.sweep.option}`) ? t(`opt.${p.sweep.option}`) : p.sweep.option, p.sweep.values.map(yes).join(", ")]);
     if (p.players) rows.push([t("lab.players"), p.players.join(" — ")]);
     if (p.matches !== undefined) rows.push([t("lab.matches"), formatNumber(p.matches)]);
@@ -710,7 +695,7 @@ export class LabView {
     return el("section", { class: "panel lab-downloads", "data-testid": "study-downloads" }, [
       el("h2", { class: "section-title", text: t("study.downloads") }),
       el("ul", { class: "lab-files" }, (st.variants || []).map((v) => el("li", {}, [
-        el("a", { href: v.file, download: "", "data-testid": "variant-file", class: "button" }, [
+        el("a", { href: v.file, download: v.file_name || "", "data-testid": "variant-file", class: "button" }, [
           t("study.file", { label: v.label, n: formatNumber(v.done ?? v.matches ?? 0), count: v.done ?? v.matches ?? 0 })]),
       ]))),
       el("label", { for: "lab-command", class: "lab-command-label", text: t("study.command") }),
