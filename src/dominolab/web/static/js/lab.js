@@ -621,7 +621,9 @@ export class LabView {
   }
 
   async loadReport() {
-    if (!this.study || this.study.state === "failed" || !this.study.done) return;
+    // a cancelled study has a report once every variant has a match (docs/web.md)
+    const st = this.study;
+    if (!st || st.state === "failed" || !st.done || (st.variants || []).some((v) => !v.done)) return;
     this.reportError = null;
     try {
       this.report = readReport(await labApi.report(this.id), this.study);
@@ -655,7 +657,7 @@ export class LabView {
       parts.push(this.downloads());
       if (this.report) parts.push(this.reportPanel());
       else if (this.reportError) parts.push(el("p", { class: "form-error", role: "alert", "data-testid": "report-error", text: t("study.reportFailed", { e: this.reportError }) }));
-      else if (st.done) parts.push(el("p", { class: "muted", text: t("study.reportLoading") }));
+      else if (st.done && !(st.variants || []).some((v) => !v.done)) parts.push(el("p", { class: "muted", text: t("study.reportLoading") }));
     }
     return parts;
   }
