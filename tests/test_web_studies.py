@@ -385,3 +385,40 @@ def test_a_killed_server_resumes_the_study_to_the_same_bytes(tmp_path: Path) -> 
         unbroken = tmp_path / f"unbroken-{k}.jsonl"
         simulate_to_file(setup, unbroken, workers=1)
         assert files[k].read_bytes() == unbroken.read_bytes()
+
+
+def test_serve_flags_set_the_lab_limits() -> None:
+    from dominolab.cli.main import build_parser
+    from dominolab.cli.serve import limits_of
+
+    args = build_parser().parse_args([
+        "serve", "--lab", "everyone", "--lab-matches-per-study", "500",
+        "--lab-matches-per-hour", "9000", "--lab-studies-per-address", "3",
+        "--lab-studies", "5", "--data-dir", "/srv/dominolab"])
+    limits = limits_of(args)
+    assert (limits.lab, limits.lab_matches_per_study, limits.lab_matches_per_hour,
+            limits.lab_studies_per_client, limits.lab_studies_total) == (
+        "everyone", 500, 9000, 3, 5)
+    assert args.data_dir == "/srv/dominolab"
+    assert limits_of(build_parser().parse_args(["serve"])).lab == "local"
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", "--lab", "some"])
+    with pytest.raises(ValueError, match="lab"):
+        Limits(lab="some")
+    with pytest.raises(ValueError, match="lab_studies_total"):
+        Limits(lab_studies_total=0)
+
+
+def test_studies_live_beside_the_sqlite_file_or_in_the_data_dir(tmp_path: Path) -> None:
+    from dominolab.web.studies.runner import data_folder
+
+    assert data_folder(tmp_path / "games.sqlite3") == tmp_path.resolve()
+    assert data_folder("postgresql://u@h/db").name == "dominolab"
+    app = seeded_app(tmp_path / "games.sqlite3", 1, workers=0, data_dir=tmp_path / "data")
+    with TestClient(addressed(app)) as client:
+        sid = client.post("/api/studies", json={"game": "widelec", "matches": 3}).json()["id"]
+        assert ended(client, sid)["state"] == "done"
+        assert (tmp_path / "data" / "studies" / sid / "0.jsonl").is_file()
+        assert (tmp_path / "data" / "studies" / sid / "study.json").is_file()
+        report = client.get(f"/api/studies/{sid}/report").json()
+        assert report["files"][0]["hand_end_shares"] is not None  # Widelec's figures too
