@@ -286,7 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="benchmarks")
     p.add_argument("what", choices=["engine", "players", "simulate", "openspiel", "serve",
-                                    "review"],
+                                    "review", "study"],
                    help="engine: random full hands per second; players: the expert's "
                         "decisions and search iterations per second; simulate: greedy "
                         "matches per second through simulate's loop (engine, players and "
@@ -296,7 +296,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "python_block_dominoes side by side; serve: concurrent games "
                         "played over WebSocket against a real server, move-to-update "
                         "latency; review: the time from a match's end to its review being "
-                        "ready (docs/web.md, \"Review\")")
+                        "ready (docs/web.md, \"Review\"); study: 10,000 greedy Luzak "
+                        "matches from POST /api/studies to the report ready, on a real "
+                        "server (docs/web.md, \"The lab\")")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--seconds", type=decimal_number(0, 3600, above_low=True), default=None,
                    help="time spent per game (default: 3), or per run for serve (default: 10)")
