@@ -67,6 +67,7 @@ class Site:
     hidden_id: str           # the player whose name a moderator hid (Ala's rated opponent)
     game_id: str             # Ala's rated match against the computer, live
     finished_id: str         # Ala and Ola's rated match, over (its replay)
+    study_id: str            # a lab study of two variants, done (its report)
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +83,11 @@ def site(rated: dict[str, Any]) -> Site:
     made = post(server.base, "/api/games", {"game": "luzak", "opponent": "easy", "rated": True,
                                             "move_seconds": 120, "first": "me"},
                 key=rated["ala"]["key"])
-    return Site(server, rated["ala"], ola_id, made["id"], rated["game"])
+    study = post(server.base, "/api/studies", {"game": "luzak", "sweep": {
+        "option": "target", "values": [31, 61]}, "matches": 100, "seed": 7})
+    until(lambda: get(server.base, f"/api/studies/{study['id']}")["state"] == "done",
+          60.0, "the lab's study done")
+    return Site(server, rated["ala"], ola_id, made["id"], rated["game"], study["id"])
 
 
 @pytest.fixture
@@ -185,7 +190,7 @@ def test_axe_finds_a_violation_it_is_meant_to(axe_ui: Ui, site: Site) -> None:
 
 
 #: every other view, reached by its address: [name, path, a test id it draws when ready];
-#: a {game}, {finished}, {ala} in the path is the site's
+#: a {game}, {finished}, {ala}, {study} in the path is the site's
 ADDRESSED = (
     ("watch", "/watch/{game}", "seat-hand"),
     ("player", "/player/{ala}", "player-page"),
@@ -196,13 +201,16 @@ ADDRESSED = (
     ("not-found", "/player/no-such-player", "player-error"),
     ("link", "/link", "link-form"),
     ("puzzles", "/puzzles/luzak", "puzzle-table"),
+    ("lab", "/lab", "lab-form"),
+    ("study", "/lab/{study}", "study-report"),
 )
 
 
 def show_addressed(page: Page, site: Site, path: str, ready: str, lang: str) -> None:
-    """Open ``path`` (its {game}, {finished}, {ala} filled in) and wait until it drew
-    ``ready`` in ``lang``."""
-    page.goto(path.format(game=site.game_id, finished=site.finished_id, ala=site.ala["id"]))
+    """Open ``path`` (its {game}, {finished}, {ala}, {study} filled in) and wait until it
+    drew ``ready`` in ``lang``."""
+    page.goto(path.format(game=site.game_id, finished=site.finished_id, ala=site.ala["id"],
+                          study=site.study_id))
     expect(page.get_by_test_id(ready).first).to_be_visible()
     expect(page.locator("html")).to_have_attribute("lang", lang)
 
@@ -264,7 +272,7 @@ def test_the_dark_theme_passes_axe(axe_ui: Ui, site: Site, lang: str) -> None:
             show(page, site, name, lang)
             audit(axe_ui, page, name, f"{lang}-dark", failures)
         for name, path, ready in ADDRESSED:
-            if name in ("lesson", "replay"):
+            if name in ("lesson", "replay", "lab", "study"):
                 show_addressed(page, site, path, ready, lang)
                 audit(axe_ui, page, name, f"{lang}-dark", failures)
     assert not failures, f"{lang}, dark: serious or critical axe violations:\n" + "\n".join(

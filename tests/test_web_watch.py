@@ -232,7 +232,8 @@ def test_an_expired_game_s_spectators_are_closed_and_uncounted(tmp_path: Path) -
 def test_limits_refuse_nonsense_spectator_bounds() -> None:
     for name in ("watchers_per_client", "watchers_per_game", "watchers_total"):
         with pytest.raises(ValueError, match=name):
-            Limits(**{name: 0})
+            bad: dict[str, Any] = {name: 0}
+            Limits(**bad)
 
 
 def test_serve_flags_set_the_spectator_limits() -> None:

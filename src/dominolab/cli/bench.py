@@ -1,4 +1,4 @@
-"""``dominolab bench engine|players|simulate|openspiel|serve|review``: the benchmarks of
+"""``dominolab bench engine|players|simulate|openspiel|serve|review|study``: the benchmarks of
 :mod:`dominolab.lab.bench`, printed.
 
 ``engine``: random full hands per second, per game, on one core, on the pure-Python and the
@@ -48,6 +48,8 @@ def run_bench(args: argparse.Namespace) -> int:
         return _bench_openspiel(args.seconds, args.json)
     if args.what == "review":
         return _bench_review(games, args.json)
+    if args.what == "study":
+        return _bench_study(args.json)
     if args.check is not None:
         return _check_engine(args, games)
     from dominolab.lab.bench.engine import measure_engine
@@ -350,3 +352,19 @@ def _bench_serve(games: list[int], seconds: float, think: float, game: str, as_j
                           "db": None if db is None else _redacted(db),
                           "runs": results}, indent=2))
     return 1 if failed(results) else 0
+
+
+def _bench_study(json_out: bool) -> int:
+    from dominolab.lab.bench.study import measure_study
+
+    if not json_out:
+        print("a study of 10,000 greedy Luzak matches on a real server, from POST "
+              "/api/studies to its report ready:", flush=True)
+    r = measure_study()
+    if json_out:
+        print(json.dumps(r))
+    else:
+        print(f"  played in {r['played_s']:.2f} s ({r['matches_per_s']:.0f} matches/s), "
+              f"report {r['report_s']:.2f} s later: {r['total_s']:.2f} s in all "
+              f"(target: 15 s)")
+    return 0

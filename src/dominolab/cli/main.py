@@ -231,6 +231,26 @@ def build_parser() -> argparse.ArgumentParser:
                         "a quarter more; deflating is then its largest single cost): worth "
                         "it where the players' bandwidth is dearer than the server's "
                         "processor (default: off, messages go uncompressed)")
+    p.add_argument("--lab", choices=["off", "local", "everyone"], default=None,
+                   help="who may run studies in the lab (/lab: many computer matches under "
+                        "chosen rules, in the computer's pool): local, this machine only "
+                        "(127.0.0.1, ::1); everyone; or off (default: local)")
+    p.add_argument("--lab-matches-per-study", type=whole_number(1, 10_000_000, digits=8),
+                   default=None, metavar="N",
+                   help="matches one study may play, every variant together (default: "
+                        "20000)")
+    p.add_argument("--lab-matches-per-hour", type=whole_number(1, 1_000_000_000, digits=10),
+                   default=None, metavar="N",
+                   help="matches one address may start per hour in studies (default: "
+                        "100000; past it 429)")
+    p.add_argument("--lab-studies-per-address", type=whole_number(1, 1000, digits=4),
+                   default=None, metavar="N",
+                   help="studies one address may have running at once (default: 2)")
+    p.add_argument("--lab-studies", type=whole_number(1, 1000, digits=4), default=None,
+                   metavar="N", help="studies the server runs at once (default: 4)")
+    p.add_argument("--data-dir", default=None, metavar="DIR",
+                   help="where studies keep their files (DIR/studies/ID/; default: beside "
+                        "the SQLite file, or for PostgreSQL ~/.local/share/dominolab)")
     p.add_argument("--game-seeds", type=SEED, default=None, metavar="N",
                    help="for tests: new games' seeds come from a generator seeded with N, "
                         "so the same requests deal the same games (default: the operating "
@@ -266,7 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="benchmarks")
     p.add_argument("what", choices=["engine", "players", "simulate", "openspiel", "serve",
-                                    "review"],
+                                    "review", "study"],
                    help="engine: random full hands per second; players: the expert's "
                         "decisions and search iterations per second; simulate: greedy "
                         "matches per second through simulate's loop (engine, players and "
@@ -276,7 +296,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "python_block_dominoes side by side; serve: concurrent games "
                         "played over WebSocket against a real server, move-to-update "
                         "latency; review: the time from a match's end to its review being "
-                        "ready (docs/web.md, \"Review\")")
+                        "ready (docs/web.md, \"Review\"); study: 10,000 greedy Luzak "
+                        "matches from POST /api/studies to the report ready, on a real "
+                        "server (docs/web.md, \"The lab\")")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--seconds", type=decimal_number(0, 3600, above_low=True), default=None,
                    help="time spent per game (default: 3), or per run for serve (default: 10)")

@@ -59,7 +59,11 @@ def limits_of(args: argparse.Namespace) -> Limits:
                         ("lobby_sockets_per_address", "lobby_sockets_per_client"),
                         ("head_timeout", "head_timeout"),
                         ("keep_alive_timeout", "keep_alive_timeout"),
-                        ("hello_timeout", "hello_timeout")):
+                        ("hello_timeout", "hello_timeout"), ("lab", "lab"),
+                        ("lab_matches_per_study", "lab_matches_per_study"),
+                        ("lab_matches_per_hour", "lab_matches_per_hour"),
+                        ("lab_studies_per_address", "lab_studies_per_client"),
+                        ("lab_studies", "lab_studies_total")):
         value = getattr(args, flag)
         if value is not None:
             limits = dataclasses.replace(limits, **{field: value})
@@ -133,7 +137,8 @@ def run_serve(args: argparse.Namespace) -> int:
                          limits=limits,
                          workers=args.workers, allow_origins=tuple(args.allow_origin),
                          metrics_allow=(args.metrics_allow,),
-                         health_timeout=args.health_timeout)
+                         health_timeout=args.health_timeout,
+                         data_dir=None if args.data_dir is None else Path(args.data_dir))
     except (StoreError, AssetsError) as exc:
         print(f"dominolab serve: {exc}", file=sys.stderr)
         return 2

@@ -844,6 +844,80 @@ def report_tables(summaries: Sequence[FileSummary]) -> list[Table]:
     return tables
 
 
+# -- data -----------------------------------------------------------------------------------------
+
+def estimate_json(e: Estimate | None) -> dict[str, float | None] | None:
+    """An estimate as JSON: ``{"value", "low", "high", "se"}`` (the 95% interval's ends and
+    the standard error None when there is too little data), or None for no figure."""
+    if e is None or math.isnan(e.value):
+        return None
+    low, high = (None, None) if e.ci is None else e.ci
+    return {"value": e.value, "low": low, "high": high, "se": e.se}
+
+
+def _counts_json(counts: Mapping[int, int]) -> dict[str, int]:
+    return {str(k): int(v) for k, v in sorted(counts.items())}
+
+
+def _tiles_json(figs: Sequence[TileFigure]) -> list[dict[str, Any]]:
+    return [{"tile": f.tile, "count": f.count, "base": f.base,
+             "estimate": estimate_json(f.estimate)} for f in figs]
+
+
+#: the distributions of a summary (whole number -> how often), by their JSON names
+DISTRIBUTIONS: Final = ("hand_points", "match_totals", "match_hands", "luzaks_per_hand",
+                        "luzak_costs", "quartets_per_hand", "bonuses", "draws_per_hand")
+
+
+def report_json(summaries: Sequence[FileSummary]) -> dict[str, Any]:
+    """The figures of a report of these files as JSON values (the web app's lab): the same
+    summaries and the same differences the text and HTML reports are made of. Shares are
+    fractions (0.541, not 54.1%; a figure's ``percent`` says it is one), their differences
+    too.
+
+    ``files``: each file's label (:func:`variant_labels`), header, matches, hands, how the
+    matches and the completed hands ended; ``figures``: each :class:`FigureRow` with each
+    file's estimate and, for files 2.., its difference from file 1 (:func:`differences`:
+    paired by deal when they share it); ``comparisons``: how each is compared;
+    ``points_by_n`` (Luzak: points per hand scored at tile N and the share of hands scoring
+    there), ``target_lengths``, ``tiles_luzaked`` and ``tile_worth`` per file; and the
+    ``distributions`` the plots draw (:data:`DISTRIBUTIONS`, whole number -> count)."""
+    labels = variant_labels([s.sim for s in summaries])
+    diffs = differences(summaries) if summaries else []
+    files = []
+    for s, label in zip(summaries, labels, strict=True):
+        files.append({"label": label, "header": s.sim.header, "read": s.sim.read,
+                      "interrupted": s.sim.interrupted, "matches": s.matches,
+                      "hands": s.hands, "completed_hands": s.completed_hands,
+                      "match_ends": dict(s.match_ends), "hand_ends": dict(s.hand_ends),
+                      "hand_end_shares": hand_end_shares(s) if not s.sim.is_luzak else None})
+    figures = []
+    for row in rows_for(summaries):
+        figures.append({"key": row.key, "label": row.label, "percent": row.percent,
+                        "values": [estimate_json(s.estimates.get(row.key)) for s in summaries],
+                        "differences": [estimate_json(d.get(row.key)) for d in diffs]})
+    comparisons = [{"file": k, "paired": shares_deals(summaries[0].sim, s.sim),
+                    "how": comparison_text(summaries[0], s)}
+                   for k, s in enumerate(summaries[1:], start=1)]
+    ns = sorted({n for s in summaries for n in s.points_by_n})
+    points_by_n = [{"n": n, "values": [
+        None if n not in s.points_by_n else
+        {"points": s.points_by_n[n][0], "share": s.points_by_n[n][1]} for s in summaries]}
+        for n in ns]
+    targets = [[{"target": t.target, "matches": t.matches, "mean": t.mean,
+                 "low": None if t.ci is None else t.ci[0],
+                 "high": None if t.ci is None else t.ci[1],
+                 "median": t.median, "p10": t.p10, "p90": t.p90} for t in s.target_lengths]
+               for s in summaries]
+    return {"files": files, "figures": figures, "comparisons": comparisons,
+            "sweep": sweep_option([s.sim for s in summaries]),
+            "points_by_n": points_by_n, "target_lengths": targets,
+            "tiles_luzaked": [_tiles_json(s.luzaked) for s in summaries],
+            "tile_worth": [_tiles_json(s.tile_worth) for s in summaries],
+            "distributions": {name: [_counts_json(getattr(s, name)) for s in summaries]
+                              for name in DISTRIBUTIONS}}
+
+
 # -- text ---------------------------------------------------------------------------------------
 
 def header_lines(sim: Sim) -> list[str]:
@@ -1302,11 +1376,12 @@ def render_html(summaries: Sequence[FileSummary]) -> str:
     return "\n".join(parts) + "\n"
 
 
-__all__ = ["COMMON_ROWS", "HAND_ENDS", "SWEEP_FIGURES", "FigureRow", "FileSummary", "LUZAK_ROWS",
-           "MatplotlibMissing", "Pairing", "Sim", "SimInfo", "Table", "TargetLength",
-           "TileFigure", "WIDELEC_ROWS", "comparison_text", "completed", "differences",
-           "expected_plots", "fmt_estimate", "hand_end_shares", "handed_over",
-           "hands_to_target", "header_lines", "layer_of", "match_figures", "plain_number",
-           "render_html", "render_plots", "replay_targets",
-           "report_tables", "rows_for", "shares_deals", "summarise_file", "summarise_files",
-           "summary_text", "sweep_option", "table_html", "table_text", "variant_labels"]
+__all__ = ["COMMON_ROWS", "DISTRIBUTIONS", "HAND_ENDS", "SWEEP_FIGURES", "FigureRow",
+           "FileSummary", "LUZAK_ROWS", "MatplotlibMissing", "Pairing", "Sim", "SimInfo",
+           "Table", "TargetLength", "TileFigure", "WIDELEC_ROWS", "comparison_text",
+           "completed", "differences", "estimate_json", "expected_plots", "fmt_estimate",
+           "hand_end_shares", "handed_over", "hands_to_target", "header_lines", "layer_of",
+           "match_figures", "plain_number", "render_html", "render_plots", "replay_targets",
+           "report_json", "report_tables", "rows_for", "shares_deals", "summarise_file",
+           "summarise_files", "summary_text", "sweep_option", "table_html", "table_text",
+           "variant_labels"]

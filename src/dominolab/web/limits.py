@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from typing import Final, Protocol
 
 DAY: Final = 86_400.0
+#: who may run studies: nobody, the server's own machine, everyone (``serve --lab``)
+LAB_MODES: Final = ("off", "local", "everyone")
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +103,16 @@ class Limits:
     keep_alive_timeout: float = 5.0
     #: seconds a new WebSocket has to say hello
     hello_timeout: float = 10.0
+    #: who may run studies (the lab, docs/web.md): ``"local"`` the server's own machine
+    #: (127.0.0.1, ::1: ``make play``), ``"everyone"``, or ``"off"``
+    lab: str = "local"
+    #: matches one study may play, every variant together
+    lab_matches_per_study: int = 20_000
+    #: matches one client may start per hour (its studies' matches, counted when started)
+    lab_matches_per_hour: int = 100_000
+    #: studies one client may have running at once, and the server in all
+    lab_studies_per_client: int = 2
+    lab_studies_total: int = 4
 
     def __post_init__(self) -> None:
         for name in ("games_per_minute", "hints_per_minute", "reviews_per_minute",
@@ -120,10 +132,14 @@ class Limits:
                      "seeks_burst", "messages_burst", "open_seeks_per_player",
                      "lobby_sockets_per_client",
                      "watchers_per_client", "watchers_per_game", "watchers_total",
-                     "sockets_per_client", "seat_sockets_per_client"):
+                     "sockets_per_client", "seat_sockets_per_client",
+                     "lab_matches_per_study", "lab_matches_per_hour",
+                     "lab_studies_per_client", "lab_studies_total"):
             value = getattr(self, name)
             if not (isinstance(value, int) and value >= 1):
                 raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
+        if self.lab not in LAB_MODES:
+            raise ValueError(f"lab must be {', '.join(LAB_MODES)}, not {self.lab!r}")
 
 
 class RateLimited(Exception):

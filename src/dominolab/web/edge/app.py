@@ -8,6 +8,7 @@ a 503 (the database failed) changes nothing either.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import math
@@ -23,7 +24,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -53,6 +54,8 @@ from dominolab.web.limits import Limits
 from dominolab.web.logs import AccessLog, socket_opened
 from dominolab.web.metrics import CONTENT_TYPE, DEFAULT_ALLOW, Gauges, Metrics, allowed, networks
 from dominolab.web.storage.store import BUSY_TIMEOUT, DATABASE_ERRORS, Store, unavailable
+from dominolab.web.studies.catalogue import game_entries, player_entries
+from dominolab.web.studies.runner import ENDED, Studies, data_folder
 
 log = logging.getLogger("dominolab.web")
 
@@ -467,6 +470,92 @@ async def rules(request: Request) -> Response:
 # -- health and metrics (docs/web.md, "Health and metrics") ---------------------------------
 
 #: neither answer is kept by any cache: each is the server's state now
+# -- the lab: studies run by the server (docs/web.md, "The lab") --------------------------------
+
+def studies_of(request: Request | WebSocket) -> Studies:
+    studies: Studies = request.app.state.studies
+    return studies
+
+
+async def lab_meta(request: Request) -> Response:
+    """What the lab's page may choose, from the games' own option metadata, and whether
+    this address may run studies (``why`` not)."""
+    studies = studies_of(request)
+    why = studies.refusal(client_of(request))
+    return JSONResponse({"enabled": why is None, "why": why, "games": game_entries(),
+                         "players": player_entries(), "limits": studies.limits_json()})
+
+
+async def create_study(request: Request) -> Response:
+    """A study: 201 when new, 200 when the same parameters already made it."""
+    studies = studies_of(request)
+    studies.check(client_of(request))
+    data = await read_json(request)
+    study, created = await studies.start(data, client_of(request))
+    return JSONResponse({"id": study.id, "url": f"/lab/{study.id}",
+                         "state": study.state}, status_code=201 if created else 200)
+
+
+async def study_state(request: Request) -> Response:
+    studies = studies_of(request)
+    studies.check(client_of(request))
+    return JSONResponse(studies.get(request.path_params["study_id"]).as_json())
+
+
+async def cancel_study(request: Request) -> Response:
+    studies = studies_of(request)
+    studies.check(client_of(request))
+    study = await studies.cancel(request.path_params["study_id"], client_of(request))
+    return JSONResponse(study.as_json())
+
+
+async def study_report(request: Request) -> Response:
+    studies = studies_of(request)
+    studies.check(client_of(request))
+    return JSONResponse(await studies.report(request.path_params["study_id"],
+                                             client_of(request)))
+
+
+async def study_file(request: Request) -> Response:
+    """A variant's JSON Lines file, as a download named as ``dominolab simulate`` names it."""
+    studies = studies_of(request)
+    studies.check(client_of(request))
+    path, name = studies.file(request.path_params["study_id"], request.path_params["k"])
+    if not path.is_file():
+        raise ApiError(404, "this variant has no file yet")
+    return FileResponse(path, media_type="application/x-ndjson", filename=name)
+
+
+async def study_socket(ws: WebSocket) -> None:
+    """A study's progress: ``{"type": "progress", "done", "total", "state"}`` now, every
+    second while it runs and once when it ends; then the socket is closed (1000)."""
+    if not origin_allowed(ws):
+        await ws.close(code=4403, reason="this page's origin may not connect")
+        return
+    await ws.accept()
+    studies = studies_of(ws)
+    why = studies.refusal(client_of(ws))
+    if why is not None:
+        await _close(ws, 4403, why)
+        return
+    try:
+        study = studies.get(ws.path_params["study_id"])
+    except ApiError as exc:
+        await _close(ws, 4404, exc.message)
+        return
+    try:
+        while True:
+            ended = study.state in ENDED
+            await ws.send_text(json.dumps(study.progress()))
+            if ended:
+                await ws.close(code=1000)
+                return
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(study.ended.wait(), 1.0)
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        pass
+
+
 NOW_HEADERS: Final = {"Cache-Control": "no-store"}
 
 
@@ -771,7 +860,8 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
                allow_origins: tuple[str, ...] = (), busy_timeout: float = BUSY_TIMEOUT,
                clock: Callable[[], float] | None = None,
                metrics_allow: tuple[str, ...] = DEFAULT_ALLOW,
-               health_timeout: float = 2.0, puzzles: Shelf | None = None) -> Starlette:
+               health_timeout: float = 2.0, puzzles: Shelf | None = None,
+               data_dir: Path | None = None) -> Starlette:
     """The web app over the games database at ``db_path`` (created if missing; a database
     that cannot be used raises :class:`~dominolab.web.storage.store.StoreError` here): an SQLite
     file's path, or a ``postgresql://`` URL, where several servers may serve the same
@@ -788,7 +878,9 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
     networks that may read ``/metrics`` (ValueError naming one that is neither);
     ``health_timeout``: the seconds ``/healthz`` gives the database; ``puzzles``: the
     puzzles served (default: the shipped ones, read here: a broken puzzle file raises
-    :class:`~dominolab.players.puzzles.PuzzleError` naming it)."""
+    :class:`~dominolab.players.puzzles.PuzzleError` naming it); ``data_dir``: the
+    server's data folder, where studies keep their files (``DATA_DIR/studies/ID/``;
+    default: beside an SQLite file, for PostgreSQL the user's data folder)."""
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -801,9 +893,12 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             app.state.lobby.sweep_forever(), name="sweep the lobby")
         moderated = asyncio.get_running_loop().create_task(
             app.state.players.watch_forever(), name="watch moderators")
+        studies: Studies = app.state.studies
+        studies.resume_all()  # every unfinished study goes on from its files
         try:
             yield
         finally:
+            await studies.close()
             sweeper.cancel()
             lobby_sweeper.cancel()
             moderated.cancel()
@@ -827,6 +922,8 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             Route("/lobby", page),
             Route("/puzzles", page),
             Route("/puzzles/{path:path}", page),
+            Route("/lab", page),
+            Route("/lab/{path:path}", page),
             Route("/healthz", healthz),
             Route("/metrics", metrics_text),
             Route("/api/meta", meta),
@@ -860,6 +957,12 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             Route("/api/puzzles/{game}/next", next_puzzle),
             Route("/api/puzzles/{game}/{puzzle_id}", one_puzzle),
             Route("/api/puzzles/{game}/{puzzle_id}/answer", answer_puzzle, methods=["POST"]),
+            Route("/api/lab", lab_meta),
+            Route("/api/studies", create_study, methods=["POST"]),
+            Route("/api/studies/{study_id}", study_state),
+            Route("/api/studies/{study_id}/cancel", cancel_study, methods=["POST"]),
+            Route("/api/studies/{study_id}/report", study_report),
+            Route("/api/studies/{study_id}/files/{k}", study_file),
             Route("/api/rules/{lang}", rules),
             Route("/api/lessons", lessons_index_endpoint),
             Route("/api/lessons/{game}", lessons_endpoint),
@@ -867,6 +970,7 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             Route("/api/guide/{game}/{lang}", guide_endpoint),
             WebSocketRoute("/ws/games/{game_id}", game_socket),
             WebSocketRoute("/ws/lobby", lobby_socket),
+            WebSocketRoute("/ws/studies/{study_id}", study_socket),
             # the page's files under their version, kept a year; the same at their plain
             # addresses, revalidated (an old version's address is a 404 there)
             Route(f"{assets.prefix}/{{path:path}}", assets.file_response, name="static"),
@@ -915,6 +1019,8 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
         Candidate(live.row, (int(live.match.totals[0]), int(live.match.totals[1])))
         for live in list(service.games.values()) if not live.over], clock)
     app.state.assets = assets
+    app.state.studies = Studies((data_dir or data_folder(db_path)) / "studies", service.pool,
+                                service.limits)
     app.state.allow_origins = frozenset(o.rstrip("/") for o in allow_origins)
     #: the seats' sockets open per client (Limits.seat_sockets_per_client)
     app.state.seat_sockets = Counter()

@@ -29,7 +29,7 @@ function retryAfterSeconds(value) {
   return Math.max(0, Math.ceil((when - Date.now()) / 1000));
 }
 
-async function request(method, path, { token = null, body = undefined, playerKey = null } = {}) {
+export async function request(method, path, { token = null, body = undefined, playerKey = null } = {}) {
   const headers = { Accept: "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
   if (playerKey) headers["X-Player-Key"] = playerKey;  // a header: never in a URL

@@ -1,5 +1,5 @@
 // The page's entry point: the header (rules link, language buttons), a small router for
-// /, /game/ID, /watch/ID, /rules, /replay/ID and the rest (history.pushState), and the
+// /, /game/ID, /watch/ID, /rules, /replay/ID, /lab and the rest (history.pushState), and the
 // toasts' host.
 
 import { t, getLang, setLang, onLangChange } from "./i18n.js";
@@ -24,6 +24,7 @@ const LeaderboardView = lazy("./leaderboard.js", "LeaderboardView");
 const LobbyView = lazy("./lobby.js", "LobbyView");
 const LinkView = lazy("./devices.js", "LinkView");
 const PuzzlesView = lazy("./puzzles.js", "PuzzlesView");
+const LabView = lazy("./lab.js", "LabView");
 const now = (View) => () => Promise.resolve(View);
 
 /** The view class of PATH (a promise: most are read on first use) and its arguments. */
@@ -42,6 +43,8 @@ function route(path) {
   if (/^\/lobby\/?$/.test(path)) return [LobbyView];
   // the puzzles: /puzzles, /puzzles/GAME, /puzzles/GAME/ID (puzzles.js)
   if (/^\/puzzles(\/[^/]+){0,2}\/?$/.test(path)) return [PuzzlesView, path];
+  // the lab: /lab (the form), /lab/ID (a study: its progress and report; lab.js)
+  if ((m = /^\/lab(?:\/([^/]+))?\/?$/.exec(path))) return [LabView, m[1] ? decodeURIComponent(m[1]) : null];
   // another device's code (devices.js)
   if (/^\/link\/?$/.test(path)) return [LinkView];
   return [now(HomeView)];
@@ -97,6 +100,7 @@ function renderHeader() {
   document.querySelector("[data-testid=rules-link]").textContent = t("nav.rules");
   document.querySelector("[data-testid=learn-link]").textContent = t("nav.learn");
   document.querySelector("[data-testid=puzzles-link]").textContent = t("nav.puzzles");
+  document.querySelector("[data-testid=lab-link] .nav-label").textContent = t("nav.lab");
   document.querySelector("[data-testid=leaderboard-link] .nav-label").textContent = t("nav.leaderboard");
   document.querySelector("[data-testid=lobby-link]").textContent = t("nav.lobby");
   document.querySelector("[data-i18n=home-link]").textContent = t("nav.home");

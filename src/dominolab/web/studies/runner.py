@@ -1,0 +1,391 @@
+"""Studies run by the server (docs/web.md, "The lab"): each variant simulated by the lab's own
+code in the web app's compute pool, a chunk of matches a job, appended to its file.
+
+A study lives in ``DATA_DIR/studies/ID/``: ``study.json`` (its canonical parameters and the
+address that started it), ``K.jsonl`` for variant ``K`` (0, 1, ...: the lab's JSON Lines
+file, byte for byte what ``dominolab simulate`` writes with the same arguments) and, once
+cancelled, ``cancelled``. Each job plays :data:`CHUNK` matches (fewer for the search
+players) with :func:`~dominolab.lab.simulate.match_lines`, in the pool's turn of the
+address that started the study, so its computer moves and hints keep theirs; at most
+:data:`AHEAD` jobs a study are asked for at once, and their lines are appended in match
+order. The file holds whole matches only, so a server stopped or killed mid-study resumes
+it when it starts again (:func:`~dominolab.lab.simulate.resume_point` cuts a torn tail and
+names the matches to play), and the file ends byte for byte as an unbroken run's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import json
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from dominolab.lab.report import report_json, summarise_files
+from dominolab.lab.simfile import SimFileError, dumps
+from dominolab.lab.simulate import (
+    ResumeMismatch,
+    SimSetup,
+    default_out,
+    match_lines,
+    resume_point,
+)
+from dominolab.players import KINDS
+from dominolab.web.errors import ApiError
+from dominolab.web.games.compute import ComputePool, PoolBusy, PoolClosed, WorkerDied
+from dominolab.web.limits import Limits
+from dominolab.web.studies.params import StudyParams, from_canonical, parse_study
+
+log = logging.getLogger("dominolab.web")
+
+#: matches a job plays with players that need no search (greedy, random)
+CHUNK: Final = 200
+#: ... and with a search player (pimc, expert: seconds a match)
+SEARCH_CHUNK: Final = 4
+#: jobs of one study asked of the pool at once
+AHEAD: Final = 2
+#: the addresses of the machine itself, for which the lab is on by default
+LOCAL: Final = frozenset({"127.0.0.1", "::1", "localhost"})
+
+State = Literal["queued", "running", "done", "cancelled", "failed"]
+ENDED: Final = frozenset({"done", "cancelled", "failed"})
+
+
+def play_chunk(setup: SimSetup, first: int, end: int) -> str:
+    """The lines of matches ``first .. end-1`` of ``setup`` (a job of the compute pool)."""
+    return "".join(match_lines(setup, i) for i in range(first, end))
+
+
+def report_of(paths: list[str]) -> dict[str, Any]:
+    """The report of the variants' files as JSON (a job of the compute pool)."""
+    return report_json(summarise_files(paths))
+
+
+@dataclass(eq=False)
+class Study:
+    """One study in this server: its parameters, who started it and how far it is."""
+
+    id: str
+    params: StudyParams
+    client: str
+    folder: Path
+    state: State = "queued"
+    #: whole matches in each variant's file
+    done: list[int] = field(default_factory=list)
+    error: str | None = None
+    cancelling: bool = False
+    task: asyncio.Task[None] | None = None
+    #: set whenever the study ends (done, cancelled, failed)
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
+    report: dict[str, Any] | None = None
+
+    def path(self, k: int) -> Path:
+        return self.folder / f"{k}.jsonl"
+
+    def file_name(self, k: int) -> str:
+        """The name a download of variant ``k`` gets, and the command line writes."""
+        setup_options = self.params.setups()[k].options
+        return str(default_out(self.params.game, self.params.seed, setup_options))
+
+    def as_json(self) -> dict[str, Any]:
+        """``GET /api/studies/ID`` (docs/web.md, "The lab")."""
+        params = self.params
+        names = [self.file_name(k) for k in range(params.variants)]
+        commands = params.commands(names)
+        variants = []
+        for k, opts in enumerate(params.variant_options()):
+            if params.sweep is None:
+                label = "as set"
+            else:
+                value = opts[params.sweep.option]
+                text = ("yes" if value else "no") if isinstance(value, bool) else str(value)
+                label = f"{params.sweep.option.replace('_', '-')}={text}"
+            variants.append({"label": label, "options": opts, "done": self.done[k],
+                             "matches": params.matches,
+                             "file": f"/api/studies/{self.id}/files/{k}",
+                             "file_name": names[k]})
+        return {"id": self.id, "url": f"/lab/{self.id}", "params": params.canonical(),
+                "state": self.state, "done": sum(self.done), "total": params.total,
+                "variants": variants, "command": "\n".join(commands),
+                "commands": commands, "error": self.error}
+
+    def progress(self) -> dict[str, Any]:
+        return {"type": "progress", "done": sum(self.done), "total": self.params.total,
+                "state": self.state}
+
+
+class Studies:
+    """Every study of this server's data folder, and the lab's limits (:class:`Limits`).
+
+    ``folder``: ``DATA_DIR/studies``; ``pool``: the compute pool the jobs run in;
+    ``clock``: monotonic seconds, for the matches an address starts per hour."""
+
+    def __init__(self, folder: Path, pool: ComputePool, limits: Limits,
+                 clock: Callable[[], float] | None = None) -> None:
+        self.folder = folder
+        self.pool = pool
+        self.limits = limits
+        self.clock = clock or time.monotonic
+        self.studies: dict[str, Study] = {}
+        #: address -> (when, matches) of the studies it started in the last hour
+        self._started: dict[str, collections.deque[tuple[float, int]]] = {}
+        self._closed = False
+
+    # -- who may -----------------------------------------------------------------------------
+    def refusal(self, client: str) -> str | None:
+        """Why ``client`` may not use the lab, or None when it may."""
+        mode = self.limits.lab
+        if mode == "everyone" or (mode == "local" and client in LOCAL):
+            return None
+        if mode == "local":
+            return ("the lab is open only to the server's own machine; its operator opens it "
+                    "to everyone with: dominolab serve --lab everyone")
+        return ("the lab is turned off on this server; its operator turns it on with: "
+                "dominolab serve --lab everyone (or --lab local for the machine itself)")
+
+    def check(self, client: str) -> None:
+        """A 403 saying how the operator turns the lab on, unless ``client`` may use it."""
+        why = self.refusal(client)
+        if why is not None:
+            raise ApiError(403, why)
+
+    def limits_json(self) -> dict[str, Any]:
+        lim = self.limits
+        return {"matches_per_study": lim.lab_matches_per_study,
+                "matches_per_hour": lim.lab_matches_per_hour,
+                "studies_per_address": lim.lab_studies_per_client,
+                "studies_running": lim.lab_studies_total, "sweep_values": 8}
+
+    # -- starting ----------------------------------------------------------------------------
+    async def start(self, data: dict[str, Any], client: str) -> tuple[Study, bool]:
+        """A study from a request's body: (the study, whether it is new). The same parameters
+        answer the study that exists (a cancelled or failed one is started again from its
+        files). 400 for bad input, 429 past the lab's limits."""
+        self.check(client)
+        params = parse_study(data, self.limits.lab_matches_per_study)
+        sid = params.study_id()
+        study = self.studies.get(sid)
+        if study is not None and study.state not in ("cancelled", "failed"):
+            return study, False
+        remaining = params.total - (sum(study.done) if study is not None else 0)
+        self._take(client, remaining)
+        if study is None:
+            study = Study(sid, params, client, self.folder / sid, done=[0] * params.variants)
+            study.folder.mkdir(parents=True, exist_ok=True)
+            text = json.dumps({"params": params.canonical(), "client": client}, indent=1)
+            (study.folder / "study.json").write_text(text + "\n", encoding="utf-8")
+            self.studies[sid] = study
+            created = True
+        else:
+            (study.folder / "cancelled").unlink(missing_ok=True)
+            created = False
+        self._spend(client, remaining)
+        self._launch(study)
+        return study, created
+
+    def _running(self, client: str | None = None) -> int:
+        return sum(1 for s in self.studies.values() if s.state not in ENDED
+                   and (client is None or s.client == client))
+
+    def _take(self, client: str, matches: int) -> None:
+        """429 if ``client`` may not start ``matches`` more matches now."""
+        lim = self.limits
+        if self._running(client) >= lim.lab_studies_per_client:
+            raise ApiError(429, f"your address already has {lim.lab_studies_per_client} "
+                                f"studies running; wait for one to end or cancel it",
+                           retry_after=10, kind="studies")
+        if self._running() >= lim.lab_studies_total:
+            raise ApiError(429, f"the server already runs {lim.lab_studies_total} studies; "
+                                f"try again when one ends", retry_after=10, kind="studies")
+        now = self.clock()
+        started = self._started.setdefault(client, collections.deque())
+        while started and started[0][0] <= now - 3600:
+            started.popleft()
+        used = sum(m for _, m in started)
+        if used + matches > lim.lab_matches_per_hour:
+            wait = 3600 - (now - started[0][0]) if started else 3600
+            raise ApiError(429, f"your address has started {used} matches in the last hour; "
+                                f"{matches} more would pass this server's "
+                                f"{lim.lab_matches_per_hour} an hour",
+                           retry_after=max(1, wait), kind="studies")
+
+    def _spend(self, client: str, matches: int) -> None:
+        self._started.setdefault(client, collections.deque()).append((self.clock(), matches))
+
+    def _launch(self, study: Study) -> None:
+        study.state, study.error, study.cancelling = "queued", None, False
+        study.report = None
+        study.ended = asyncio.Event()
+        study.task = asyncio.get_running_loop().create_task(self._run(study),
+                                                            name=f"study {study.id}")
+
+    # -- finding -----------------------------------------------------------------------------
+    def get(self, sid: str) -> Study:
+        study = self.studies.get(sid)
+        if study is None:
+            raise ApiError(404, f"there is no study {json.dumps(sid)[:40]} on this server")
+        return study
+
+    def file(self, sid: str, k: str) -> tuple[Path, str]:
+        """Variant ``k``'s file and its download name; 404 for an unknown id or variant."""
+        study = self.get(sid)
+        if not (k.isascii() and k.isdigit() and int(k) < study.params.variants):
+            raise ApiError(404, f"study {sid} has variants 0 to {study.params.variants - 1}, "
+                                f"not {json.dumps(k)[:20]}")
+        return study.path(int(k)), study.file_name(int(k))
+
+    async def cancel(self, sid: str, client: str) -> Study:
+        """Stop a study (only its own address may: 403 otherwise); its files keep the
+        whole matches played. Cancelling an ended study changes nothing."""
+        study = self.get(sid)
+        if client != study.client:
+            raise ApiError(403, "only the address that started this study may cancel it")
+        if study.state in ENDED:
+            return study
+        study.cancelling = True
+        (study.folder / "cancelled").write_text("", encoding="utf-8")
+        if study.task is not None:
+            study.task.cancel()
+            await asyncio.wait([study.task])
+        return study
+
+    async def report(self, sid: str, client: str) -> dict[str, Any]:
+        """The report of an ended study's files (409 while it runs), worked out in the
+        compute pool once and kept."""
+        study = self.get(sid)
+        if study.state not in ("done", "cancelled"):
+            raise ApiError(409, f"study {sid} is {study.state}; its report is ready once it "
+                                f"is done (or cancelled)")
+        if sum(study.done) == 0 or any(d == 0 for d in study.done):
+            raise ApiError(409, f"study {sid} was cancelled before every variant had a match")
+        if study.report is None:
+            paths = [str(study.path(k)) for k in range(study.params.variants)]
+            try:
+                report = await self.pool.run(client, report_of, paths)
+            except PoolBusy as exc:
+                raise ApiError(429, str(exc), retry_after=exc.retry_after,
+                               kind="studies") from None
+            report["id"] = sid
+            report["variants"] = [v["label"] for v in study.as_json()["variants"]]
+            study.report = report
+        return study.report
+
+    # -- running -----------------------------------------------------------------------------
+    async def _run(self, study: Study) -> None:
+        try:
+            for k, setup in enumerate(study.params.setups()):
+                await self._run_variant(study, k, setup)
+            study.state = "done"
+        except asyncio.CancelledError:
+            if study.cancelling:
+                study.state = "cancelled"
+            elif not self._closed:
+                raise
+        except (WorkerDied, ResumeMismatch, SimFileError, OSError, PoolBusy) as exc:
+            study.state, study.error = "failed", str(exc)
+            log.warning("study %s failed: %s", study.id, exc)
+        except PoolClosed:
+            pass  # the server is stopping: the next start resumes it
+        finally:
+            study.ended.set()
+
+    async def _run_variant(self, study: Study, k: int, setup: SimSetup) -> None:
+        path = study.path(k)
+        first, keep = await asyncio.to_thread(resume_point, setup, path)
+        if first == 0:
+            path.write_bytes((dumps(setup.header()) + "\n").encode("utf-8"))
+        else:
+            with open(path, "r+b") as fh:
+                fh.truncate(keep)
+        study.done[k] = first
+        size = CHUNK if all(not KINDS[p.split(":")[0]].clocked for p in setup.players) \
+            else SEARCH_CHUNK
+        starts = list(range(first, setup.matches, size))
+        jobs: collections.deque[asyncio.Task[str]] = collections.deque()
+        loop = asyncio.get_running_loop()
+        try:
+            for start in starts:
+                jobs.append(loop.create_task(self.pool.run(
+                    study.client, play_chunk, setup, start, min(start + size, setup.matches))))
+                if len(jobs) < AHEAD:
+                    continue
+                await self._write(study, k, jobs.popleft(), size)
+            while jobs:
+                await self._write(study, k, jobs.popleft(), size)
+        finally:
+            for job in jobs:
+                job.cancel()
+
+    async def _write(self, study: Study, k: int, job: asyncio.Task[str], size: int) -> None:
+        text = await job
+        with open(study.path(k), "a", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+        study.state = "running"
+        study.done[k] = min(study.params.matches, study.done[k] + size)
+
+    # -- the server's life -------------------------------------------------------------------
+    def resume_all(self) -> int:
+        """Read every study of the data folder and start again each that has not ended
+        (from its files); returns how many were started. A folder that cannot be read is
+        logged and left alone."""
+        started = 0
+        if not self.folder.is_dir():
+            return 0
+        for entry in sorted(self.folder.iterdir()):
+            try:
+                saved = json.loads((entry / "study.json").read_text(encoding="utf-8"))
+                params = from_canonical(saved["params"])
+                client = str(saved["client"])
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                log.warning("study folder %s is not a study's; left alone (%s)", entry, exc)
+                continue
+            sid = params.study_id()
+            if sid != entry.name:
+                log.warning("study folder %s holds study %s; left alone", entry, sid)
+                continue
+            study = Study(sid, params, client, entry, done=[0] * params.variants)
+            self.studies[sid] = study
+            if (entry / "cancelled").exists():
+                study.state = "cancelled"
+                study.done = [self._whole(study, k) for k in range(params.variants)]
+                study.ended.set()
+                continue
+            self._launch(study)
+            started += 1
+        return started
+
+    @staticmethod
+    def _whole(study: Study, k: int) -> int:
+        try:
+            return resume_point(study.params.setups()[k], study.path(k))[0]
+        except (ResumeMismatch, SimFileError, OSError):
+            return 0
+
+    async def close(self) -> None:
+        """Stop every study's task (before the pool closes); their files resume later."""
+        self._closed = True
+        tasks = [s.task for s in self.studies.values() if s.task is not None and
+                 not s.task.done()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks)
+
+
+def data_folder(db: str | os.PathLike[str]) -> Path:
+    """The server's data folder: beside an SQLite file; for PostgreSQL, the user's data
+    folder (``$XDG_DATA_HOME/dominolab``, else ``~/.local/share/dominolab``), where the
+    default SQLite file lives."""
+    if isinstance(db, str) and db.startswith(("postgresql://", "postgres://")):
+        base = os.environ.get("XDG_DATA_HOME") or os.path.join(Path.home(), ".local", "share")
+        return Path(base) / "dominolab"
+    return Path(db).resolve().parent
+
+
+__all__ = ["AHEAD", "CHUNK", "SEARCH_CHUNK", "Studies", "Study", "data_folder", "play_chunk",
+           "report_of"]

@@ -1,0 +1,215 @@
+"""The lab page in Debian's Chromium (issue 42, must-have 6), used as a designer uses it: a
+small sweep of the target (31/61/91, 300 matches each) run from the form, its progress
+moving, then the report drawn in the page: tables of figures equal to the API's report,
+the charts, the sentences in English and in Polish; a second study reloaded mid-run and
+found again at its address, then cancelled; a bad value refused in words; and a server
+with the lab off saying so, with nothing to click. Every wait has a deadline."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from browser import UNLIMITED, Ui
+from dominolab.web.edge.process import ServerProcess, request_json
+
+pytestmark = pytest.mark.timeout(240)
+
+#: the longest a study of this file may take from "Run" to its report, in ms
+STUDY_MS = 90_000
+#: every value the progress bar showed, read by an observer the page is given at its start
+JS_WATCH_PROGRESS = """() => {
+  window.__progress = [];
+  new MutationObserver(() => {
+    const bar = document.querySelector('[data-testid="study-progress"]');
+    if (bar) window.__progress.push([Number(bar.dataset.done), bar.dataset.state]);
+  }).observe(document, {subtree: true, childList: true, attributes: true});
+}"""
+
+
+def open_lab(ui: Ui, name: str, lang: str = "en", width: int = 1280) -> Page:
+    page = ui.new_page(name, width=width, height=900)
+    page.add_init_script(f"localStorage.setItem('dominolab/lang', {json.dumps(lang)})")
+    page.add_init_script(f"({JS_WATCH_PROGRESS})()")
+    page.goto("/")
+    page.get_by_test_id("lab-link").click()
+    expect(page.get_by_test_id("lab-form")).to_be_visible()
+    return page
+
+
+def fill_sweep(page: Page, values: str, matches: int) -> None:
+    page.get_by_test_id("lab-sweep-option").select_option("target")
+    page.get_by_test_id("lab-sweep-values").fill(values)
+    page.get_by_test_id("lab-matches").fill(str(matches))
+
+
+def study_id(page: Page) -> str:
+    expect(page).to_have_url(re.compile(r"/lab/[0-9a-f]+$"))
+    return page.url.rsplit("/lab/", 1)[1]
+
+
+def close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def test_a_sweep_from_the_form_shows_its_progress_and_report(ui: Ui, server: str) -> None:
+    with ui.guard():
+        page = open_lab(ui, "sweep")
+        # a value that is not a number is refused in words before anything is sent
+        fill_sweep(page, "31, sixty", 300)
+        page.get_by_test_id("lab-run").click()
+        expect(page.get_by_test_id("lab-form-error")).to_contain_text("sixty")
+        # nine values are the server's to refuse: its sentence is shown
+        fill_sweep(page, "11, 21, 31, 41, 51, 61, 71, 81, 91", 300)
+        page.get_by_test_id("lab-run").click()
+        expect(page.get_by_test_id("lab-form-error")).to_contain_text("8")
+        expect(page).to_have_url(f"{server}/lab")
+
+        fill_sweep(page, "31, 61, 91", 300)
+        page.get_by_test_id("lab-run").click()
+        sid = study_id(page)
+        report = page.get_by_test_id("study-report")
+        expect(report).to_be_visible(timeout=STUDY_MS)
+
+        # the progress moved: it was shown below its total before it reached it
+        seen = cast(list[list[Any]], page.evaluate("() => window.__progress"))
+        dones = [done for done, _state in seen]
+        assert dones and dones[-1] == 900, f"the bar ended at {dones[-1:]} of 900: {seen}"
+        assert min(dones) < 900, f"the bar was never shown below its total: {seen}"
+        assert dones == sorted(dones), f"the bar went backwards: {seen}"
+        bar = page.get_by_test_id("study-progress")
+        expect(bar).to_have_attribute("data-state", "done")
+        expect(page.get_by_test_id("study-cancel")).to_have_count(0)
+
+        # the figures shown are the API's report, each variant and each difference
+        api = request_json(server, "GET", f"/api/studies/{sid}/report")
+        shown = 0
+        for figure in api["figures"]:
+            for i, value in enumerate(figure["values"]):
+                cell = page.locator(f'[data-testid="figure-cell"][data-key="{figure["key"]}"]'
+                                    f'[data-variant="{i}"]')
+                if value is None:
+                    continue
+                expect(cell).to_have_count(1)
+                assert close(float(cell.get_attribute("data-value") or "nan"), value["value"]), (
+                    f"{figure['key']} [{i}]: shown {cell.get_attribute('data-value')}, "
+                    f"API {value['value']}")
+                if value["low"] is not None:
+                    assert close(float(cell.get_attribute("data-lo") or "nan"), value["low"])
+                    assert close(float(cell.get_attribute("data-hi") or "nan"), value["high"])
+                shown += 1
+            for j, diff in enumerate(figure["differences"]):
+                if diff is None:
+                    continue
+                cell = page.locator(f'[data-testid="diff-cell"][data-key="{figure["key"]}"]'
+                                    f'[data-variant="{j + 1}"]')
+                assert close(float(cell.get_attribute("data-value") or "nan"), diff["value"])
+        assert shown >= 3 * 10, f"only {shown} figures shown"
+        # and in words: the opener's share as the API has it, with its interval
+        wins = next(f for f in api["figures"] if f["key"] == "first_opener_wins")["values"][0]
+        sentence = page.locator('[data-testid="figure-sentence"][data-key="first_opener_wins"]'
+                                '[data-variant="0"]')
+        expect(sentence).to_contain_text(f"wins {100 * wins['value']:.1f}% of matches "
+                                         f"[{100 * wins['low']:.1f}, {100 * wins['high']:.1f}]")
+        expect(sentence).to_contain_text(
+            "edge" if wins["low"] > 0.5 or wins["high"] < 0.5 else "no clear edge")
+
+        # the charts, drawn in the page: one point per variant, a line per variant
+        expect(page.get_by_test_id("chart-figure").locator('[data-testid="chart-point"]')
+               ).to_have_count(3)
+        expect(page.get_by_test_id("chart-diff").locator('[data-testid="chart-point"]')
+               ).to_have_count(2)
+        expect(page.get_by_test_id("chart-lengths").locator('[data-testid="chart-line"]')
+               ).to_have_count(3)
+        expect(page.get_by_test_id("chart-points-by-n").locator('[data-testid="chart-line"]')
+               ).to_have_count(3)
+        # another figure chosen is drawn instead
+        page.get_by_test_id("chart-choice").select_option("match_hands")
+        points = page.get_by_test_id("chart-figure").locator('[data-testid="chart-point"]')
+        hands = next(f for f in api["figures"] if f["key"] == "match_hands")["values"]
+        expect(points.nth(2)).to_have_attribute("data-value", str(hands[2]["value"]))
+
+        # the downloads: each variant's file, and the command line that makes them
+        study = request_json(server, "GET", f"/api/studies/{sid}")
+        files = page.get_by_test_id("variant-file")
+        expect(files).to_have_count(3)
+        for k, variant in enumerate(study["variants"]):
+            expect(files.nth(k)).to_have_attribute("href", variant["file"])
+        expect(page.get_by_test_id("study-command")).to_have_value(study["command"])
+        with page.expect_download() as download:
+            files.nth(1).click()
+        assert download.value.suggested_filename == study["variants"][1]["file_name"]
+
+        # in Polish: decimal commas, the interval's semicolon, the player's words
+        page.get_by_test_id("lang-pl").click()
+        pl = (f"{100 * wins['value']:.1f}% rozgrywek [{100 * wins['low']:.1f}; "
+              f"{100 * wins['high']:.1f}]").replace(".", ",")
+        expect(sentence).to_contain_text("Otwierający pierwszą partię wygrywa")
+        expect(sentence).to_contain_text(pl)
+        expect(page.locator("html")).to_have_attribute("lang", "pl")
+
+        # the study's address, opened afresh, shows the same report
+        again = ui.new_page("again")
+        again.goto(f"/lab/{sid}")
+        expect(again.get_by_test_id("study-report")).to_be_visible()
+        expect(again.locator('[data-testid="figure-cell"]')).to_have_count(
+            page.locator('[data-testid="figure-cell"]').count())
+
+
+def test_a_study_survives_a_reload_and_is_cancelled(ui: Ui, server: str) -> None:
+    """A slow study (a search player against greedy) on a phone, in Polish: reloaded while
+    it runs it is found again at /lab/ID, still running; Cancel stops it."""
+    with ui.guard():
+        page = open_lab(ui, "cancel", lang="pl", width=390)
+        lab = request_json(server, "GET", "/api/lab")
+        search = next(p["spec"] for p in lab["players"] if p["spec"].endswith("w"))
+        page.get_by_test_id("lab-player-0").select_option(search)
+        page.get_by_test_id("lab-matches").fill("400")
+        page.get_by_test_id("lab-seed").fill("42")
+        page.get_by_test_id("lab-run").click()
+        sid = study_id(page)
+        bar = page.get_by_test_id("study-progress")
+        expect(bar).to_have_attribute("data-state", "running", timeout=STUDY_MS)
+
+        page.reload()
+        assert page.url.endswith(f"/lab/{sid}"), page.url
+        expect(page.get_by_test_id("study")).to_be_visible()
+        expect(bar).to_have_attribute("data-state", "running")
+        expect(page.get_by_test_id("study-params")).to_contain_text(search)
+        page.get_by_test_id("study-cancel").click()
+        expect(bar).to_have_attribute("data-state", "cancelled")
+        expect(page.get_by_test_id("study-state")).to_contain_text("Przerwane")
+        expect(page.get_by_test_id("study-cancel")).to_have_count(0)
+        assert request_json(server, "GET", f"/api/studies/{sid}")["state"] == "cancelled"
+
+
+@pytest.fixture(scope="module")
+def lab_off(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """A server whose operator turned the lab off, for the machine too."""
+    db = tmp_path_factory.mktemp("lab-off") / "off.sqlite3"
+    with ServerProcess(db, extra=(*UNLIMITED, "--lab", "off")) as proc:
+        yield proc
+
+
+def test_the_lab_off_says_so_in_words(chromium: Browser, lab_off: ServerProcess,
+                                      tmp_path: Path) -> None:
+    ui = Ui(chromium, lab_off.base, tmp_path)
+    try:
+        with ui.guard():
+            page = ui.new_page("off")
+            page.goto("/lab")
+            off = page.get_by_test_id("lab-off")
+            why = request_json(lab_off.base, "GET", "/api/lab")["why"]
+            assert why, "the API gives no reason when the lab is off"
+            expect(off).to_contain_text(why)
+            expect(page.get_by_test_id("lab-form")).to_have_count(0)
+            expect(page.locator("main button, main input, main select")).to_have_count(0)
+    finally:
+        ui.close()
