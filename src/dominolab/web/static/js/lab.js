@@ -173,6 +173,14 @@ function ticks(lo, hi, n = 4) {
 }
 
 /** The frame of a chart: axes, the y ticks, the x names; returns [svg, x(i), y(v)]. */
+/** A player of GET /api/lab in the page's language: by its name (``greedy``,
+ * ``expert:200w``: the name, then the worlds a move); the API's own label otherwise. */
+export function playerLabel(p) {
+  const [name, budget] = p.spec.split(":");
+  const key = `lab.player.${name}`;
+  return has(key) ? t(key, { w: formatNumber(parseInt(budget || "0", 10)) }) : p.label;
+}
+
 function frame({ testid, label, names, lo, hi, yText, centre = null }) {
   const pad = (hi - lo) * 0.08 || Math.abs(hi) * 0.1 || 1;
   lo -= pad; hi += pad;
@@ -379,7 +387,7 @@ export class LabView {
     const playerSel = (seat) => el("div", { class: "field" }, [
       el("label", { for: `lab-player-${seat}`, text: t(seat ? "lab.playerB" : "lab.playerA") }),
       el("select", { id: `lab-player-${seat}`, name: `player-${seat}`, "data-testid": `lab-player-${seat}`, onchange: (e) => { v.players[seat] = e.target.value; } },
-        this.lab.players.map((p) => el("option", { value: p.spec, selected: p.spec === v.players[seat] }, [p.label]))),
+        this.lab.players.map((p) => el("option", { value: p.spec, selected: p.spec === v.players[seat] }, [playerLabel(p)]))),
     ]);
     const numberField = (name, label, hint = null) => el("div", { class: "field" }, [
       el("label", { for: `lab-${name}`, text: label }),
@@ -669,7 +677,7 @@ export class LabView {
     const rows = [[t("lab.game"), game]];
     for (const [k, x] of Object.entries(p.options || {})) if (!p.sweep || k !== p.sweep.option) rows.push([has(`opt.${k}`) ? t(`opt.${k}`) : k, yes(x)]);
     if (p.sweep) rows.push([has(`opt.${p.sweep.option}`) ? t(`opt.${p.sweep.option}`) : p.sweep.option, p.sweep.values.map(yes).join(", ")]);
-    if (p.players) rows.push([t("lab.players"), p.players.join(" — ")]);
+    if (p.players) rows.push([t("lab.players"), p.players.map((spec) => playerLabel({ spec, label: spec })).join(" — ")]);
     if (p.matches !== undefined) rows.push([t("lab.matches"), formatNumber(p.matches)]);
     if (p.seed !== undefined) rows.push([t("lab.seed"), String(p.seed)]);
     const again = el("button", { type: "button", class: "button", "data-testid": "study-again", onclick: () => {

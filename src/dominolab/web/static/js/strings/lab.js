@@ -166,6 +166,17 @@ export const en = {
   "say.generic": "{figure}: {v} {ci}.",
   "unit.pp": "{v} pp",
   "matches": (p) => `${p.n} ${p.count === 1 ? "match" : "matches"}`,
+  // the players, by the name before any budget (the API's label stays for the others)
+  "lab.player.easy": "Computer, easy level",
+  "lab.player.medium": "Computer, medium level",
+  "lab.player.random": "Random: any legal move",
+  "lab.player.greedy": "Greedy: the best points now, minus the reply",
+  "lab.player.greedy-worst": "Greedy (earlier): against the opponent's best reply",
+  "lab.player.pimc": "Monte Carlo (pimc), {w} deals a move",
+  "lab.player.pimc-classic": "Monte Carlo, earlier version, {w} deals a move",
+  "lab.player.expert": "Expert, reading the opponent, {w} deals a move",
+  "lab.player.expert-plain": "Expert without reading the opponent, {w} deals a move",
+  "lab.player.omniscient": "Omniscient: sees every tile (a yardstick), {w} deals a move",
 };
 
 export const pl = {
@@ -322,4 +333,14 @@ export const pl = {
   "say.generic": "{figure}: {v} {ci}.",
   "unit.pp": "{v} pkt proc.",
   "matches": (p) => `${p.n} ${plPlural(p.count, "rozgrywka", "rozgrywki", "rozgrywek")}`,
+  "lab.player.easy": "Komputer, poziom łatwy",
+  "lab.player.medium": "Komputer, poziom średni",
+  "lab.player.random": "Losowy: dowolny dozwolony ruch",
+  "lab.player.greedy": "Zachłanny: najwięcej punktów teraz, minus odpowiedź",
+  "lab.player.greedy-worst": "Zachłanny (wcześniejszy): wobec najlepszej odpowiedzi przeciwnika",
+  "lab.player.pimc": "Monte Carlo (pimc), {w} rozdań na ruch",
+  "lab.player.pimc-classic": "Monte Carlo, wcześniejsza wersja, {w} rozdań na ruch",
+  "lab.player.expert": "Ekspert, czytający przeciwnika, {w} rozdań na ruch",
+  "lab.player.expert-plain": "Ekspert bez czytania przeciwnika, {w} rozdań na ruch",
+  "lab.player.omniscient": "Wszechwiedzący: widzi wszystkie kamienie (miarka), {w} rozdań na ruch",
 };
