@@ -360,8 +360,11 @@ export class PuzzlesView {
 /** The start page's daily puzzle of GAME: a small table and a link to solve it. Returns the
  * panel at once and fills it when the puzzle comes (nothing is shown if it does not). */
 export function dailyPanel(game) {
-  const panel = el("section", { class: "panel daily-puzzle", "data-testid": "daily-puzzle", "aria-labelledby": "daily-title" });
+  // named by its heading once drawn: a section named by a heading not yet there is not a
+  // region, and may not carry aria-labelledby
+  const panel = el("section", { class: "panel daily-puzzle", "data-testid": "daily-puzzle" });
   const draw = (data) => {
+    panel.setAttribute("aria-labelledby", "daily-title");
     const pz = data.puzzle;
     const table = new TableView({ small: true, minWidth: 10, label: t("pz.table") });
     table.setLayout(pz.table, { animateLast: false });
