@@ -553,6 +553,7 @@ async def study_socket(ws: WebSocket) -> None:
         return
     try:
         while True:
+            study = studies.find(study.id) or study  # perhaps run by another server
             ended = study.state in ENDED
             await ws.send_text(json.dumps(study.progress()))
             if ended:

@@ -20,11 +20,12 @@ import collections
 import json
 import logging
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, cast
 
 from dominolab.lab.report import report_json, summarise_files
 from dominolab.lab.simfile import SimFileError, dumps
@@ -40,6 +41,7 @@ from dominolab.web.errors import ApiError
 from dominolab.web.games.compute import ComputePool, PoolBusy, PoolClosed, WorkerDied
 from dominolab.web.limits import Limits
 from dominolab.web.studies.compare import columns, parse_ids
+from dominolab.web.studies.owner import Claim, SavedState, read_state, write_state
 from dominolab.web.studies.params import StudyParams, from_canonical, parse_study
 
 log = logging.getLogger("dominolab.web")
@@ -56,7 +58,18 @@ COMPARES_KEPT: Final = 32
 LOCAL: Final = frozenset({"127.0.0.1", "::1", "localhost"})
 
 State = Literal["queued", "running", "done", "cancelled", "failed"]
+STATES: Final = frozenset({"queued", "running", "done", "cancelled", "failed"})
 ENDED: Final = frozenset({"done", "cancelled", "failed"})
+
+
+#: the longest a cancel waits for the server that runs the study to stop it, in seconds
+CANCEL_WAIT: Final = 15.0
+#: a study's id, as :meth:`~dominolab.web.studies.params.StudyParams.study_id` makes it
+STUDY_ID: Final = re.compile(r"[0-9a-f]{16}")
+
+
+class CancelledElsewhere(Exception):
+    """Another server asked for the study this one runs to stop (its ``cancelled`` file)."""
 
 
 def play_chunk(setup: SimSetup, first: int, end: int) -> str:
@@ -86,6 +99,34 @@ class Study:
     #: set whenever the study ends (done, cancelled, failed)
     ended: asyncio.Event = field(default_factory=asyncio.Event)
     report: dict[str, Any] | None = None
+    #: held while this server runs the study (:mod:`~dominolab.web.studies.owner`)
+    claim: Claim | None = None
+
+    @property
+    def here(self) -> bool:
+        """Whether this server runs it (else another does, or none: it has ended)."""
+        return self.claim is not None and self.claim.held
+
+    def save(self) -> None:
+        """How far it is, in ``state.json`` for the other servers (this server runs it)."""
+        try:
+            write_state(self.folder, SavedState(self.state, tuple(self.done), self.error))
+        except OSError as exc:
+            log.warning("study %s: cannot write its state (%s)", self.id, exc)
+
+    def adopt(self, saved: SavedState | None) -> None:
+        """Take on the state another server wrote (none yet: queued); a changed study
+        forgets its report, and an ended one says so to whoever waits."""
+        was = (self.state, list(self.done))
+        if saved is None:
+            self.state, self.done, self.error = "queued", [0] * self.params.variants, None
+        else:
+            self.state = cast(State, saved.state if saved.state in STATES else "failed")
+            self.done, self.error = list(saved.done), saved.error
+        if (self.state, self.done) != was:
+            self.report = None
+        if self.state in ENDED:
+            self.ended.set()
 
     def path(self, k: int) -> Path:
         return self.folder / f"{k}.jsonl"
@@ -193,23 +234,28 @@ class Studies:
         self.check(client)
         params = parse_study(data, self.limits.lab_matches_per_study)
         sid = params.study_id()
-        study = self.studies.get(sid)
+        study = self.find(sid)
         if study is not None and study.state not in ("cancelled", "failed"):
             return study, False
         remaining = params.total - (sum(study.done) if study is not None else 0)
         self._take(client, remaining)
-        if study is None:
-            study = Study(sid, params, client, self.folder / sid, done=[0] * params.variants)
-            study.folder.mkdir(parents=True, exist_ok=True)
-            text = json.dumps({"params": params.canonical(), "client": client}, indent=1)
-            (study.folder / "study.json").write_text(text + "\n", encoding="utf-8")
+        folder = self.folder / sid
+        folder.mkdir(parents=True, exist_ok=True)
+        claim = Claim.take(folder)
+        if claim is None:  # another server started it, or starts it again, just now
+            study = study or Study(sid, params, client, folder, done=[0] * params.variants)
             self.studies[sid] = study
-            created = True
-        else:
-            (study.folder / "cancelled").unlink(missing_ok=True)
-            created = False
+            study.adopt(read_state(folder, params.variants))
+            return study, False
+        created = study is None
+        if study is None:
+            study = Study(sid, params, client, folder, done=[0] * params.variants)
+            text = json.dumps({"params": params.canonical(), "client": client}, indent=1)
+            (folder / "study.json").write_text(text + "\n", encoding="utf-8")
+            self.studies[sid] = study
+        (folder / "cancelled").unlink(missing_ok=True)
         self._spend(client, remaining)
-        self._launch(study)
+        self._launch(study, claim)
         return study, created
 
     def _running(self, client: str | None = None) -> int:
@@ -241,8 +287,11 @@ class Studies:
     def _spend(self, client: str, matches: int) -> None:
         self._started.setdefault(client, collections.deque()).append((self.clock(), matches))
 
-    def _launch(self, study: Study) -> None:
+    def _launch(self, study: Study, claim: Claim) -> None:
+        """Run ``study`` here, holding its ``claim`` until it ends or this server stops."""
+        study.claim = claim
         study.state, study.error, study.cancelling = "queued", None, False
+        study.save()
         study.report = None
         for ids in [ids for ids in self._compared if study.id in ids]:
             del self._compared[ids]  # its files grow again
@@ -252,10 +301,71 @@ class Studies:
 
     # -- finding -----------------------------------------------------------------------------
     def get(self, sid: str) -> Study:
-        study = self.studies.get(sid)
+        """Study ``sid`` as it is now, wherever it runs (:meth:`find`); 404 if none."""
+        study = self.find(sid)
         if study is None:
             raise ApiError(404, f"there is no study {json.dumps(sid)[:40]} on this server")
         return study
+
+    def find(self, sid: str) -> Study | None:
+        """Study ``sid``: as this server runs it, else as the data folder has it (another
+        server's, or none's: then this server claims it, and a study that has not ended
+        goes on here from its files); None if there is no such study."""
+        study = self.studies.get(sid)
+        if study is not None and study.here:
+            return study
+        if study is None:
+            if not STUDY_ID.fullmatch(sid) or not (self.folder / sid).is_dir():
+                return None
+            study = self._load(self.folder / sid)
+            if study is None:
+                return None
+            self.studies[sid] = study
+        self._look(study)
+        return study
+
+    def _load(self, folder: Path) -> Study | None:
+        """The study of ``folder`` from its ``study.json`` (None, logged, if it has none)."""
+        try:
+            saved = json.loads((folder / "study.json").read_text(encoding="utf-8"))
+            params = from_canonical(saved["params"])
+            client = str(saved["client"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log.warning("study folder %s is not a study's; left alone (%s)", folder, exc)
+            return None
+        sid = params.study_id()
+        if sid != folder.name:
+            log.warning("study folder %s holds study %s; left alone", folder, sid)
+            return None
+        return Study(sid, params, client, folder, done=[0] * params.variants)
+
+    def _look(self, study: Study) -> None:
+        """Bring ``study`` (not run here) up to date from its folder: ended, or run by
+        another server, as its ``state.json`` says; run by none, this server claims it and
+        marks it cancelled (its ``cancelled`` file) or runs it on."""
+        saved = read_state(study.folder, study.params.variants)
+        if saved is not None and saved.state in ENDED:
+            study.adopt(saved)
+            return
+        try:
+            claim = Claim.take(study.folder)
+        except OSError as exc:
+            log.warning("study %s: cannot claim it (%s)", study.id, exc)
+            claim = None
+        if claim is None or self._closed:  # another server runs it, or this one stops
+            if claim is not None:
+                claim.release()
+            study.adopt(saved)
+            return
+        if (study.folder / "cancelled").exists():
+            study.adopt(SavedState("cancelled", tuple(self._whole(study, k) for k in
+                                                      range(study.params.variants))))
+            study.claim = claim
+            study.save()
+            claim.release()
+            return
+        log.info("study %s: no server runs it; this one goes on with it", study.id)
+        self._launch(study, claim)
 
     def file(self, sid: str, k: str) -> tuple[Path, str]:
         """Variant ``k``'s file and its download name; 404 for an unknown id or variant."""
@@ -273,11 +383,18 @@ class Studies:
             raise ApiError(403, "only the address that started this study may cancel it")
         if study.state in ENDED:
             return study
-        study.cancelling = True
         (study.folder / "cancelled").write_text("", encoding="utf-8")
-        if study.task is not None:
-            study.task.cancel()
-            await asyncio.wait([study.task])
+        if study.here:
+            study.cancelling = True
+            if study.task is not None:
+                study.task.cancel()
+                await asyncio.wait([study.task])
+            return study
+        # another server runs it: it stops after its job in hand
+        deadline = time.monotonic() + CANCEL_WAIT
+        while study.state not in ENDED and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+            study = self.get(sid)
         return study
 
     async def report(self, sid: str, client: str) -> dict[str, Any]:
@@ -343,13 +460,19 @@ class Studies:
                 study.state = "cancelled"
             elif not self._closed:
                 raise
+        except CancelledElsewhere:
+            study.state = "cancelled"
         except (WorkerDied, ResumeMismatch, SimFileError, OSError, PoolBusy) as exc:
             study.state, study.error = "failed", str(exc)
             log.warning("study %s failed: %s", study.id, exc)
         except PoolClosed:
             pass  # the server is stopping: the next start resumes it
         finally:
-            study.ended.set()
+            study.save()  # stopping mid-study: "running", for the next server to go on
+            if study.claim is not None:
+                study.claim.release()
+            if study.state in ENDED:
+                study.ended.set()
 
     async def _run_variant(self, study: Study, k: int, setup: SimSetup) -> None:
         path = study.path(k)
@@ -384,36 +507,25 @@ class Studies:
             out.write(text)
         study.state = "running"
         study.done[k] = min(study.params.matches, study.done[k] + size)
+        study.save()
+        if (study.folder / "cancelled").exists():
+            raise CancelledElsewhere(study.id)
 
     # -- the server's life -------------------------------------------------------------------
     def resume_all(self) -> int:
         """Read every study of the data folder and start again each that has not ended
-        (from its files); returns how many were started. A folder that cannot be read is
-        logged and left alone."""
+        and no other server runs (from its files; :meth:`find`); returns how many were
+        started. A folder that cannot be read is logged and left alone."""
         started = 0
         if not self.folder.is_dir():
             return 0
         for entry in sorted(self.folder.iterdir()):
-            try:
-                saved = json.loads((entry / "study.json").read_text(encoding="utf-8"))
-                params = from_canonical(saved["params"])
-                client = str(saved["client"])
-            except (OSError, ValueError, KeyError, TypeError) as exc:
-                log.warning("study folder %s is not a study's; left alone (%s)", entry, exc)
+            study = self._load(entry) if entry.is_dir() else None
+            if study is None:
                 continue
-            sid = params.study_id()
-            if sid != entry.name:
-                log.warning("study folder %s holds study %s; left alone", entry, sid)
-                continue
-            study = Study(sid, params, client, entry, done=[0] * params.variants)
-            self.studies[sid] = study
-            if (entry / "cancelled").exists():
-                study.state = "cancelled"
-                study.done = [self._whole(study, k) for k in range(params.variants)]
-                study.ended.set()
-                continue
-            self._launch(study)
-            started += 1
+            self.studies[study.id] = study
+            self._look(study)
+            started += study.here
         return started
 
     @staticmethod
