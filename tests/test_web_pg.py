@@ -819,3 +819,31 @@ def test_a_study_runs_on_one_server_and_a_killed_one_s_goes_on_at_the_other(
     simulate_to_file(make_setup("luzak", ("greedy", "greedy"), 12_000, 5, []), unbroken,
                      workers=1)
     assert (folder / "0.jsonl").read_bytes() == unbroken.read_bytes()
+
+
+def test_the_matches_an_address_starts_an_hour_are_counted_across_servers(
+        pg_url: str, tmp_path: Path) -> None:
+    from urllib.error import HTTPError
+
+    servers = [ServerProcess(pg_url, log=tmp_path / f"server{i}.log",
+                             extra=("--data-dir", str(tmp_path / "data"),
+                                    "--lab-matches-per-hour", "100"))
+               for i in range(2)]
+    study = {"game": "luzak", "players": ["greedy", "greedy"], "matches": 60}
+    with running(servers) as (a, b):
+        a.request("POST", "/api/studies", {**study, "seed": 1})
+        # 60 started on one server: 60 more on the other would pass the 100 an hour
+        with pytest.raises(HTTPError) as refused:
+            b.request("POST", "/api/studies", {**study, "seed": 2})
+        assert refused.value.code == 429
+        said = json.loads(refused.value.read())["error"]
+        assert "started 60 matches in the last hour" in said and "100 an hour" in said
+        assert 3500 <= int(refused.value.headers["Retry-After"]) <= 3600
+        with pytest.raises(HTTPError) as again:
+            a.request("POST", "/api/studies", {**study, "seed": 3})
+        assert again.value.code == 429
+        # 40 fit, on either
+        b.request("POST", "/api/studies", {**study, "matches": 40, "seed": 4})
+        with pytest.raises(HTTPError) as full:
+            a.request("POST", "/api/studies", {**study, "matches": 1, "seed": 5})
+        assert "started 100 matches" in json.loads(full.value.read())["error"]

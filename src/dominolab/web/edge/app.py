@@ -1030,7 +1030,7 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
         for live in list(service.games.values()) if not live.over], clock)
     app.state.assets = assets
     app.state.studies = Studies((data_dir or data_folder(db_path)) / "studies", service.pool,
-                                service.limits)
+                                service.limits, service.buckets)
     app.state.allow_origins = frozenset(o.rstrip("/") for o in allow_origins)
     #: the seats' sockets open per client (Limits.seat_sockets_per_client)
     app.state.seat_sockets = Counter()

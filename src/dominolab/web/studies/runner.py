@@ -39,7 +39,7 @@ from dominolab.lab.simulate import (
 from dominolab.players import KINDS
 from dominolab.web.errors import ApiError
 from dominolab.web.games.compute import ComputePool, PoolBusy, PoolClosed, WorkerDied
-from dominolab.web.limits import Limits
+from dominolab.web.limits import Limits, SharedBuckets, WindowFull, WindowLimiter
 from dominolab.web.studies.compare import columns, parse_ids
 from dominolab.web.studies.owner import Claim, SavedState, read_state, write_state
 from dominolab.web.studies.params import StudyParams, from_canonical, parse_study
@@ -185,17 +185,20 @@ class Studies:
     """Every study of this server's data folder, and the lab's limits (:class:`Limits`).
 
     ``folder``: ``DATA_DIR/studies``; ``pool``: the compute pool the jobs run in;
-    ``clock``: monotonic seconds, for the matches an address starts per hour."""
+    ``shared``: the database's buckets, where every server counts the matches an
+    address starts per hour (none: this process counts them); ``clock``: monotonic
+    seconds, for those counted here."""
 
     def __init__(self, folder: Path, pool: ComputePool, limits: Limits,
+                 shared: SharedBuckets | None = None,
                  clock: Callable[[], float] | None = None) -> None:
         self.folder = folder
         self.pool = pool
         self.limits = limits
-        self.clock = clock or time.monotonic
         self.studies: dict[str, Study] = {}
-        #: address -> (when, matches) of the studies it started in the last hour
-        self._started: dict[str, collections.deque[tuple[float, int]]] = {}
+        #: the matches an address starts an hour, for every server on the database
+        self.hourly = WindowLimiter("lab_matches", limits.lab_matches_per_hour, 3600.0,
+                                    shared, clock=clock)
         #: the reports of comparisons (their ids in order), the least recently asked first
         self._compared: collections.OrderedDict[tuple[str, ...], dict[str, Any]] = \
             collections.OrderedDict()
@@ -238,7 +241,8 @@ class Studies:
         if study is not None and study.state not in ("cancelled", "failed"):
             return study, False
         remaining = params.total - (sum(study.done) if study is not None else 0)
-        self._take(client, remaining)
+        self._take(client)
+        await self._spend(client, remaining)
         folder = self.folder / sid
         folder.mkdir(parents=True, exist_ok=True)
         claim = Claim.take(folder)
@@ -254,7 +258,6 @@ class Studies:
             (folder / "study.json").write_text(text + "\n", encoding="utf-8")
             self.studies[sid] = study
         (folder / "cancelled").unlink(missing_ok=True)
-        self._spend(client, remaining)
         self._launch(study, claim)
         return study, created
 
@@ -262,8 +265,8 @@ class Studies:
         return sum(1 for s in self.studies.values() if s.state not in ENDED
                    and (client is None or s.client == client))
 
-    def _take(self, client: str, matches: int) -> None:
-        """429 if ``client`` may not start ``matches`` more matches now."""
+    def _take(self, client: str) -> None:
+        """429 if ``client``, or the server, runs as many studies as it may."""
         lim = self.limits
         if self._running(client) >= lim.lab_studies_per_client:
             raise ApiError(429, f"your address already has {lim.lab_studies_per_client} "
@@ -272,20 +275,16 @@ class Studies:
         if self._running() >= lim.lab_studies_total:
             raise ApiError(429, f"the server already runs {lim.lab_studies_total} studies; "
                                 f"try again when one ends", retry_after=10, kind="studies")
-        now = self.clock()
-        started = self._started.setdefault(client, collections.deque())
-        while started and started[0][0] <= now - 3600:
-            started.popleft()
-        used = sum(m for _, m in started)
-        if used + matches > lim.lab_matches_per_hour:
-            wait = 3600 - (now - started[0][0]) if started else 3600
-            raise ApiError(429, f"your address has started {used} matches in the last hour; "
-                                f"{matches} more would pass this server's "
-                                f"{lim.lab_matches_per_hour} an hour",
-                           retry_after=max(1, wait), kind="studies")
 
-    def _spend(self, client: str, matches: int) -> None:
-        self._started.setdefault(client, collections.deque()).append((self.clock(), matches))
+    async def _spend(self, client: str, matches: int) -> None:
+        """Count ``matches`` more started by ``client`` this hour; 429 past the cap."""
+        try:
+            await self.hourly.spend(client, matches)
+        except WindowFull as exc:
+            raise ApiError(429, f"your address has started {exc.used} matches in the last "
+                                f"hour; {matches} more would pass this server's "
+                                f"{self.limits.lab_matches_per_hour} an hour",
+                           retry_after=max(1, exc.retry_after), kind="studies") from None
 
     def _launch(self, study: Study, claim: Claim) -> None:
         """Run ``study`` here, holding its ``claim`` until it ends or this server stops."""
