@@ -759,3 +759,91 @@ def test_the_bus_listens_on_the_loop_that_serves_the_app(pg_url: str) -> None:
         return events.connections
 
     assert run_async(build_beside_another_loop(), timeout=60) == 1
+
+
+# -- the lab's studies on several servers ------------------------------------------------------
+
+def owner_pid(folder: Path) -> int:
+    """The process that last claimed the study of ``folder`` (its ``owner`` file)."""
+    return int((folder / "owner").read_text().split()[1])
+
+
+def study_until(server: ServerProcess, sid: str, check: Callable[[Json], bool], what: str,
+                seconds: float = 60) -> Json:
+    """Poll study ``sid`` on ``server`` until ``check`` holds: its state."""
+    deadline = time.monotonic() + seconds
+    while True:
+        state: Json = server.request("GET", f"/api/studies/{sid}")
+        if check(state):
+            return state
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {seconds:g} s: {what} ({state})")
+        time.sleep(0.05)
+
+
+def test_a_study_runs_on_one_server_and_a_killed_one_s_goes_on_at_the_other(
+        pg_url: str, tmp_path: Path) -> None:
+    from dominolab.lab.simulate import make_setup, simulate_to_file
+
+    data = tmp_path / "data"
+    servers = [ServerProcess(pg_url, log=tmp_path / f"server{i}.log",
+                             extra=("--data-dir", str(data), "--workers", "1"))
+               for i in range(2)]
+    body = {"game": "luzak", "players": ["greedy", "greedy"], "matches": 12_000, "seed": 5}
+    with running(servers) as (a, b):
+        assert a.proc is not None and b.proc is not None
+        sid = a.request("POST", "/api/studies", body)["id"]
+        folder = data / "studies" / sid
+        # the other server answers for it from the folder, and does not play it too
+        seen = study_until(b, sid, lambda s: s["state"] == "running" and s["done"] > 0,
+                           "the other server sees it run")
+        assert owner_pid(folder) == a.proc.pid
+        again = b.request("POST", "/api/studies", body)
+        assert again["id"] == sid and again["state"] in ("queued", "running")
+        assert owner_pid(folder) == a.proc.pid
+        # a cancel asked of the server that does not run it stops the one that does
+        other = a.request("POST", "/api/studies", {**body, "seed": 6})["id"]
+        study_until(b, other, lambda s: s["done"] > 0, "the second study runs")
+        stopped = b.request("POST", f"/api/studies/{other}/cancel")
+        assert stopped["state"] == "cancelled", stopped
+        assert a.request("GET", f"/api/studies/{other}")["state"] == "cancelled"
+        # the server that runs the first is killed: the other goes on with it when it looks
+        assert seen["done"] < 12_000
+        assert a.request("GET", f"/api/studies/{sid}")["state"] == "running"
+        a.kill()
+        state = study_until(b, sid, lambda s: s["state"] in ("done", "failed"),
+                            "the other server finishes it", 120)
+        assert state["state"] == "done" and state["done"] == 12_000, state
+        assert owner_pid(folder) == b.proc.pid
+    unbroken = tmp_path / "unbroken.jsonl"
+    simulate_to_file(make_setup("luzak", ("greedy", "greedy"), 12_000, 5, []), unbroken,
+                     workers=1)
+    assert (folder / "0.jsonl").read_bytes() == unbroken.read_bytes()
+
+
+def test_the_matches_an_address_starts_an_hour_are_counted_across_servers(
+        pg_url: str, tmp_path: Path) -> None:
+    from urllib.error import HTTPError
+
+    servers = [ServerProcess(pg_url, log=tmp_path / f"server{i}.log",
+                             extra=("--data-dir", str(tmp_path / "data"),
+                                    "--lab-matches-per-hour", "100"))
+               for i in range(2)]
+    study = {"game": "luzak", "players": ["greedy", "greedy"], "matches": 60}
+    with running(servers) as (a, b):
+        a.request("POST", "/api/studies", {**study, "seed": 1})
+        # 60 started on one server: 60 more on the other would pass the 100 an hour
+        with pytest.raises(HTTPError) as refused:
+            b.request("POST", "/api/studies", {**study, "seed": 2})
+        assert refused.value.code == 429
+        said = json.loads(refused.value.read())["error"]
+        assert "started 60 matches in the last hour" in said and "100 an hour" in said
+        assert 3500 <= int(refused.value.headers["Retry-After"]) <= 3600
+        with pytest.raises(HTTPError) as again:
+            a.request("POST", "/api/studies", {**study, "seed": 3})
+        assert again.value.code == 429
+        # 40 fit, on either
+        b.request("POST", "/api/studies", {**study, "matches": 40, "seed": 4})
+        with pytest.raises(HTTPError) as full:
+            a.request("POST", "/api/studies", {**study, "matches": 1, "seed": 5})
+        assert "started 100 matches" in json.loads(full.value.read())["error"]

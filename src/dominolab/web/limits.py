@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Protocol
@@ -190,6 +190,12 @@ class SharedBuckets(Protocol):
         """Spend one of ``client``'s ``kind`` requests; :class:`RateLimited` if none is
         left, :class:`BucketsUnreachable` if the buckets cannot be asked."""
 
+    async def spend(self, kind: str, client: str, amount: int, cap: int,
+                    window: float) -> None:
+        """Spend ``amount`` of ``client``'s ``kind``, of which at most ``cap`` may be spent
+        over any ``window`` seconds (:class:`WindowLimiter`); :class:`WindowFull` if it would
+        pass that, :class:`BucketsUnreachable` if the buckets cannot be asked."""
+
     async def close(self) -> None:
         """Let go of the connection (if any)."""
 
@@ -217,3 +223,54 @@ class Limiter:
             await self.shared.take(self.kind, client, self.local.rate, self.local.burst)
         except BucketsUnreachable:
             self.local.take(client)
+
+
+class WindowFull(RateLimited):
+    """``used`` of a client's cap is spent within the window: ``amount`` more would pass
+    it; the oldest spending leaves the window in ``retry_after`` s."""
+
+    def __init__(self, used: int, retry_after: float) -> None:
+        super().__init__(retry_after)
+        self.used = used
+
+
+class WindowLimiter:
+    """At most ``cap`` of one ``kind`` of quantity (the lab's matches) spent per client over
+    any ``window`` seconds: in this process's memory, or, given ``shared`` buckets, in
+    theirs, for every server on the database (this process's while those cannot be
+    reached, as :class:`Limiter` does)."""
+
+    def __init__(self, kind: str, cap: int, window: float,
+                 shared: SharedBuckets | None = None, *,
+                 clock: Callable[[], float] | None = None) -> None:
+        self.kind = kind
+        self.cap = cap
+        self.window = window
+        self.shared = shared
+        self.clock = clock or time.monotonic
+        #: client -> (when, amount) spent within the window, oldest first (this process's)
+        self._spent: dict[str, deque[tuple[float, int]]] = {}
+
+    async def spend(self, client: str, amount: int) -> None:
+        """Spend ``amount`` of ``client``'s; :class:`WindowFull` if it would pass the cap."""
+        if self.shared is not None:
+            try:
+                await self.shared.spend(self.kind, client, amount, self.cap, self.window)
+                return
+            except BucketsUnreachable:
+                pass
+        self.spend_here(client, amount)
+
+    def spend_here(self, client: str, amount: int) -> None:
+        """:meth:`spend` in this process's memory alone."""
+        now = self.clock()
+        spent = self._spent.setdefault(client, deque())
+        while spent and spent[0][0] <= now - self.window:
+            spent.popleft()
+        used = sum(a for _, a in spent)
+        if used + amount > self.cap:
+            raise WindowFull(used, self.window - (now - spent[0][0]) if spent
+                             else self.window)
+        spent.append((now, amount))
+        for gone in [c for c, d in self._spent.items() if not d]:
+            del self._spent[gone]

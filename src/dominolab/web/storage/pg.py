@@ -418,10 +418,13 @@ class PgStore(Store):
                 super().migrate()
                 # the shared rate limits' buckets: PostgreSQL's alone, so not a migration
                 # (made only if missing: a role that may not create tables may use it)
-                from dominolab.web.storage.pglimits import CREATE, TABLE
+                from dominolab.web.storage.pglimits import CREATE, CREATE_SPENT, SPENT, TABLE
 
                 if db.execute(f"SELECT to_regclass('{TABLE}')").fetchone()[0] is None:
                     db.execute(CREATE)
+                if db.execute(f"SELECT to_regclass('{SPENT}')").fetchone()[0] is None:
+                    for statement in CREATE_SPENT:
+                        db.execute(statement)
             finally:
                 db.execute(f"SELECT pg_advisory_unlock({MIGRATE_LOCK})")
         except sqlite3.Error as exc:

@@ -23,14 +23,16 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import Any, Final
+from collections.abc import Awaitable, Callable
+from typing import Any, Final, TypeVar
 
 import psycopg
 
-from dominolab.web.limits import BucketsUnreachable, RateLimited
+from dominolab.web.limits import BucketsUnreachable, RateLimited, WindowFull
 from dominolab.web.storage.pg import conninfo, one_line
 
 log = logging.getLogger("dominolab.web")
+T = TypeVar("T")
 
 #: the buckets' table (made by :meth:`~dominolab.web.storage.pg.PgStore.migrate`)
 TABLE: Final = "dominolab_buckets"
@@ -44,6 +46,12 @@ CREATE: Final = f"""
         granted BOOLEAN NOT NULL,
         PRIMARY KEY (kind, client)
     )"""
+#: what each client spent of a capped quantity, and when (the lab's matches an hour)
+SPENT: Final = "dominolab_spent"
+CREATE_SPENT: Final = (
+    f"CREATE UNLOGGED TABLE IF NOT EXISTS {SPENT} (kind TEXT NOT NULL, client TEXT NOT NULL, "
+    f"at DOUBLE PRECISION NOT NULL, amount BIGINT NOT NULL)",
+    f"CREATE INDEX IF NOT EXISTS {SPENT}_by_client ON {SPENT} (kind, client, at)")
 #: the tokens a stored bucket has now (``EXCLUDED.at`` is now, by the database's clock)
 _REFILL: Final = "LEAST(%(burst)s, b.tokens + GREATEST(0, EXCLUDED.at - b.at) * %(rate)s)"
 #: spend one token of (kind, client) if it has one; returns whether it did, and the tokens
@@ -85,15 +93,36 @@ class PgBuckets:
 
     async def take(self, kind: str, client: str, per_second: float, burst: float) -> None:
         """See :meth:`~dominolab.web.limits.SharedBuckets.take`."""
+        params = {"kind": kind, "client": client, "rate": per_second, "burst": burst}
+        found = await self._ask(lambda conn: self._take(conn, kind, params))
+        assert found is not None
+        granted, tokens = found
+        if not granted:
+            raise RateLimited((1.0 - float(tokens)) / per_second)
+
+    async def spend(self, kind: str, client: str, amount: int, cap: int,
+                    window: float) -> None:
+        """See :meth:`~dominolab.web.limits.SharedBuckets.spend`: the client's rows of
+        :data:`SPENT` within the window, summed and added to under a lock of the client's
+        own (``pg_advisory_xact_lock``), so two servers never both spend its last room."""
+        params = {"kind": kind, "client": client, "amount": amount, "cap": cap,
+                  "window": window}
+        used, oldest, now = await self._ask(lambda conn: self._spend(conn, params))
+        if used + amount > cap:
+            raise WindowFull(int(used), window - (now - oldest) if oldest is not None
+                             else window)
+
+    async def _ask(self, work: Callable[[psycopg.AsyncConnection[Any]], Awaitable[T]]) -> T:
+        """``work`` done over this process's connection, within :attr:`timeout`;
+        :class:`BucketsUnreachable` if it cannot be."""
         if time.monotonic() < self._down_until:
             raise BucketsUnreachable(TABLE)
-        params = {"kind": kind, "client": client, "rate": per_second, "burst": burst}
         try:
             async with asyncio.timeout(self.timeout), self._lock:
                 if time.monotonic() < self._down_until:  # failed while this one waited
                     raise BucketsUnreachable(TABLE)
                 try:
-                    found = await self._take(kind, params)
+                    found = await work(await self._connection())
                 except BaseException:
                     # failed, cut off by the deadline or the request gone mid-statement:
                     # the connection is not trusted again (dropped by its holder alone)
@@ -105,14 +134,35 @@ class PgBuckets:
         if self.down:
             self.down = False
             log.info("limits: the shared rate limits on PostgreSQL are back")
-        assert found is not None
-        granted, tokens = found
-        if not granted:
-            raise RateLimited((1.0 - float(tokens)) / per_second)
+        return found
 
-    async def _take(self, kind: str, params: dict[str, Any]) -> Any:
+    @staticmethod
+    async def _spend(conn: psycopg.AsyncConnection[Any],
+                     params: dict[str, Any]) -> tuple[int, float | None, float]:
+        """(spent within the window before, the oldest such time, now), and ``amount``
+        spent now if it fits the cap."""
+        async with conn.transaction():
+            await conn.execute("SELECT pg_advisory_xact_lock(hashtext(%(kind)s), "
+                               "hashtext(%(client)s))", params)
+            cur = await conn.execute("SELECT extract(epoch FROM clock_timestamp())::float8")
+            row = await cur.fetchone()
+            assert row is not None
+            params = {**params, "now": float(row[0])}
+            await conn.execute(f"DELETE FROM {SPENT} WHERE kind = %(kind)s AND client = "
+                               f"%(client)s AND at <= %(now)s - %(window)s", params)
+            cur = await conn.execute(f"SELECT COALESCE(SUM(amount), 0), MIN(at) FROM {SPENT} "
+                                     f"WHERE kind = %(kind)s AND client = %(client)s", params)
+            found = await cur.fetchone()
+            assert found is not None
+            used, oldest = int(found[0]), found[1]
+            if used + params["amount"] <= params["cap"]:
+                await conn.execute(f"INSERT INTO {SPENT} (kind, client, at, amount) VALUES "
+                                   f"(%(kind)s, %(client)s, %(now)s, %(amount)s)", params)
+        return used, None if oldest is None else float(oldest), params["now"]
+
+    async def _take(self, conn: psycopg.AsyncConnection[Any], kind: str,
+                    params: dict[str, Any]) -> Any:
         """:data:`TAKE`'s row, and a sweep of ``kind`` when one is due."""
-        conn = await self._connection()
         cur = await conn.execute(TAKE, params)
         found = await cur.fetchone()
         now = time.monotonic()
@@ -162,4 +212,4 @@ class PgBuckets:
         await self._drop()
 
 
-__all__ = ["CREATE", "SWEEP", "TABLE", "TAKE", "PgBuckets"]
+__all__ = ["CREATE", "CREATE_SPENT", "SPENT", "SWEEP", "TABLE", "TAKE", "PgBuckets"]

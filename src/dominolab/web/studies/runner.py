@@ -20,11 +20,12 @@ import collections
 import json
 import logging
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, cast
 
 from dominolab.lab.report import report_json, summarise_files
 from dominolab.lab.simfile import SimFileError, dumps
@@ -38,7 +39,9 @@ from dominolab.lab.simulate import (
 from dominolab.players import KINDS
 from dominolab.web.errors import ApiError
 from dominolab.web.games.compute import ComputePool, PoolBusy, PoolClosed, WorkerDied
-from dominolab.web.limits import Limits
+from dominolab.web.limits import Limits, SharedBuckets, WindowFull, WindowLimiter
+from dominolab.web.studies.compare import columns, parse_ids
+from dominolab.web.studies.owner import Claim, SavedState, read_state, write_state
 from dominolab.web.studies.params import StudyParams, from_canonical, parse_study
 
 log = logging.getLogger("dominolab.web")
@@ -49,11 +52,24 @@ CHUNK: Final = 200
 SEARCH_CHUNK: Final = 4
 #: jobs of one study asked of the pool at once
 AHEAD: Final = 2
+#: the comparisons' reports kept (a few tens of kB each)
+COMPARES_KEPT: Final = 32
 #: the addresses of the machine itself, for which the lab is on by default
 LOCAL: Final = frozenset({"127.0.0.1", "::1", "localhost"})
 
 State = Literal["queued", "running", "done", "cancelled", "failed"]
+STATES: Final = frozenset({"queued", "running", "done", "cancelled", "failed"})
 ENDED: Final = frozenset({"done", "cancelled", "failed"})
+
+
+#: the longest a cancel waits for the server that runs the study to stop it, in seconds
+CANCEL_WAIT: Final = 15.0
+#: a study's id, as :meth:`~dominolab.web.studies.params.StudyParams.study_id` makes it
+STUDY_ID: Final = re.compile(r"[0-9a-f]{16}")
+
+
+class CancelledElsewhere(Exception):
+    """Another server asked for the study this one runs to stop (its ``cancelled`` file)."""
 
 
 def play_chunk(setup: SimSetup, first: int, end: int) -> str:
@@ -83,6 +99,34 @@ class Study:
     #: set whenever the study ends (done, cancelled, failed)
     ended: asyncio.Event = field(default_factory=asyncio.Event)
     report: dict[str, Any] | None = None
+    #: held while this server runs the study (:mod:`~dominolab.web.studies.owner`)
+    claim: Claim | None = None
+
+    @property
+    def here(self) -> bool:
+        """Whether this server runs it (else another does, or none: it has ended)."""
+        return self.claim is not None and self.claim.held
+
+    def save(self) -> None:
+        """How far it is, in ``state.json`` for the other servers (this server runs it)."""
+        try:
+            write_state(self.folder, SavedState(self.state, tuple(self.done), self.error))
+        except OSError as exc:
+            log.warning("study %s: cannot write its state (%s)", self.id, exc)
+
+    def adopt(self, saved: SavedState | None) -> None:
+        """Take on the state another server wrote (none yet: queued); a changed study
+        forgets its report, and an ended one says so to whoever waits."""
+        was = (self.state, list(self.done))
+        if saved is None:
+            self.state, self.done, self.error = "queued", [0] * self.params.variants, None
+        else:
+            self.state = cast(State, saved.state if saved.state in STATES else "failed")
+            self.done, self.error = list(saved.done), saved.error
+        if (self.state, self.done) != was:
+            self.report = None
+        if self.state in ENDED:
+            self.ended.set()
 
     def path(self, k: int) -> Path:
         return self.folder / f"{k}.jsonl"
@@ -92,19 +136,37 @@ class Study:
         setup_options = self.params.setups()[k].options
         return str(default_out(self.params.game, self.params.seed, setup_options))
 
+    def labels(self) -> list[str]:
+        """Each variant's label: ``as set`` without a sweep, else ``option=value``."""
+        sweep = self.params.sweep
+        if sweep is None:
+            return ["as set"]
+        return [f"{sweep.option.replace('_', '-')}="
+                f"{('yes' if v else 'no') if isinstance(v, bool) else v}"
+                for v in sweep.values]
+
+    def unready(self) -> str | None:
+        """Why the study has no report yet (it runs, failed, or was cancelled before each
+        variant had a match), or None when it has one."""
+        if self.state not in ("done", "cancelled"):
+            return (f"study {self.id} is {self.state}; its report is ready once it is done "
+                    f"(or cancelled)")
+        if any(d == 0 for d in self.done):
+            return f"study {self.id} was cancelled before every variant had a match"
+        return None
+
+    def paths(self) -> list[str]:
+        """Every variant's file, in order."""
+        return [str(self.path(k)) for k in range(self.params.variants)]
+
     def as_json(self) -> dict[str, Any]:
         """``GET /api/studies/ID`` (docs/web.md, "The lab")."""
         params = self.params
         names = [self.file_name(k) for k in range(params.variants)]
         commands = params.commands(names)
         variants = []
-        for k, opts in enumerate(params.variant_options()):
-            if params.sweep is None:
-                label = "as set"
-            else:
-                value = opts[params.sweep.option]
-                text = ("yes" if value else "no") if isinstance(value, bool) else str(value)
-                label = f"{params.sweep.option.replace('_', '-')}={text}"
+        for k, (opts, label) in enumerate(zip(params.variant_options(), self.labels(),
+                                              strict=True)):
             variants.append({"label": label, "options": opts, "done": self.done[k],
                              "matches": params.matches,
                              "file": f"/api/studies/{self.id}/files/{k}",
@@ -123,17 +185,23 @@ class Studies:
     """Every study of this server's data folder, and the lab's limits (:class:`Limits`).
 
     ``folder``: ``DATA_DIR/studies``; ``pool``: the compute pool the jobs run in;
-    ``clock``: monotonic seconds, for the matches an address starts per hour."""
+    ``shared``: the database's buckets, where every server counts the matches an
+    address starts per hour (none: this process counts them); ``clock``: monotonic
+    seconds, for those counted here."""
 
     def __init__(self, folder: Path, pool: ComputePool, limits: Limits,
+                 shared: SharedBuckets | None = None,
                  clock: Callable[[], float] | None = None) -> None:
         self.folder = folder
         self.pool = pool
         self.limits = limits
-        self.clock = clock or time.monotonic
         self.studies: dict[str, Study] = {}
-        #: address -> (when, matches) of the studies it started in the last hour
-        self._started: dict[str, collections.deque[tuple[float, int]]] = {}
+        #: the matches an address starts an hour, for every server on the database
+        self.hourly = WindowLimiter("lab_matches", limits.lab_matches_per_hour, 3600.0,
+                                    shared, clock=clock)
+        #: the reports of comparisons (their ids in order), the least recently asked first
+        self._compared: collections.OrderedDict[tuple[str, ...], dict[str, Any]] = \
+            collections.OrderedDict()
         self._closed = False
 
     # -- who may -----------------------------------------------------------------------------
@@ -169,31 +237,36 @@ class Studies:
         self.check(client)
         params = parse_study(data, self.limits.lab_matches_per_study)
         sid = params.study_id()
-        study = self.studies.get(sid)
+        study = self.find(sid)
         if study is not None and study.state not in ("cancelled", "failed"):
             return study, False
         remaining = params.total - (sum(study.done) if study is not None else 0)
-        self._take(client, remaining)
-        if study is None:
-            study = Study(sid, params, client, self.folder / sid, done=[0] * params.variants)
-            study.folder.mkdir(parents=True, exist_ok=True)
-            text = json.dumps({"params": params.canonical(), "client": client}, indent=1)
-            (study.folder / "study.json").write_text(text + "\n", encoding="utf-8")
+        self._take(client)
+        await self._spend(client, remaining)
+        folder = self.folder / sid
+        folder.mkdir(parents=True, exist_ok=True)
+        claim = Claim.take(folder)
+        if claim is None:  # another server started it, or starts it again, just now
+            study = study or Study(sid, params, client, folder, done=[0] * params.variants)
             self.studies[sid] = study
-            created = True
-        else:
-            (study.folder / "cancelled").unlink(missing_ok=True)
-            created = False
-        self._spend(client, remaining)
-        self._launch(study)
+            study.adopt(read_state(folder, params.variants))
+            return study, False
+        created = study is None
+        if study is None:
+            study = Study(sid, params, client, folder, done=[0] * params.variants)
+            text = json.dumps({"params": params.canonical(), "client": client}, indent=1)
+            (folder / "study.json").write_text(text + "\n", encoding="utf-8")
+            self.studies[sid] = study
+        (folder / "cancelled").unlink(missing_ok=True)
+        self._launch(study, claim)
         return study, created
 
     def _running(self, client: str | None = None) -> int:
         return sum(1 for s in self.studies.values() if s.state not in ENDED
                    and (client is None or s.client == client))
 
-    def _take(self, client: str, matches: int) -> None:
-        """429 if ``client`` may not start ``matches`` more matches now."""
+    def _take(self, client: str) -> None:
+        """429 if ``client``, or the server, runs as many studies as it may."""
         lim = self.limits
         if self._running(client) >= lim.lab_studies_per_client:
             raise ApiError(429, f"your address already has {lim.lab_studies_per_client} "
@@ -202,34 +275,96 @@ class Studies:
         if self._running() >= lim.lab_studies_total:
             raise ApiError(429, f"the server already runs {lim.lab_studies_total} studies; "
                                 f"try again when one ends", retry_after=10, kind="studies")
-        now = self.clock()
-        started = self._started.setdefault(client, collections.deque())
-        while started and started[0][0] <= now - 3600:
-            started.popleft()
-        used = sum(m for _, m in started)
-        if used + matches > lim.lab_matches_per_hour:
-            wait = 3600 - (now - started[0][0]) if started else 3600
-            raise ApiError(429, f"your address has started {used} matches in the last hour; "
-                                f"{matches} more would pass this server's "
-                                f"{lim.lab_matches_per_hour} an hour",
-                           retry_after=max(1, wait), kind="studies")
 
-    def _spend(self, client: str, matches: int) -> None:
-        self._started.setdefault(client, collections.deque()).append((self.clock(), matches))
+    async def _spend(self, client: str, matches: int) -> None:
+        """Count ``matches`` more started by ``client`` this hour; 429 past the cap."""
+        try:
+            await self.hourly.spend(client, matches)
+        except WindowFull as exc:
+            raise ApiError(429, f"your address has started {exc.used} matches in the last "
+                                f"hour; {matches} more would pass this server's "
+                                f"{self.limits.lab_matches_per_hour} an hour",
+                           retry_after=max(1, exc.retry_after), kind="studies") from None
 
-    def _launch(self, study: Study) -> None:
+    def _launch(self, study: Study, claim: Claim) -> None:
+        """Run ``study`` here, holding its ``claim`` until it ends or this server stops."""
+        study.claim = claim
         study.state, study.error, study.cancelling = "queued", None, False
+        study.save()
         study.report = None
+        for ids in [ids for ids in self._compared if study.id in ids]:
+            del self._compared[ids]  # its files grow again
         study.ended = asyncio.Event()
         study.task = asyncio.get_running_loop().create_task(self._run(study),
                                                             name=f"study {study.id}")
 
     # -- finding -----------------------------------------------------------------------------
     def get(self, sid: str) -> Study:
-        study = self.studies.get(sid)
+        """Study ``sid`` as it is now, wherever it runs (:meth:`find`); 404 if none."""
+        study = self.find(sid)
         if study is None:
             raise ApiError(404, f"there is no study {json.dumps(sid)[:40]} on this server")
         return study
+
+    def find(self, sid: str) -> Study | None:
+        """Study ``sid``: as this server runs it, else as the data folder has it (another
+        server's, or none's: then this server claims it, and a study that has not ended
+        goes on here from its files); None if there is no such study."""
+        study = self.studies.get(sid)
+        if study is not None and study.here:
+            return study
+        if study is None:
+            if not STUDY_ID.fullmatch(sid) or not (self.folder / sid).is_dir():
+                return None
+            study = self._load(self.folder / sid)
+            if study is None:
+                return None
+            self.studies[sid] = study
+        self._look(study)
+        return study
+
+    def _load(self, folder: Path) -> Study | None:
+        """The study of ``folder`` from its ``study.json`` (None, logged, if it has none)."""
+        try:
+            saved = json.loads((folder / "study.json").read_text(encoding="utf-8"))
+            params = from_canonical(saved["params"])
+            client = str(saved["client"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log.warning("study folder %s is not a study's; left alone (%s)", folder, exc)
+            return None
+        sid = params.study_id()
+        if sid != folder.name:
+            log.warning("study folder %s holds study %s; left alone", folder, sid)
+            return None
+        return Study(sid, params, client, folder, done=[0] * params.variants)
+
+    def _look(self, study: Study) -> None:
+        """Bring ``study`` (not run here) up to date from its folder: ended, or run by
+        another server, as its ``state.json`` says; run by none, this server claims it and
+        marks it cancelled (its ``cancelled`` file) or runs it on."""
+        saved = read_state(study.folder, study.params.variants)
+        if saved is not None and saved.state in ENDED:
+            study.adopt(saved)
+            return
+        try:
+            claim = Claim.take(study.folder)
+        except OSError as exc:
+            log.warning("study %s: cannot claim it (%s)", study.id, exc)
+            claim = None
+        if claim is None or self._closed:  # another server runs it, or this one stops
+            if claim is not None:
+                claim.release()
+            study.adopt(saved)
+            return
+        if (study.folder / "cancelled").exists():
+            study.adopt(SavedState("cancelled", tuple(self._whole(study, k) for k in
+                                                      range(study.params.variants))))
+            study.claim = claim
+            study.save()
+            claim.release()
+            return
+        log.info("study %s: no server runs it; this one goes on with it", study.id)
+        self._launch(study, claim)
 
     def file(self, sid: str, k: str) -> tuple[Path, str]:
         """Variant ``k``'s file and its download name; 404 for an unknown id or variant."""
@@ -247,33 +382,71 @@ class Studies:
             raise ApiError(403, "only the address that started this study may cancel it")
         if study.state in ENDED:
             return study
-        study.cancelling = True
         (study.folder / "cancelled").write_text("", encoding="utf-8")
-        if study.task is not None:
-            study.task.cancel()
-            await asyncio.wait([study.task])
+        if study.here:
+            study.cancelling = True
+            if study.task is not None:
+                study.task.cancel()
+                await asyncio.wait([study.task])
+            return study
+        # another server runs it: it stops after its job in hand
+        deadline = time.monotonic() + CANCEL_WAIT
+        while study.state not in ENDED and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+            study = self.get(sid)
         return study
 
     async def report(self, sid: str, client: str) -> dict[str, Any]:
         """The report of an ended study's files (409 while it runs), worked out in the
         compute pool once and kept."""
         study = self.get(sid)
-        if study.state not in ("done", "cancelled"):
-            raise ApiError(409, f"study {sid} is {study.state}; its report is ready once it "
-                                f"is done (or cancelled)")
-        if sum(study.done) == 0 or any(d == 0 for d in study.done):
-            raise ApiError(409, f"study {sid} was cancelled before every variant had a match")
+        why = study.unready()
+        if why is not None:
+            raise ApiError(409, why)
         if study.report is None:
-            paths = [str(study.path(k)) for k in range(study.params.variants)]
-            try:
-                report = await self.pool.run(client, report_of, paths)
-            except PoolBusy as exc:
-                raise ApiError(429, str(exc), retry_after=exc.retry_after,
-                               kind="studies") from None
+            report = await self._report_of(client, study.paths())
             report["id"] = sid
-            report["variants"] = [v["label"] for v in study.as_json()["variants"]]
+            report["variants"] = study.labels()
             study.report = report
         return study.report
+
+    async def compare(self, ids_text: str | None, client: str) -> dict[str, Any]:
+        """The report of 2 to 4 ended studies of one game side by side (``ids_text``:
+        ``A,B[,C,D]``; :mod:`~dominolab.web.studies.compare`): 400 for a bad list or
+        studies of different games, 404 for an unknown id, 409 for one without a report
+        yet. Worked out in the compute pool once and kept until one of them runs again."""
+        ids = parse_ids(ids_text)
+        studies = [self.get(sid) for sid in ids]
+        games = {s.params.game for s in studies}
+        if len(games) > 1:
+            raise ApiError(400, f"ids: studies of different games ({', '.join(sorted(games))}) "
+                                f"cannot be compared; compare studies of one game")
+        for study in studies:
+            why = study.unready()
+            if why is not None:
+                raise ApiError(409, why)
+        kept = self._compared.get(ids)
+        if kept is not None:
+            self._compared.move_to_end(ids)
+            return kept
+        report = await self._report_of(client, [p for s in studies for p in s.paths()])
+        labels = [s.labels() for s in studies]
+        report["ids"] = list(ids)
+        report["columns"] = columns(ids, labels, report)
+        report["variants"] = [f"{sid} {label}" for sid, names in zip(ids, labels, strict=True)
+                              for label in names]
+        self._compared[ids] = report
+        while len(self._compared) > COMPARES_KEPT:
+            self._compared.popitem(last=False)
+        return report
+
+    async def _report_of(self, client: str, paths: list[str]) -> dict[str, Any]:
+        """:func:`report_of` in the compute pool, in ``client``'s turn (429 when full)."""
+        try:
+            return await self.pool.run(client, report_of, paths)
+        except PoolBusy as exc:
+            raise ApiError(429, str(exc), retry_after=exc.retry_after,
+                           kind="studies") from None
 
     # -- running -----------------------------------------------------------------------------
     async def _run(self, study: Study) -> None:
@@ -286,13 +459,19 @@ class Studies:
                 study.state = "cancelled"
             elif not self._closed:
                 raise
+        except CancelledElsewhere:
+            study.state = "cancelled"
         except (WorkerDied, ResumeMismatch, SimFileError, OSError, PoolBusy) as exc:
             study.state, study.error = "failed", str(exc)
             log.warning("study %s failed: %s", study.id, exc)
         except PoolClosed:
             pass  # the server is stopping: the next start resumes it
         finally:
-            study.ended.set()
+            study.save()  # stopping mid-study: "running", for the next server to go on
+            if study.claim is not None:
+                study.claim.release()
+            if study.state in ENDED:
+                study.ended.set()
 
     async def _run_variant(self, study: Study, k: int, setup: SimSetup) -> None:
         path = study.path(k)
@@ -327,36 +506,25 @@ class Studies:
             out.write(text)
         study.state = "running"
         study.done[k] = min(study.params.matches, study.done[k] + size)
+        study.save()
+        if (study.folder / "cancelled").exists():
+            raise CancelledElsewhere(study.id)
 
     # -- the server's life -------------------------------------------------------------------
     def resume_all(self) -> int:
         """Read every study of the data folder and start again each that has not ended
-        (from its files); returns how many were started. A folder that cannot be read is
-        logged and left alone."""
+        and no other server runs (from its files; :meth:`find`); returns how many were
+        started. A folder that cannot be read is logged and left alone."""
         started = 0
         if not self.folder.is_dir():
             return 0
         for entry in sorted(self.folder.iterdir()):
-            try:
-                saved = json.loads((entry / "study.json").read_text(encoding="utf-8"))
-                params = from_canonical(saved["params"])
-                client = str(saved["client"])
-            except (OSError, ValueError, KeyError, TypeError) as exc:
-                log.warning("study folder %s is not a study's; left alone (%s)", entry, exc)
+            study = self._load(entry) if entry.is_dir() else None
+            if study is None:
                 continue
-            sid = params.study_id()
-            if sid != entry.name:
-                log.warning("study folder %s holds study %s; left alone", entry, sid)
-                continue
-            study = Study(sid, params, client, entry, done=[0] * params.variants)
-            self.studies[sid] = study
-            if (entry / "cancelled").exists():
-                study.state = "cancelled"
-                study.done = [self._whole(study, k) for k in range(params.variants)]
-                study.ended.set()
-                continue
-            self._launch(study)
-            started += 1
+            self.studies[study.id] = study
+            self._look(study)
+            started += study.here
         return started
 
     @staticmethod
@@ -387,5 +555,5 @@ def data_folder(db: str | os.PathLike[str]) -> Path:
     return Path(db).resolve().parent
 
 
-__all__ = ["AHEAD", "CHUNK", "SEARCH_CHUNK", "Studies", "Study", "data_folder", "play_chunk",
-           "report_of"]
+__all__ = ["AHEAD", "CHUNK", "COMPARES_KEPT", "SEARCH_CHUNK", "Studies", "Study", "data_folder",
+           "play_chunk", "report_of"]
