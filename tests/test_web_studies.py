@@ -158,9 +158,11 @@ def test_a_sweep_runs_to_done_with_the_lab_files_and_the_report(
     assert_report_equals_cli(report.json(), downloads)
 
 
-def assert_report_equals_cli(report: dict[str, Any], files: list[Path]) -> None:
+def assert_report_equals_cli(report: dict[str, Any], files: list[Path],
+                             paired: list[bool] | None = None) -> None:
     """Every figure of the report JSON, as the text report prints it, is the figure of
-    ``dominolab report`` on the same files (each variant, each difference, points by N)."""
+    ``dominolab report`` on the same files (each variant, each difference, points by N);
+    each difference paired by deal as ``paired`` says (default: every one)."""
     done = subprocess.run([sys.executable, "-m", "dominolab", "report", *map(str, files)],
                           capture_output=True, text=True, timeout=120, check=True)
     lines = done.stdout.splitlines()
@@ -182,7 +184,11 @@ def assert_report_equals_cli(report: dict[str, Any], files: list[Path]) -> None:
         want += [shown(d, fig["percent"], signed=True) for d in fig["differences"]]
         assert cells(fig["label"]) == want, fig["key"]
     assert len(report["figures"][0]["differences"]) == len(files) - 1
-    assert all(c["paired"] for c in report["comparisons"])
+    want_paired = paired if paired is not None else [True] * (len(files) - 1)
+    assert [c["paired"] for c in report["comparisons"]] == want_paired
+    for c, on in zip(report["comparisons"], want_paired, strict=True):
+        assert c["how"].startswith("paired by deal" if on else "unpaired")
+        assert ("paired by deal" if on else "unpaired") in done.stdout
     for row in report["points_by_n"]:
         want = ["-" if v is None else f"{v['points']:.2f} ({v['share'] * 100:.1f}%)"
                 for v in row["values"]]
@@ -191,6 +197,103 @@ def assert_report_equals_cli(report: dict[str, Any], files: list[Path]) -> None:
         assert f"{f['matches']} matches" in done.stdout
         assert sum(int(c) for c in report["distributions"]["match_hands"][k].values()) \
             == f["matches"]
+
+
+def run_study(client: TestClient, body: dict[str, Any]) -> str:
+    """Start a study (or find it) and wait until it is done: its id."""
+    r = client.post("/api/studies", json=body)
+    assert r.status_code in (200, 201), r.text
+    sid: str = r.json()["id"]
+    assert ended(client, sid)["state"] == "done"
+    return sid
+
+
+def download(client: TestClient, sid: str, folder: Path) -> list[Path]:
+    """Every variant's file of study ``sid``, downloaded into ``folder`` by its name."""
+    out = []
+    for variant in study_state(client, sid)["variants"]:
+        got = client.get(variant["file"])
+        assert got.status_code == 200
+        out.append(folder / sid / variant["file_name"])
+        out[-1].parent.mkdir(exist_ok=True)
+        out[-1].write_bytes(got.content)
+    return out
+
+
+def test_two_studies_side_by_side_pair_by_deal_when_they_share_a_seed(
+        lab: TestClient, tmp_path: Path) -> None:
+    common = {"game": "luzak", "players": ["greedy", "greedy"], "matches": 200}
+    a = run_study(lab, {**common, "seed": 21,
+                        "sweep": {"option": "even_hands", "values": [True, False]}})
+    b = run_study(lab, {**common, "seed": 21, "options": {"target": 31}})
+    c = run_study(lab, {**common, "seed": 22, "players": ["greedy", "random"]})
+    files = {sid: download(lab, sid, tmp_path) for sid in (a, b, c)}
+    # same seed: every difference paired by deal, the figures those of the CLI
+    r = lab.get(f"/api/studies/compare?ids={a},{b}")
+    assert r.status_code == 200, r.text
+    report = r.json()
+    assert report["ids"] == [a, b]
+    assert [(col["study"], col["variant"], col["label"], col["paired"])
+            for col in report["columns"]] == [(a, 0, "even-hands=yes", None),
+                                              (a, 1, "even-hands=no", True),
+                                              (b, 0, "as set", True)]
+    assert_report_equals_cli(report, files[a] + files[b], paired=[True, True])
+    # another seed: the third study's difference is unpaired, as the CLI says too
+    r = lab.get(f"/api/studies/compare?ids={b}, {a},{c}")
+    assert r.status_code == 200, r.text
+    report = r.json()
+    assert [col["paired"] for col in report["columns"]] == [None, True, True, False]
+    assert [col["study"] for col in report["columns"]] == [b, a, a, c]
+    assert_report_equals_cli(report, files[b] + files[a] + files[c],
+                             paired=[True, True, False])
+    # kept: asked again, the same report
+    assert lab.get(f"/api/studies/compare?ids={b},{a},{c}").json() == report
+
+
+def test_a_comparison_refuses_odd_lists_naming_why(lab: TestClient) -> None:
+    common = {"game": "luzak", "players": ["greedy", "greedy"], "matches": 30}
+    a = run_study(lab, {**common, "seed": 31})
+    b = run_study(lab, {**common, "seed": 32})
+    w = run_study(lab, {**common, "game": "widelec", "seed": 31})
+    unknown = "0123456789abcdef"
+    refused: list[tuple[str, int, str]] = [
+        ("", 400, "2 to 4"),
+        ("?ids=", 400, "2 to 4"),
+        (f"?ids={a}", 400, "not one"),
+        (f"?ids={a},,{b}", 400, "empty id"),
+        (f"?ids={a},{a}", 400, "twice"),
+        (f"?ids={a},{b},{a}", 400, "twice"),
+        (f"?ids={a},{b},{w},{unknown},{unknown[::-1]}", 400, "more than the 4"),
+        ("?ids=" + "a," * 150, 400, "too long"),
+        (f"?ids={a},{unknown}", 404, unknown),
+        (f"?ids={a},{w}", 400, "different games"),
+    ]
+    for query, status, words in refused:
+        r = lab.get(f"/api/studies/compare{query}")
+        assert r.status_code == status, (query, r.text)
+        assert words in r.json()["error"], (query, r.json())
+    # a study still running: 409 until it ends; cancelled, it compares (started from an
+    # address of its own, whose hour of matches the other tests do not spend)
+    mine = {ADDRESS: "10.0.42.1"}
+    big = lab.post("/api/studies", json={**common, "matches": 20_000, "seed": 33},
+                   headers=mine)
+    assert big.status_code == 201, big.text
+    running = big.json()["id"]
+    until(lambda: study_state(lab, running)["done"] >= 200, "the study plays a chunk")
+    r = lab.get(f"/api/studies/compare?ids={a},{running}")
+    assert r.status_code == 409 and running in r.json()["error"], r.text
+    assert lab.post(f"/api/studies/{running}/cancel", headers=mine).json()["state"] == "cancelled"
+    r = lab.get(f"/api/studies/compare?ids={a},{running}")
+    assert r.status_code == 200, r.text
+    kept = r.json()["files"][1]["matches"]
+    # started again, it runs: no report, and the kept one is not answered once it ends
+    assert lab.post("/api/studies", json={**common, "matches": 20_000, "seed": 33},
+                    headers=mine).status_code == 200
+    assert lab.get(f"/api/studies/compare?ids={a},{running}").status_code == 409
+    until(lambda: study_state(lab, running)["done"] > kept, "the study plays on")
+    assert lab.post(f"/api/studies/{running}/cancel", headers=mine).json()["state"] == "cancelled"
+    r = lab.get(f"/api/studies/compare?ids={a},{running}")
+    assert r.status_code == 200 and r.json()["files"][1]["matches"] > kept
 
 
 def test_cancel_keeps_whole_matches_and_only_its_address_may(lab: TestClient) -> None:

@@ -516,6 +516,14 @@ async def study_report(request: Request) -> Response:
                                              client_of(request)))
 
 
+async def compare_studies(request: Request) -> Response:
+    """2 to 4 ended studies side by side: one report over every variant's file."""
+    studies = studies_of(request)
+    studies.check(client_of(request))
+    return JSONResponse(await studies.compare(request.query_params.get("ids"),
+                                              client_of(request)))
+
+
 async def study_file(request: Request) -> Response:
     """A variant's JSON Lines file, as a download named as ``dominolab simulate`` names it."""
     studies = studies_of(request)
@@ -959,6 +967,7 @@ def create_app(db_path: str | Path, *, computer_delay: float | None = None,
             Route("/api/puzzles/{game}/{puzzle_id}/answer", answer_puzzle, methods=["POST"]),
             Route("/api/lab", lab_meta),
             Route("/api/studies", create_study, methods=["POST"]),
+            Route("/api/studies/compare", compare_studies),  # before {study_id}
             Route("/api/studies/{study_id}", study_state),
             Route("/api/studies/{study_id}/cancel", cancel_study, methods=["POST"]),
             Route("/api/studies/{study_id}/report", study_report),

@@ -39,6 +39,7 @@ from dominolab.players import KINDS
 from dominolab.web.errors import ApiError
 from dominolab.web.games.compute import ComputePool, PoolBusy, PoolClosed, WorkerDied
 from dominolab.web.limits import Limits
+from dominolab.web.studies.compare import columns, parse_ids
 from dominolab.web.studies.params import StudyParams, from_canonical, parse_study
 
 log = logging.getLogger("dominolab.web")
@@ -49,6 +50,8 @@ CHUNK: Final = 200
 SEARCH_CHUNK: Final = 4
 #: jobs of one study asked of the pool at once
 AHEAD: Final = 2
+#: the comparisons' reports kept (a few tens of kB each)
+COMPARES_KEPT: Final = 32
 #: the addresses of the machine itself, for which the lab is on by default
 LOCAL: Final = frozenset({"127.0.0.1", "::1", "localhost"})
 
@@ -92,19 +95,37 @@ class Study:
         setup_options = self.params.setups()[k].options
         return str(default_out(self.params.game, self.params.seed, setup_options))
 
+    def labels(self) -> list[str]:
+        """Each variant's label: ``as set`` without a sweep, else ``option=value``."""
+        sweep = self.params.sweep
+        if sweep is None:
+            return ["as set"]
+        return [f"{sweep.option.replace('_', '-')}="
+                f"{('yes' if v else 'no') if isinstance(v, bool) else v}"
+                for v in sweep.values]
+
+    def unready(self) -> str | None:
+        """Why the study has no report yet (it runs, failed, or was cancelled before each
+        variant had a match), or None when it has one."""
+        if self.state not in ("done", "cancelled"):
+            return (f"study {self.id} is {self.state}; its report is ready once it is done "
+                    f"(or cancelled)")
+        if any(d == 0 for d in self.done):
+            return f"study {self.id} was cancelled before every variant had a match"
+        return None
+
+    def paths(self) -> list[str]:
+        """Every variant's file, in order."""
+        return [str(self.path(k)) for k in range(self.params.variants)]
+
     def as_json(self) -> dict[str, Any]:
         """``GET /api/studies/ID`` (docs/web.md, "The lab")."""
         params = self.params
         names = [self.file_name(k) for k in range(params.variants)]
         commands = params.commands(names)
         variants = []
-        for k, opts in enumerate(params.variant_options()):
-            if params.sweep is None:
-                label = "as set"
-            else:
-                value = opts[params.sweep.option]
-                text = ("yes" if value else "no") if isinstance(value, bool) else str(value)
-                label = f"{params.sweep.option.replace('_', '-')}={text}"
+        for k, (opts, label) in enumerate(zip(params.variant_options(), self.labels(),
+                                              strict=True)):
             variants.append({"label": label, "options": opts, "done": self.done[k],
                              "matches": params.matches,
                              "file": f"/api/studies/{self.id}/files/{k}",
@@ -134,6 +155,9 @@ class Studies:
         self.studies: dict[str, Study] = {}
         #: address -> (when, matches) of the studies it started in the last hour
         self._started: dict[str, collections.deque[tuple[float, int]]] = {}
+        #: the reports of comparisons (their ids in order), the least recently asked first
+        self._compared: collections.OrderedDict[tuple[str, ...], dict[str, Any]] = \
+            collections.OrderedDict()
         self._closed = False
 
     # -- who may -----------------------------------------------------------------------------
@@ -220,6 +244,8 @@ class Studies:
     def _launch(self, study: Study) -> None:
         study.state, study.error, study.cancelling = "queued", None, False
         study.report = None
+        for ids in [ids for ids in self._compared if study.id in ids]:
+            del self._compared[ids]  # its files grow again
         study.ended = asyncio.Event()
         study.task = asyncio.get_running_loop().create_task(self._run(study),
                                                             name=f"study {study.id}")
@@ -258,22 +284,53 @@ class Studies:
         """The report of an ended study's files (409 while it runs), worked out in the
         compute pool once and kept."""
         study = self.get(sid)
-        if study.state not in ("done", "cancelled"):
-            raise ApiError(409, f"study {sid} is {study.state}; its report is ready once it "
-                                f"is done (or cancelled)")
-        if sum(study.done) == 0 or any(d == 0 for d in study.done):
-            raise ApiError(409, f"study {sid} was cancelled before every variant had a match")
+        why = study.unready()
+        if why is not None:
+            raise ApiError(409, why)
         if study.report is None:
-            paths = [str(study.path(k)) for k in range(study.params.variants)]
-            try:
-                report = await self.pool.run(client, report_of, paths)
-            except PoolBusy as exc:
-                raise ApiError(429, str(exc), retry_after=exc.retry_after,
-                               kind="studies") from None
+            report = await self._report_of(client, study.paths())
             report["id"] = sid
-            report["variants"] = [v["label"] for v in study.as_json()["variants"]]
+            report["variants"] = study.labels()
             study.report = report
         return study.report
+
+    async def compare(self, ids_text: str | None, client: str) -> dict[str, Any]:
+        """The report of 2 to 4 ended studies of one game side by side (``ids_text``:
+        ``A,B[,C,D]``; :mod:`~dominolab.web.studies.compare`): 400 for a bad list or
+        studies of different games, 404 for an unknown id, 409 for one without a report
+        yet. Worked out in the compute pool once and kept until one of them runs again."""
+        ids = parse_ids(ids_text)
+        studies = [self.get(sid) for sid in ids]
+        games = {s.params.game for s in studies}
+        if len(games) > 1:
+            raise ApiError(400, f"ids: studies of different games ({', '.join(sorted(games))}) "
+                                f"cannot be compared; compare studies of one game")
+        for study in studies:
+            why = study.unready()
+            if why is not None:
+                raise ApiError(409, why)
+        kept = self._compared.get(ids)
+        if kept is not None:
+            self._compared.move_to_end(ids)
+            return kept
+        report = await self._report_of(client, [p for s in studies for p in s.paths()])
+        labels = [s.labels() for s in studies]
+        report["ids"] = list(ids)
+        report["columns"] = columns(ids, labels, report)
+        report["variants"] = [f"{sid} {label}" for sid, names in zip(ids, labels, strict=True)
+                              for label in names]
+        self._compared[ids] = report
+        while len(self._compared) > COMPARES_KEPT:
+            self._compared.popitem(last=False)
+        return report
+
+    async def _report_of(self, client: str, paths: list[str]) -> dict[str, Any]:
+        """:func:`report_of` in the compute pool, in ``client``'s turn (429 when full)."""
+        try:
+            return await self.pool.run(client, report_of, paths)
+        except PoolBusy as exc:
+            raise ApiError(429, str(exc), retry_after=exc.retry_after,
+                           kind="studies") from None
 
     # -- running -----------------------------------------------------------------------------
     async def _run(self, study: Study) -> None:
@@ -387,5 +444,5 @@ def data_folder(db: str | os.PathLike[str]) -> Path:
     return Path(db).resolve().parent
 
 
-__all__ = ["AHEAD", "CHUNK", "SEARCH_CHUNK", "Studies", "Study", "data_folder", "play_chunk",
-           "report_of"]
+__all__ = ["AHEAD", "CHUNK", "COMPARES_KEPT", "SEARCH_CHUNK", "Studies", "Study", "data_folder",
+           "play_chunk", "report_of"]
