@@ -279,3 +279,45 @@ def test_a_widelec_and_a_luzak_without_spinners_study_show_the_whole_report(
             expect(page.get_by_test_id("target-lengths").locator("summary")).to_have_text(
                 "Przy jakim celu rozgrywka trwa N partii")
             page.close()
+
+
+def test_two_studies_with_one_seed_side_by_side(ui: Ui, server: str) -> None:
+    """Two studies of one seed and different targets, the second compared with the first
+    from its page (the first kept by this browser): the figures and differences shown are
+    the compare API's, and they are said to be paired by deal."""
+    with ui.guard():
+        ids = []
+        page = ui.new_page("compare", width=1280, height=900)
+        for target in (31, 61):
+            made = request_json(server, "POST", "/api/studies", {
+                "game": "luzak", "options": {"target": target}, "sweep": None,
+                "players": ["greedy", "greedy"], "matches": 200, "seed": 5})
+            ids.append(made["id"])
+            page.goto(f"/lab/{made['id']}")
+            expect(page.get_by_test_id("study-report")).to_be_visible(timeout=STUDY_MS)
+        page.get_by_test_id("compare-with").fill("not a link")
+        page.get_by_test_id("compare-go").click()
+        expect(page.get_by_test_id("compare-error")).to_contain_text("not a link")
+        page.locator(f'[data-testid="compare-kept"][data-study="{ids[0]}"]').click()
+        expect(page).to_have_url(f"{server}/lab/compare/{ids[1]},{ids[0]}")
+        expect(page.get_by_test_id("study-report")).to_be_visible(timeout=STUDY_MS)
+        api = request_json(server, "GET", f"/api/studies/compare?ids={ids[1]},{ids[0]}")
+        assert api["comparisons"][0]["paired"] is True
+        expect(page.get_by_test_id("report-pairing")).to_contain_text("paired by deal")
+        for figure in api["figures"]:
+            for i, value in enumerate(figure["values"]):
+                if value is None:
+                    continue
+                cell = page.locator(f'[data-testid="figure-cell"][data-key="{figure["key"]}"]'
+                                    f'[data-variant="{i}"]')
+                assert close(float(cell.get_attribute("data-value") or "nan"), value["value"])
+            diff = figure["differences"][0]
+            if diff is None:
+                continue
+            cell = page.locator(f'[data-testid="diff-cell"][data-key="{figure["key"]}"]'
+                                '[data-variant="1"]')
+            assert close(float(cell.get_attribute("data-value") or "nan"), diff["value"])
+            if diff["low"] is not None:
+                assert close(float(cell.get_attribute("data-lo") or "nan"), diff["low"])
+        expect(page.get_by_test_id("chart-diff").locator('[data-testid="chart-point"]')
+               ).to_have_count(1)

@@ -7,21 +7,11 @@
 // dynamic import): the game page's first visit does not carry it.
 
 import { request } from "./api.js";
-import { t, addStrings, onLangChange, formatNumber, has } from "./i18n.js";
+import { t, onLangChange, formatNumber, has } from "./i18n.js";
 import { el, toast } from "./ui.js";
 import { readReport } from "./labwords.js";
 import { LabReport } from "./labreport.js";
-import * as strings from "./strings/lab.js";
-
-addStrings(strings);
-
-// the lab's styles, read with its code (beside this file, under the same version)
-if (!document.querySelector("link[data-lab-css]")) {
-  document.head.append(Object.assign(document.createElement("link"), {
-    rel: "stylesheet", href: new URL("../css/lab.css", import.meta.url).href,
-  }));
-  document.head.lastElementChild.setAttribute("data-lab-css", "");
-}
+import { comparePanel, keepStudy } from "./labcompare.js";
 
 const enc = encodeURIComponent;
 const labApi = {
@@ -290,6 +280,7 @@ export class LabView {
       this.error = err;
     }
     if (!this.mounted) return;
+    if (this.study) keepStudy(this.id);
     this.render();
     if (this.study) this.follow();
   }
@@ -445,6 +436,7 @@ export class LabView {
       if (this.report) parts.push(this.report.element());
       else if (this.reportError) parts.push(el("p", { class: "form-error", role: "alert", "data-testid": "report-error", text: t("study.reportFailed", { e: this.reportError }) }));
       else if (st.done && !(st.variants || []).some((v) => !v.done)) parts.push(el("p", { class: "muted", text: t("study.reportLoading") }));
+      if (this.report) parts.push(comparePanel(this.id, this.navigate));
       parts.push(this.paramsPanel(), this.downloads());
     }
     return parts;

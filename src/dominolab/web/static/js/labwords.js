@@ -2,7 +2,18 @@
 // language, each figure's sentence, and the report of GET /api/studies/ID/report (or of a
 // comparison of studies) read into one shape for the drawing.
 
-import { t, formatNumber, getLang, has } from "./i18n.js";
+import { t, addStrings, formatNumber, getLang, has } from "./i18n.js";
+import * as strings from "./strings/lab.js";
+
+addStrings(strings);
+
+// the lab's styles, read with its code (beside this file, under the same version)
+if (!document.querySelector("link[data-lab-css]")) {
+  document.head.append(Object.assign(document.createElement("link"), {
+    rel: "stylesheet", href: new URL("../css/lab.css", import.meta.url).href,
+  }));
+  document.head.lastElementChild.setAttribute("data-lab-css", "");
+}
 
 // -- numbers in words ---------------------------------------------------------------------
 
