@@ -126,8 +126,17 @@ def test_a_sweep_from_the_form_shows_its_progress_and_report(ui: Ui, server: str
                ).to_have_count(3)
         expect(page.get_by_test_id("chart-diff").locator('[data-testid="chart-point"]')
                ).to_have_count(2)
-        expect(page.get_by_test_id("chart-lengths").locator('[data-testid="chart-line"]')
+        expect(page.get_by_test_id("chart-lengths").locator('[data-testid="chart-series"]')
                ).to_have_count(3)
+        # the key figures first, the full tables folded: the page is short to read
+        expect(page.get_by_test_id("key-figure")).to_have_count(4)
+        height = cast(int, page.evaluate("() => document.documentElement.scrollHeight"))
+        assert height < 5000, f"a finished sweep's page is {height} px high at 1280 px"
+        figures = page.get_by_test_id("figures")
+        expect(figures.locator('[data-testid="figure-cell"]').first).to_be_hidden()
+        figures.locator("summary").focus()
+        page.keyboard.press("Enter")
+        expect(figures.locator('[data-testid="figure-cell"]').first).to_be_visible()
         expect(page.get_by_test_id("chart-points-by-n").locator('[data-testid="chart-line"]')
                ).to_have_count(3)
         # another figure chosen is drawn instead
@@ -215,3 +224,100 @@ def test_the_lab_off_says_so_in_words(chromium: Browser, lab_off: ServerProcess,
             expect(page.locator("main button, main input, main select")).to_have_count(0)
     finally:
         ui.close()
+
+
+def test_a_widelec_and_a_luzak_without_spinners_study_show_the_whole_report(
+        ui: Ui, server: str) -> None:
+    """The two games no study had been opened in: every figure the report JSON holds for
+    them is in the page (hand ends as the report counts them, how matches end, which target
+    gives matches of N hands, the distributions' charts, the tiles), each with its words."""
+    with ui.guard():
+        for game, dists in (("widelec", ("hand_points", "match_totals", "quartets_per_hand",
+                                         "bonuses", "draws_per_hand")),
+                            ("luzak-line", ("hand_points", "match_totals", "luzaks_per_hand"))):
+            made = request_json(server, "POST", "/api/studies", {
+                "game": game, "options": {}, "sweep": None, "players": ["greedy", "greedy"],
+                "matches": 200, "seed": 3})
+            page = ui.new_page(game, width=1280, height=900)
+            page.goto(f"/lab/{made['id']}")
+            expect(page.get_by_test_id("study-report")).to_be_visible(timeout=STUDY_MS)
+            api = request_json(server, "GET", f"/api/studies/{made['id']}/report")
+            f = api["files"][0]
+            shares = f["hand_end_shares"]
+            if game == "widelec":
+                assert shares, "Widelec's report gives no hand ends"
+                for end, share in shares.items():
+                    cell = page.locator(f'[data-testid="hand-ends-cell"][data-end="{end}"]')
+                    assert close(float(cell.get_attribute("data-value") or "nan"), share)
+                expect(page.locator('[data-testid="hand-ends-sentence"][data-end="domino"]')
+                       ).to_contain_text(f"{shares['domino']:.1f}% of completed hands")
+            else:
+                expect(page.get_by_test_id("hand-ends")).to_have_count(0)
+            total = sum(f["match_ends"].values())
+            for end, n in f["match_ends"].items():
+                cell = page.locator(f'[data-testid="match-ends-cell"][data-end="{end}"]')
+                assert close(float(cell.get_attribute("data-value") or "nan"), 100 * n / total)
+            targets = api["target_lengths"][0]
+            assert targets, f"{game}: no target lengths in the report"
+            for x in targets:
+                cell = page.locator(f'[data-testid="target-cell"][data-target="{x["target"]}"]')
+                assert close(float(cell.get_attribute("data-value") or "nan"), x["mean"])
+            expect(page.get_by_test_id("target-sentence")).to_have_count(len(targets))
+            for name in dists:
+                chart = page.get_by_test_id(f"chart-dist-{name}")
+                expect(chart.locator('[data-testid="chart-series"]')).to_have_count(1)
+            worth = api["tile_worth"][0]
+            expect(page.locator('[data-testid="worth-cell"]')).to_have_count(len(worth))
+            expect(page.get_by_test_id("worth-sentence")).to_contain_text(worth[0]["tile"])
+            luzaked = api["tiles_luzaked"][0]
+            expect(page.locator('[data-testid="luzaked-cell"]')).to_have_count(
+                min(8, len(luzaked)))
+            # nothing is written minus zero: a figure that rounds to zero has no sign
+            minus = "\u2212"
+            assert f"{minus}0,00" not in page.content() and f"{minus}0.00" not in page.content()
+            page.get_by_test_id("lang-pl").click()
+            expect(page.get_by_test_id("target-lengths").locator("summary")).to_have_text(
+                "Przy jakim celu rozgrywka trwa N partii")
+            page.close()
+
+
+def test_two_studies_with_one_seed_side_by_side(ui: Ui, server: str) -> None:
+    """Two studies of one seed and different targets, the second compared with the first
+    from its page (the first kept by this browser): the figures and differences shown are
+    the compare API's, and they are said to be paired by deal."""
+    with ui.guard():
+        ids = []
+        page = ui.new_page("compare", width=1280, height=900)
+        for target in (31, 61):
+            made = request_json(server, "POST", "/api/studies", {
+                "game": "luzak", "options": {"target": target}, "sweep": None,
+                "players": ["greedy", "greedy"], "matches": 200, "seed": 5})
+            ids.append(made["id"])
+            page.goto(f"/lab/{made['id']}")
+            expect(page.get_by_test_id("study-report")).to_be_visible(timeout=STUDY_MS)
+        page.get_by_test_id("compare-with").fill("not a link")
+        page.get_by_test_id("compare-go").click()
+        expect(page.get_by_test_id("compare-error")).to_contain_text("not a link")
+        page.locator(f'[data-testid="compare-kept"][data-study="{ids[0]}"]').click()
+        expect(page).to_have_url(f"{server}/lab/compare/{ids[1]},{ids[0]}")
+        expect(page.get_by_test_id("study-report")).to_be_visible(timeout=STUDY_MS)
+        api = request_json(server, "GET", f"/api/studies/compare?ids={ids[1]},{ids[0]}")
+        assert api["comparisons"][0]["paired"] is True
+        expect(page.get_by_test_id("report-pairing")).to_contain_text("paired by deal")
+        for figure in api["figures"]:
+            for i, value in enumerate(figure["values"]):
+                if value is None:
+                    continue
+                cell = page.locator(f'[data-testid="figure-cell"][data-key="{figure["key"]}"]'
+                                    f'[data-variant="{i}"]')
+                assert close(float(cell.get_attribute("data-value") or "nan"), value["value"])
+            diff = figure["differences"][0]
+            if diff is None:
+                continue
+            cell = page.locator(f'[data-testid="diff-cell"][data-key="{figure["key"]}"]'
+                                '[data-variant="1"]')
+            assert close(float(cell.get_attribute("data-value") or "nan"), diff["value"])
+            if diff["low"] is not None:
+                assert close(float(cell.get_attribute("data-lo") or "nan"), diff["low"])
+        expect(page.get_by_test_id("chart-diff").locator('[data-testid="chart-point"]')
+               ).to_have_count(1)

@@ -25,6 +25,7 @@ const LobbyView = lazy("./lobby.js", "LobbyView");
 const LinkView = lazy("./devices.js", "LinkView");
 const PuzzlesView = lazy("./puzzles.js", "PuzzlesView");
 const LabView = lazy("./lab.js", "LabView");
+const CompareView = lazy("./labcompare.js", "CompareView");
 const now = (View) => () => Promise.resolve(View);
 
 /** The view class of PATH (a promise: most are read on first use) and its arguments. */
@@ -44,6 +45,7 @@ function route(path) {
   // the puzzles: /puzzles, /puzzles/GAME, /puzzles/GAME/ID (puzzles.js)
   if (/^\/puzzles(\/[^/]+){0,2}\/?$/.test(path)) return [PuzzlesView, path];
   // the lab: /lab (the form), /lab/ID (a study: its progress and report; lab.js)
+  if ((m = /^\/lab\/compare\/([^/]+)\/?$/.exec(path))) return [CompareView, decodeURIComponent(m[1])];
   if ((m = /^\/lab(?:\/([^/]+))?\/?$/.exec(path))) return [LabView, m[1] ? decodeURIComponent(m[1]) : null];
   // another device's code (devices.js)
   if (/^\/link\/?$/.test(path)) return [LinkView];
