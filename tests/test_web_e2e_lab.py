@@ -321,3 +321,34 @@ def test_two_studies_with_one_seed_side_by_side(ui: Ui, server: str) -> None:
                 assert close(float(cell.get_attribute("data-lo") or "nan"), diff["low"])
         expect(page.get_by_test_id("chart-diff").locator('[data-testid="chart-point"]')
                ).to_have_count(1)
+
+
+def test_a_study_s_parameters_travel_as_a_link(ui: Ui, server: str) -> None:
+    """A finished study's page links to its parameters (`/lab?game=...`); opened in another
+    browser the link fills the form, runs nothing until Run, and Run gives the same study
+    (the same id: the same figures)."""
+    params = {"game": "luzak", "options": {"target": 41, "even_hands": False},
+              "sweep": {"option": "target", "values": [21, 41]},
+              "players": ["greedy", "random"], "matches": 150, "seed": 9}
+    made = request_json(server, "POST", "/api/studies", params)
+    with ui.guard():
+        page = ui.new_page("params-link", width=1280, height=900)
+        page.goto(f"/lab/{made['id']}")
+        link = page.get_by_test_id("study-params-link")
+        href = link.get_attribute("href") or ""
+        assert href.startswith("/lab?game=luzak&"), href
+        assert "sweep=target%3A21%2C41" in href and "players=greedy%2Crandom" in href
+        other = ui.new_page("params-link-2", width=390, height=844)
+        other.goto(href)
+        expect(other.get_by_test_id("lab-from-link")).to_be_visible()
+        expect(other.get_by_test_id("lab-sweep-values")).to_have_value("21, 41")
+        expect(other.get_by_test_id("lab-player-1")).to_have_value("random")
+        expect(other.get_by_test_id("lab-matches")).to_have_value("150")
+        expect(other.get_by_test_id("lab-seed")).to_have_value("9")
+        expect(other.locator("#lab-opt-even_hands")).not_to_be_checked()
+        other.get_by_test_id("lab-run").click()
+        assert study_id(other) == made["id"]
+        # a link inside the page keeps its query (the router used to drop it)
+        page.get_by_test_id("study-params-link").click()
+        expect(page).to_have_url(f"{server}{href}")
+        expect(page.get_by_test_id("lab-from-link")).to_be_visible()

@@ -79,7 +79,7 @@ async function show() {
 
 /** Go to PATH inside the page (no reload). */
 export function navigate(path) {
-  if (path !== location.pathname + location.hash) history.pushState({}, "", path);
+  if (path !== location.pathname + location.search + location.hash) history.pushState({}, "", path);
   show();
   window.scrollTo(0, 0);
   main.focus({ preventScroll: true });
@@ -122,7 +122,7 @@ document.addEventListener("click", (ev) => {
   const url = new URL(a.href, location.href);
   if (url.origin !== location.origin) return;
   ev.preventDefault();
-  navigate(url.pathname + url.hash);
+  navigate(url.pathname + url.search + url.hash);
 });
 
 window.addEventListener("popstate", show);

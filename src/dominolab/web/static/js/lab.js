@@ -12,7 +12,7 @@ import { el, toast } from "./ui.js";
 import { readReport } from "./labwords.js";
 import { LabReport } from "./labreport.js";
 import { comparePanel, keepStudy } from "./labcompare.js";
-import { LabForm, playerLabel, rememberParams } from "./labform.js";
+import { LabForm, paramsQuery, playerLabel, rememberParams } from "./labform.js";
 
 const enc = encodeURIComponent;
 const labApi = {
@@ -246,9 +246,13 @@ export class LabView {
       rememberParams({ game: p.game, options: p.options || {}, sweep: p.sweep || null, players: p.players, matches: p.matches, seed: p.seed });
       this.navigate("/lab");
     } }, [t("study.again")]);
+    // the parameters as a link: anyone, on any server, gets the same form (and, run with
+    // the same seed, the same figures)
+    const link = p.game ? el("p", {}, [el("a", { href: `/lab${paramsQuery(p)}`, "data-link": true, "data-testid": "study-params-link" }, [t("study.paramsLink")])]) : null;
     return el("section", { class: "panel lab-params", "data-testid": "study-params" }, [
       el("h2", { class: "section-title", text: t("study.params") }),
       el("dl", { class: "lab-facts" }, rows.flatMap(([k, x]) => [el("dt", { text: k }), el("dd", { text: x })])),
+      link,
       p.game ? again : null,
     ]);
   }

@@ -21,6 +21,48 @@ export function rememberParams(params) {
   lastParams = params;
 }
 
+/** The query of a link that fills the form with PARAMS (a study's): readable and short,
+ * ``?game=luzak&target=61&sweep=target:31,61,91&players=greedy,greedy&matches=1000&seed=1``
+ * (each rule option by its name). */
+export function paramsQuery(params) {
+  const q = new URLSearchParams();
+  q.set("game", params.game);
+  const yes = (x) => (typeof x === "boolean" ? (x ? "yes" : "no") : String(x));
+  for (const [k, x] of Object.entries(params.options || {})) {
+    if (!params.sweep || k !== params.sweep.option) q.set(k, yes(x));
+  }
+  if (params.sweep) q.set("sweep", `${params.sweep.option}:${params.sweep.values.map(yes).join(",")}`);
+  q.set("players", params.players.join(","));
+  q.set("matches", String(params.matches));
+  q.set("seed", String(params.seed));
+  return `?${q.toString()}`;
+}
+
+/** The form's values from a link's QUERY (paramsQuery's), over DEFAULTS; what is not a
+ * game's, an option's or a player's is left as DEFAULTS has it (the server checks the rest
+ * when the form is sent). */
+function fromQuery(query, lab, defaults) {
+  const q = new URLSearchParams(query);
+  const game = lab.games.find((g) => g.name === q.get("game"));
+  if (!game) return null;
+  const v = { ...defaults, game: game.name, options: {}, sweepOption: "", sweepValues: "" };
+  for (const o of game.options) {
+    if (!q.has(o.name)) continue;
+    const x = q.get(o.name);
+    v.options[o.name] = o.kind === "bool" ? ["yes", "true", "1", "on"].includes(x.toLowerCase()) : x;
+  }
+  const sweep = /^([a-z_]+):(.+)$/.exec(q.get("sweep") || "");
+  if (sweep && game.options.some((o) => o.name === sweep[1])) {
+    v.sweepOption = sweep[1];
+    v.sweepValues = sweep[2].split(",").join(", ");
+  }
+  const specs = lab.players.map((p) => p.spec);
+  const players = (q.get("players") || "").split(",");
+  if (players.length === 2 && players.every((p) => specs.includes(p))) v.players = players;
+  for (const k of ["matches", "seed"]) if (/^\d+$/.test(q.get(k) || "")) v[k] = q.get(k);
+  return v;
+}
+
 /** A player of GET /api/lab in the page's language: by its name (``greedy``,
  * ``expert:200w``: the name, then the worlds a move); the API's own label otherwise. */
 export function playerLabel(p) {
@@ -48,7 +90,12 @@ export class LabForm {
       this.error = err.describe ? err.describe() : String(err);
     }
     if (!this.view.mounted) return;
-    if (this.lab && this.lab.enabled) this.values = this.initialValues();
+    if (this.lab && this.lab.enabled) {
+      const given = location.search ? fromQuery(location.search, this.lab, this.initialValues()) : null;
+      // a link's parameters fill the form; nothing runs until Run is pressed
+      this.fromLink = given !== null;
+      this.values = given || this.initialValues();
+    }
     this.view.render();
   }
 
@@ -135,6 +182,7 @@ export class LabForm {
       el("fieldset", { class: "options" }, [el("legend", { text: t("lab.players") }), el("div", { class: "field-row" }, [playerSel(0), playerSel(1)])]),
       el("div", { class: "field-row" }, [numberField("matches", t("lab.matches")), numberField("seed", t("lab.seed"))]),
       el("p", { class: "muted small-note", text: t("lab.seedHint") }),
+      this.fromLink ? el("p", { class: "lab-from-link", "data-testid": "lab-from-link", text: t("lab.fromLink") }) : null,
       errorBox,
       el("div", { class: "form-actions" }, [run]),
     ]);
