@@ -406,7 +406,10 @@ def _print_study_pairs(pairs: list[dict[str, Any]]) -> None:
     for pair in pairs:
         verdict = {None: "nothing measured", True: "met", False: "MISSED"}[pair["target_met"]]
         ran = "all along" if pair["study_ran_whole_window"] else "ended before the moves"
-        print(f"  N={pair['games']:<4} {pair['p99_without_ms']} ms without, "
+        where = "" if pair["source"] is None else f" (the server from {pair['source']})"
+        if pair["proxy"] is not None:
+            where += f" (through {pair['proxy']})"
+        print(f"  N={pair['games']:<4}{where} {pair['p99_without_ms']} ms without, "
               f"{pair['p99_with_ms']} ms with ({pair['ratio']}x; the study played "
               f"{pair['study_played']:,} matches, {ran}); target < "
               f"{pair['target_ms']:g} ms: {verdict}", flush=True)
