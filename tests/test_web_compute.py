@@ -229,7 +229,8 @@ def test_a_cancelled_waiting_job_never_runs(manager: Any, tmp_path: Path) -> Non
             with contextlib.suppress(asyncio.CancelledError):
                 await waiting
             assert pool.stats() == {"waiting": 0, "running": 1, "clients_waiting": 0,
-                                    "workers": 1, "restarts": 0}
+                                    "workers": 1, "restarts": 0, "background_waiting": 0,
+                                    "background_running": 0}
             gate.set()
             await blocker
             # one worker, each client FIFO: had it stayed queued, it would run before this
@@ -366,6 +367,8 @@ def test_a_computer_move_goes_before_queued_study_jobs() -> None:
             hint = asyncio.create_task(job("S", "hint"))
             await asyncio.sleep(0)  # one turn of the loop: every job is queued
             assert pool.stats()["waiting"] == 8 and pool.stats()["running"] == 1
+            assert pool.stats()["background_waiting"] == 4
+            assert pool.stats()["background_running"] == 1
             chunks[3].cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await chunks[3]

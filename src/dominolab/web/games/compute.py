@@ -302,10 +302,13 @@ class ComputePool:
     def stats(self) -> dict[str, int]:
         """``waiting`` and ``running`` jobs, ``clients_waiting`` (clients with a job
         waiting), ``workers`` (processes, 0 when in threads), ``restarts`` (pools rebuilt
-        after a worker died)."""
+        after a worker died), and of the jobs waiting and running those in the background
+        (``background_waiting``, ``background_running``)."""
         return {"waiting": self._waiting, "running": len(self._running),
                 "clients_waiting": self._clients_waiting(), "workers": self.workers,
-                "restarts": self.restarts}
+                "restarts": self.restarts,
+                "background_waiting": sum(len(c.later) for c in self._clients.values()),
+                "background_running": sum(j.background for j in self._running)}
 
     def pids(self) -> list[int]:
         """The process ids of the live worker processes (none when in threads)."""
