@@ -195,6 +195,50 @@ def test_bench_serve_rejects_bad_numbers(capsys: pytest.CaptureFixture[str]) -> 
         assert "Traceback" not in err
 
 
+def test_bench_serve_plays_each_run_without_then_with_a_study(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``--study MATCHES``: each run on fresh servers without, then with a study started
+    beside the games; the study plays matches while the games lose nothing, and the two
+    p99s are set side by side."""
+    assert main(["bench", "serve", "--games", "2", "--seconds", "2", "--think", "0.05",
+                 "--computer-games", "1", "--study", "20000", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["study"] == 20000 and report["study_player"] == "greedy"
+    without, beside = report["runs"]
+    assert not without["studying"] and "study" not in without
+    assert beside["studying"]
+    study = beside["study"]
+    # 20,000 matches take longer than 2 s: it ran the whole window, and was cancelled
+    assert study["ended_after_s"] is None and study["state_at_end"] in ("queued", "running")
+    assert 0 < study["played"] < 20000 and study["read_failures"] == 0, study
+    assert study["players"] == ["greedy", "greedy"]
+    for run in report["runs"]:
+        assert run["errors"] == 0 and run["lost_moves"] == 0 and run["moves"] > 0
+        _check_computer_games(run["computer"], 1)
+    [pair] = report["study_pairs"]
+    assert pair["p99_without_ms"] == without["p99_ms"]
+    assert pair["p99_with_ms"] == beside["p99_ms"]
+    assert pair["target_ms"] == 250.0
+    assert pair["target_met"] is (beside["p99_ms"] < 250.0)
+    assert pair["study_played"] == study["played"] and pair["study_ran_whole_window"]
+
+
+def test_bench_serve_refuses_a_study_the_server_would(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A study the lab would refuse is refused before any server starts, in the lab's
+    words, never a traceback."""
+    for args, words in ((["--study", "20001"], "over this server's 20000 a study"),
+                        (["--study", "100", "--study-player", "nobody"], "players"),
+                        (["--study-player", "random"], "--study-player needs --study")):
+        assert main(["bench", "serve", *args]) == 2
+        err = capsys.readouterr().err
+        assert words in err and "Traceback" not in err, err
+    with pytest.raises(SystemExit) as info:
+        main(["bench", "serve", "--study", "0"])
+    assert info.value.code == 2
+    assert "argument --study" in capsys.readouterr().err
+
+
 def test_bench_serve_abuse_json(capsys: pytest.CaptureFixture[str]) -> None:
     """A tiny abuse run through the command line: the normal games lose nothing and see no
     error, the games against the easy computer get their replies, and the abusive client,

@@ -31,6 +31,7 @@ from dominolab.web.games.compute import (
     WorkerDied,
     analyse_hint,
     choose_move,
+    lowered,
 )
 from loops import run_async
 
@@ -64,6 +65,11 @@ def _pid() -> int:
 
 def _refuse(text: str) -> None:
     raise ValueError(text)
+
+
+def _niceness() -> int:
+    """The scheduling niceness of the thread running this job."""
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -223,7 +229,8 @@ def test_a_cancelled_waiting_job_never_runs(manager: Any, tmp_path: Path) -> Non
             with contextlib.suppress(asyncio.CancelledError):
                 await waiting
             assert pool.stats() == {"waiting": 0, "running": 1, "clients_waiting": 0,
-                                    "workers": 1, "restarts": 0}
+                                    "workers": 1, "restarts": 0, "background_waiting": 0,
+                                    "background_running": 0}
             gate.set()
             await blocker
             # one worker, each client FIFO: had it stayed queued, it would run before this
@@ -337,6 +344,96 @@ def test_one_client_holds_at_most_half_the_workers(manager: Any) -> None:
             await pool.close()
 
     run(body())
+
+
+def test_a_computer_move_goes_before_queued_study_jobs() -> None:
+    """One thread; a study's chunks (background) from S are queued, then C's three moves
+    and S's own hint: once the running chunk ends, every foreground job goes before the
+    study's next chunk (in turns, C's would have alternated with S's chunks, and S's hint
+    waited behind them); a cancelled waiting chunk never runs."""
+    async def body() -> list[str]:
+        pool = ComputePool(0, threads=1, max_queued_per_client=10)
+        gate, began = threading.Event(), threading.Event()
+        done: list[str] = []
+
+        async def job(client: str, label: str, background: bool = False) -> None:
+            done.append(await pool.run(client, _label, label, background=background))
+
+        try:
+            first = asyncio.create_task(pool.run("S", _blocked, began, gate, background=True))
+            await started(began)
+            chunks = [asyncio.create_task(job("S", f"chunk{i}", True)) for i in range(4)]
+            moves = [asyncio.create_task(job("C", f"move{i}")) for i in range(3)]
+            hint = asyncio.create_task(job("S", "hint"))
+            await asyncio.sleep(0)  # one turn of the loop: every job is queued
+            assert pool.stats()["waiting"] == 8 and pool.stats()["running"] == 1
+            assert pool.stats()["background_waiting"] == 4
+            assert pool.stats()["background_running"] == 1
+            chunks[3].cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await chunks[3]
+            assert pool.stats()["waiting"] == 7
+            gate.set()
+            await asyncio.gather(first, *chunks[:3], *moves, hint)
+            assert pool.stats()["waiting"] == pool.stats()["running"] == 0
+        finally:
+            gate.set()
+            await pool.close()
+        return done
+
+    done = run(body())
+    assert sorted(done[:4]) == ["hint", "move0", "move1", "move2"], done
+    assert done[4:] == ["chunk0", "chunk1", "chunk2"], done
+
+
+def test_background_jobs_hold_at_most_their_share_of_the_workers(manager: Any) -> None:
+    """Two workers, two studies from two addresses: one study chunk runs, the other waits
+    though a worker is free, and that worker serves a computer move at once."""
+    async def body() -> None:
+        pool = ComputePool(2, max_queued_per_client=10)
+        assert pool.max_background == 1
+        gate, began = manager.Event(), manager.Event()
+        try:
+            s1 = asyncio.create_task(pool.run("S1", _blocked, began, gate, background=True))
+            await started(began)
+            s2 = asyncio.create_task(pool.run("S2", _label, "chunk", background=True))
+            await asyncio.sleep(0)
+            assert pool.stats()["running"] == 1 and pool.stats()["waiting"] == 1
+            assert await pool.run("C", _label, "move") == "move"
+            assert not s2.done() and pool.stats()["waiting"] == 1
+            gate.set()
+            assert await s2 == "chunk"
+            await s1
+        finally:
+            gate.set()
+            await pool.close()
+
+    run(body())
+
+
+def test_a_background_job_runs_below_the_worker_s_priority_and_leaves_it_as_it_was() -> None:
+    """In a worker process: a study's chunk runs ``background_niceness`` above the worker's
+    niceness, in a thread of its own; the computer's next move on that worker runs at the
+    worker's own niceness again; a background job's exception reaches its caller."""
+    async def body() -> tuple[int, int, int]:
+        pool = ComputePool(1, niceness=2, background_niceness=5)
+        try:
+            before = await pool.run("C", _niceness)
+            during = await pool.run("S", _niceness, background=True)
+            after = await pool.run("C", _niceness)
+            with pytest.raises(ValueError, match="bad study"):
+                await pool.run("S", _refuse, "bad study", background=True)
+        finally:
+            await pool.close()
+        return before, during, after
+
+    here = os.getpriority(os.PRIO_PROCESS, 0)
+    before, during, after = run(body())
+    assert before == after == min(19, here + 2)
+    assert during == min(19, before + 5) and (during > before or before == 19)
+    # the same in this process's threads, and nothing lowered when asked for 0
+    assert lowered(0, _niceness) == _niceness()
+    assert lowered(3, _niceness) == min(19, _niceness() + 3)
 
 
 def test_workers_end_when_the_server_is_killed(tmp_path: Path) -> None:

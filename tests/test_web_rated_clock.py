@@ -182,9 +182,9 @@ def test_the_computers_slow_turn_runs_out_nobodys_clock(tmp_path: Path,
         busy = asyncio.Event()
         pooled = service.pool.run
 
-        async def slow(*args: Any) -> Any:
+        async def slow(*args: Any, **kwargs: Any) -> Any:
             await busy.wait()
-            return await pooled(*args)
+            return await pooled(*args, **kwargs)
 
         service.pool.run = slow  # type: ignore[method-assign]
         made = rated(client, ala, first="opponent", move_seconds=30)

@@ -327,6 +327,15 @@ def test_friend_moves_are_answered_while_a_study_runs(lab: TestClient) -> None:
     assert r.status_code == 201, r.text
     sid = r.json()["id"]
     until(lambda: study_state(lab, sid)["state"] == "running", "the study runs")
+    # its chunks are the pool's background jobs (after any computer move or hint), one
+    # running at a time: the other worker stays free
+    pool = lab.app.inner.state.service.pool  # type: ignore[attr-defined]
+
+    def in_background() -> bool:
+        stats = lab.portal.call(pool.stats)  # type: ignore[union-attr]
+        return bool(stats["background_running"] == stats["running"] == 1)
+
+    until(in_background, "a chunk of the study runs in the background")
     game_id, token0, token1 = friend_game(lab)
     tokens = (token0, token1)
     slowest = 0.0

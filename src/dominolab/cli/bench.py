@@ -39,7 +39,8 @@ def run_bench(args: argparse.Namespace) -> int:
                             abuse=args.abuse, computer_games=args.computer_games,
                             level=args.computer_level, servers=args.servers, db=args.db,
                             sources=args.server_src or [], proxy=args.proxy,
-                            backups=args.backups)
+                            backups=args.backups, study=args.study,
+                            study_player=args.study_player)
     if args.what == "players":
         return _bench_players(args, games)
     if args.what == "simulate":
@@ -257,6 +258,15 @@ def _print_serve_run(result: dict[str, Any]) -> None:
               flush=True)
         for example in b["failure_examples"]:
             print(f"      e.g. {example}")
+    if "study" in result:
+        st = result["study"]
+        ran = "still running as the moves stopped" if st["ended_after_s"] is None \
+            else f"{st['state_at_end']} after {st['ended_after_s']} s"
+        print(f"         with a study beside: {st['played']:,} of {st['matches']:,} "
+              f"{st['players'][0]} matches played ({st['matches_per_s']}/s), {ran}",
+              flush=True)
+        for example in st["failure_examples"]:
+            print(f"      e.g. {example}")
     if "abuse" in result:
         a = result["abuse"]
         by = a["by_status"]
@@ -270,14 +280,29 @@ def _bench_serve(games: list[int], seconds: float, think: float, game: str, as_j
                  abuse: bool = False, computer_games: int = 10, level: str = "easy",
                  servers: int = 1, db: str | None = None,
                  sources: Sequence[Path] = (), proxy: str | None = None,
-                 backups: bool = False) -> int:
+                 backups: bool = False, study: int | None = None,
+                 study_player: str | None = None) -> int:
     from dominolab.lab.bench.serve import (
         ABUSE_CONNECTIONS,
         ABUSER,
+        STUDY_P99_TARGET_MS,
         failed,
         run_serve_bench,
         source_tree,
+        study_pairs,
     )
+    from dominolab.lab.bench.study import STUDY_PLAYER, study_body
+
+    if study_player is not None and study is None:
+        print("dominolab bench serve: --study-player needs --study MATCHES",
+              file=sys.stderr)
+        return 2
+    player = study_player or STUDY_PLAYER
+    if study is not None:
+        refusal = _study_refusal(study_body(game, study, player))
+        if refusal is not None:
+            print(f"dominolab bench serve: --study: {refusal}", file=sys.stderr)
+            return 2
 
     for source in sources:
         try:
@@ -321,6 +346,10 @@ def _bench_serve(games: list[int], seconds: float, think: float, game: str, as_j
             print(f"  and {computer_games} games against the {level} computer (delay 0), "
                   f"the person a scripted client like the others, each from an address "
                   f"of its own: move -> the computer's reply")
+        if study is not None:
+            print(f"  each run twice on fresh servers: without, then with a study of "
+                  f"{study:,} {player} matches started beside the games as the first move "
+                  f"may go (target: friend games' p99 < {STUDY_P99_TARGET_MS:g} ms with it)")
         if abuse:
             print(f"  and all along, one abusive client from {ABUSER} creating \"hard, "
                   f"computer opens\" games and asking for hints on them over "
@@ -339,7 +368,7 @@ def _bench_serve(games: list[int], seconds: float, think: float, game: str, as_j
                                   servers=servers, db=db,
                                   on_setup=None if as_json else setup,
                                   sources=[None, *sources], proxy=proxy,
-                                  backups=backups)
+                                  backups=backups, study=study, study_player=player)
     except RuntimeError as exc:  # a server or nginx that did not start: its output says why
         print(f"dominolab bench serve: {exc}", file=sys.stderr)
         return 2
@@ -347,11 +376,43 @@ def _bench_serve(games: list[int], seconds: float, think: float, game: str, as_j
         print(json.dumps({"game": game, "think_s": think, "seconds": seconds,
                           "abuse": abuse, "computer_games": computer_games,
                           "computer_level": level, "servers": servers, "proxy": proxy,
-                          "backups": backups,
+                          "backups": backups, "study": study,
+                          "study_player": None if study is None else player,
+                          "study_pairs": study_pairs(results),
                           "sources": [None, *(str(source_tree(s)) for s in sources)],
                           "db": None if db is None else _redacted(db),
                           "runs": results}, indent=2))
+    elif study is not None:
+        _print_study_pairs(study_pairs(results))
     return 1 if failed(results) else 0
+
+
+def _study_refusal(body: dict[str, Any]) -> str | None:
+    """Why a server with the lab's default limits would refuse the study ``body`` (the
+    field at fault, in its words), or None."""
+    from dominolab.web.errors import ApiError
+    from dominolab.web.limits import Limits
+    from dominolab.web.studies.params import parse_study
+
+    try:
+        parse_study(body, Limits().lab_matches_per_study)
+    except ApiError as exc:
+        return exc.message
+    return None
+
+
+def _print_study_pairs(pairs: list[dict[str, Any]]) -> None:
+    print("friend games' p99 move -> opponent's update, without and with the study beside:")
+    for pair in pairs:
+        verdict = {None: "nothing measured", True: "met", False: "MISSED"}[pair["target_met"]]
+        ran = "all along" if pair["study_ran_whole_window"] else "ended before the moves"
+        where = "" if pair["source"] is None else f" (the server from {pair['source']})"
+        if pair["proxy"] is not None:
+            where += f" (through {pair['proxy']})"
+        print(f"  N={pair['games']:<4}{where} {pair['p99_without_ms']} ms without, "
+              f"{pair['p99_with_ms']} ms with ({pair['ratio']}x; the study played "
+              f"{pair['study_played']:,} matches, {ran}); target < "
+              f"{pair['target_ms']:g} ms: {verdict}", flush=True)
 
 
 def _bench_study(json_out: bool) -> int:

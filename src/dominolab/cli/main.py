@@ -349,6 +349,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="serve: play each run twice, without and then with `dominolab "
                         "backup` copying the server's database over and over all along, "
                         "to see what a backup costs the games")
+    p.add_argument("--study", type=whole_number(1, 1_000_000, digits=7), default=None,
+                   metavar="MATCHES",
+                   help="serve: play each run twice, without and then with a study of "
+                        "MATCHES greedy matches (the lab, docs/web.md) started on the "
+                        "server as the first move may go, and print their p99 "
+                        "move-to-update side by side (issue 42's target: under 250 ms "
+                        "with the study)")
+    p.add_argument("--study-player", default=None, metavar="PLAYER",
+                   help="serve --study: the lab player of both seats of the study "
+                        "(default: greedy; e.g. random, pimc:40w for a slower one)")
     p.add_argument("--computer-level", choices=list(LEVELS), default="easy",
                    help="serve: the level of those K games' computer (default: easy, whose "
                         "replies are to stay under 1 s at p99; medium and hard are to reply "

@@ -42,6 +42,13 @@ next) is counted apart. The targets (:func:`reply_target`): the easy computer is
 few milliseconds of work, so its p99 is to stay under 1 s also under ``--abuse`` (its reply
 does not wait behind the abuser's hard searches); a searching level (medium, hard) is to
 reply in a median of at most 1 s and never take more than 3 s.
+
+With ``--study MATCHES``, each run is played twice on fresh servers, the same games from the
+same seed: without, then with a study of MATCHES greedy matches (``--study-player`` for
+another lab player) asked of the first server from 127.0.0.1 as the first move may go
+(:class:`~dominolab.lab.bench.study.StudyBeside`), and cancelled when the moves stop if it
+still runs. :func:`study_pairs` sets the two p99s side by side against issue 42's target: a
+friend game's p99 move-to-update under 250 ms while a study runs.
 """
 
 from __future__ import annotations
@@ -49,6 +56,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import http.client
+import itertools
 import json
 import multiprocessing
 import os
@@ -67,6 +75,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from dominolab.lab.bench.study import STUDY_PLAYER, StudyBeside, study_body
 from dominolab.lab.stats import percentile
 from dominolab.web.edge.nginx import NginxProcess
 from dominolab.web.edge.process import ServerProcess
@@ -530,8 +539,8 @@ def _latency_figures(seconds: list[float]) -> dict[str, float | None]:
 
 async def _run(bases: Sequence[str], games: int, seconds: float, think: float, game: str,
                seed: int, abuse: bool = False, computer_games: int = 0,
-               level: str = "easy", cpu: Callable[[], CpuSample] | None = None
-               ) -> dict[str, Any]:
+               level: str = "easy", cpu: Callable[[], CpuSample] | None = None,
+               beside: StudyBeside | None = None) -> dict[str, Any]:
     ports = [int(base.rsplit(":", 1)[1]) for base in bases]
     abuser = Abuser(ports[0]) if abuse else None
     if abuser is not None:
@@ -539,7 +548,7 @@ async def _run(bases: Sequence[str], games: int, seconds: float, think: float, g
         await asyncio.to_thread(abuser.start)
     try:
         result = await _play(bases, ports, games, seconds, think, game, seed, computer_games,
-                             level, cpu)
+                             level, cpu, beside)
     finally:
         abused = abuser.stop() if abuser is not None else None
     if abused is not None:
@@ -562,12 +571,13 @@ def server_of(index: int, seat: int, servers: int) -> int:
 
 async def _play(bases: Sequence[str], ports: Sequence[int], games: int, seconds: float,
                 think: float, game: str, seed: int, computer_games: int = 0,
-                level: str = "easy", cpu: Callable[[], CpuSample] | None = None
-                ) -> dict[str, Any]:
+                level: str = "easy", cpu: Callable[[], CpuSample] | None = None,
+                beside: StudyBeside | None = None) -> dict[str, Any]:
     """Create the games, connect their clients, play for ``seconds`` and wait for the
     answers still due. ``cpu()``, sampled as the first move may go and once the last
     answer is in, gives the processor time per move: that of playing alone, not of
-    creating the games or connecting their clients."""
+    creating the games or connecting their clients. ``beside``, a study, is started as the
+    first move may go and stopped as the last may (its figures under ``study``)."""
     n = len(ports)
     runs: list[GameRun] = []
     for index in range(games):
@@ -602,10 +612,15 @@ async def _play(bases: Sequence[str], ports: Sequence[int], games: int, seconds:
     # what the servers count as play begins (every game made, every seat connected)
     at_start = await asyncio.to_thread(scrape, ports)
     cpu_before = None if cpu is None else cpu()
+    if beside is not None:
+        await asyncio.to_thread(beside.start)
     go.set()
     started = time.perf_counter()
-    await asyncio.sleep(seconds)
-    stop.set()  # no new moves; let the answers still due arrive, within a deadline
+    try:
+        await asyncio.sleep(seconds)
+    finally:
+        stop.set()  # no new moves; let the answers still due arrive, within a deadline
+        studied = None if beside is None else await asyncio.to_thread(beside.stop)
 
     def settled() -> bool:
         answered = (all(run.errors or set(run.sent) <= run.received for run in runs)
@@ -646,6 +661,8 @@ async def _play(bases: Sequence[str], ports: Sequence[int], games: int, seconds:
         # every move a client made (a friend's or the person's against the computer)
         **cpu_per_move(cpu_before, cpu_after, moves + sum(p.moves for p in people)),
     }
+    if studied is not None:
+        result["study"] = studied
     if people:
         result["computer"] = figures = await _computer_figures(
             [ports[server_of(i, 0, n)] for i in range(len(people))], people, level)
@@ -855,7 +872,8 @@ def run_serve_bench(games: Sequence[int], seconds: float, think: float, game: st
                     servers: int = 1, db: str | None = None,
                     on_setup: Callable[[str, int], None] | None = None,
                     sources: Sequence[Path | None] = (None,),
-                    proxy: str | None = None, backups: bool = False
+                    proxy: str | None = None, backups: bool = False,
+                    study: int | None = None, study_player: str = STUDY_PLAYER
                     ) -> list[dict[str, Any]]:
     """Play one run for each number of friend games in ``games`` (``seconds`` each; the run
     with N games uses the seed N), with ``computer_games`` more games against the computer
@@ -873,8 +891,13 @@ def run_serve_bench(games: Sequence[int], seconds: float, think: float, game: st
     every run's figures, each saying its ``backend``, ``servers``, ``source`` (None for
     this one), ``proxy`` (None: direct) and ``backing_up``. With ``backups``, each run is
     played twice more on fresh servers, without and then with a :class:`BackupLoop`
-    backing their database up all along (its figures under ``backups``).
-    :class:`NginxError` if nginx is wanted and missing or does not start."""
+    backing their database up all along (its figures under ``backups``). With ``study``, a
+    number of matches, each run is played twice more on fresh servers (``studying``: false,
+    then true): the second time with a study of that many ``study_player`` matches (the
+    run's seed) started on the first server as the first move may go, its figures under
+    ``study`` (:class:`~dominolab.lab.bench.study.StudyBeside`; :func:`study_pairs` sets
+    them side by side). :class:`NginxError` if nginx is wanted and missing or does not
+    start."""
     if db is None and servers != 1:
         raise ValueError("several servers share a PostgreSQL database: give --db "
                          "postgresql://...; an SQLite file serves one")
@@ -891,8 +914,10 @@ def run_serve_bench(games: Sequence[int], seconds: float, think: float, game: st
     for backend, count, url in setups:
         announced = False
         for n in games:
-            for tree, via, backing in ((tree, via, backing) for tree in trees for via in vias
-                                       for backing in ((False, True) if backups else (False,))):
+            arms = [(tree, via, backing, studying) for tree in trees for via in vias
+                    for backing in ((False, True) if backups else (False,))
+                    for studying in ((False, True) if study else (False,))]
+            for tree, via, backing, studying in arms:
                 with tempfile.TemporaryDirectory(prefix="dominolab-bench-") as tmp, \
                         bench_servers(Path(tmp), url, count, tree, extra) as (procs, scratch), \
                         contextlib.ExitStack() as stack:
@@ -909,6 +934,8 @@ def run_serve_bench(games: Sequence[int], seconds: float, think: float, game: st
                         [proc.proc.pid for proc in procs if proc.proc is not None],
                         database_pids(scratch) if scratch is not None else [])
                     loop = BackupLoop(procs[0].db, Path(tmp)) if backing else None
+                    beside = StudyBeside(procs[0].base, study_body(
+                        game, study or 0, study_player, seed=n)) if studying else None
                     if loop is not None:
                         loop.start()
                     try:
@@ -918,7 +945,7 @@ def run_serve_bench(games: Sequence[int], seconds: float, think: float, game: st
                                 asyncio.run,
                                 _run(bases, n, seconds, think, game,
                                      seed=n, abuse=abuse, computer_games=computer_games,
-                                     level=level, cpu=sample)).result()
+                                     level=level, cpu=sample, beside=beside)).result()
                     finally:
                         made = loop.stop() if loop is not None else None
                     if made is not None:
@@ -928,7 +955,7 @@ def run_serve_bench(games: Sequence[int], seconds: float, think: float, game: st
                 # where the clients went, and where the servers were
                 result = {"backend": backend, "servers": count,
                           "source": None if tree is None else str(tree), "proxy": via,
-                          "backing_up": backing,
+                          "backing_up": backing, "studying": studying,
                           "clients_to": bases, "servers_at": [p.base for p in procs],
                           **result}
                 results.append(result)
@@ -997,19 +1024,44 @@ def play_games(bases: Sequence[str], games: int, seconds: float, think: float,
     return figures
 
 
+#: issue 42's target: a friend game's p99 move-to-update while a study runs beside it
+STUDY_P99_TARGET_MS: Final = 250.0
+
+
+def study_pairs(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The runs of ``bench serve --study`` side by side: for each run with a study, the one
+    just before it without (the same games, seed, backend, source and proxy), their p99
+    move-to-update and whether the one with the study met :data:`STUDY_P99_TARGET_MS`."""
+    pairs = []
+    for before, run in itertools.pairwise(results):
+        if run.get("studying") and not before.get("studying"):
+            p99 = run["p99_ms"]
+            pairs.append({"games": run["games"], "backend": run["backend"],
+                          "source": run["source"], "proxy": run["proxy"],
+                          "p99_without_ms": before["p99_ms"], "p99_with_ms": p99,
+                          "ratio": None if not before["p99_ms"] or p99 is None
+                          else round(p99 / before["p99_ms"], 2),
+                          "target_ms": STUDY_P99_TARGET_MS,
+                          "target_met": None if p99 is None else p99 < STUDY_P99_TARGET_MS,
+                          "study_played": run["study"]["played"],
+                          "study_ran_whole_window": run["study"]["ended_after_s"] is None})
+    return pairs
+
+
 def failed(results: Sequence[dict[str, Any]]) -> bool:
     """Whether any run had an error or a lost move, or a computer game an error or a move
     left unanswered."""
     return any(r["errors"] or r["lost_moves"] or r.get("backups", {}).get("failed")
+               or r.get("study", {}).get("state_at_end") == "failed"
                or ("computer" in r and (r["computer"]["errors"] or r["computer"]["unanswered"]))
                for r in results)
 
 
 __all__ = ["ABUSER", "ABUSE_CONNECTIONS", "COMPUTER_REPLY_TARGET_MS", "DRAIN_SECONDS",
-           "SEARCH_REPLY_MEDIAN_MS", "SEARCH_REPLY_WORST_MS",
+           "SEARCH_REPLY_MEDIAN_MS", "SEARCH_REPLY_WORST_MS", "STUDY_P99_TARGET_MS",
            "HARD_OPENS", "SERVER", "Abuser", "BackupLoop", "ComputerRun", "CpuSample",
            "FriendSeat", "GameRun",
            "abuse", "call", "computer_player_address", "cpu_per_move", "cpu_sampler",
            "cpu_seconds", "create_computer_game", "create_friend_game", "failed",
            "play_games", "player_address", "process_tree", "reply_target", "run_serve_bench",
-           "SCRAPED", "scrape", "scratch_schema", "server_of", "source_tree"]
+           "SCRAPED", "scrape", "scratch_schema", "server_of", "source_tree", "study_pairs"]

@@ -6,7 +6,9 @@ server's own process, a crowd of such searches slows every other game's replies;
 unbounded pool, one client that asks for many delays everybody. :class:`ComputePool` runs
 at most ``workers`` jobs at once, each in a worker process, and keeps the rest waiting in
 the event loop: one FIFO queue per client, the clients taken in turn, so a client's job
-never waits behind another client's backlog.
+never waits behind another client's backlog. A job asked for as ``background`` (a study's
+chunk of matches) goes only when no computer move or hint waits, holds at most a share of
+the workers (``max_background``), and runs at a lower processor priority than they do.
 
 The job functions (:func:`choose_move`, :func:`analyse_hint`) are module-level so that they
 pickle; they see nothing but a seat's :class:`~dominolab.core.View`.
@@ -23,6 +25,8 @@ import math
 import multiprocessing
 import os
 import signal
+import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures.process import BrokenProcessPool
@@ -75,6 +79,38 @@ def _init_worker(niceness: int, server: int) -> None:
     end_with(server)
 
 
+def lowered(niceness: int, fn: Callable[..., T], /, *args: Any) -> T:
+    """``fn(*args)`` in a thread of its own whose scheduling niceness is ``niceness`` above
+    its caller's, so that it takes the processors only after the computer's moves and the
+    server: how a background job runs in a worker. On Linux niceness is a thread's own, and
+    a niceness raised cannot be lowered again without privilege, so only this short-lived
+    thread is lowered and the worker keeps its priority for the next job. Elsewhere (a
+    process's niceness), or with ``niceness`` 0, ``fn`` runs as is. Its result, or its
+    exception raised again here."""
+    if niceness <= 0 or not sys.platform.startswith("linux"):
+        return fn(*args)
+    outcome: list[tuple[bool, Any]] = []
+
+    def work() -> None:
+        tid = threading.get_native_id()
+        with contextlib.suppress(OSError):  # not permitted: the worker's priority, then
+            os.setpriority(os.PRIO_PROCESS, tid,
+                           min(19, os.getpriority(os.PRIO_PROCESS, tid) + niceness))
+        try:
+            outcome.append((True, fn(*args)))
+        except BaseException as exc:  # handed to the caller as the job's exception
+            outcome.append((False, exc))
+
+    thread = threading.Thread(target=work, name="dominolab-background")
+    thread.start()
+    thread.join()
+    done, value = outcome[0]
+    if not done:
+        raise value
+    result: T = value
+    return result
+
+
 def _ready() -> int:
     """A no-op job that starts a worker ahead of the first real job; returns its pid."""
     return os.getpid()
@@ -109,6 +145,8 @@ class _Job:
     args: tuple[Any, ...]
     future: asyncio.Future[Any]
     client: str
+    #: a background job (a study's): after every other waiting job, at a lower priority
+    background: bool = False
     #: the executor it was handed to, once running
     executor: concurrent.futures.Executor | None = None
     started: float = 0.0
@@ -122,6 +160,8 @@ class _Client:
     it has a job waiting or running)."""
 
     jobs: collections.deque[_Job] = field(default_factory=collections.deque)
+    #: its waiting background jobs, taken only when no client has a job in ``jobs``
+    later: collections.deque[_Job] = field(default_factory=collections.deque)
     running: int = 0
     #: the turn of this client's next job: the client whose turn is lowest goes first
     turn: int = 0
@@ -150,6 +190,13 @@ class ComputePool:
     ``on_wait(job, seconds)``: told, as each job starts, the name of its function and the
     seconds it waited for a worker.
 
+    Background jobs (``run(..., background=True)``: a study's chunks of matches) wait in
+    a queue of their own per client: one goes to a worker only when no client has a
+    foreground job (a computer move, a hint) waiting, at most ``max_background`` of them
+    run at once (default: half the workers, at least one), and each runs at
+    ``background_niceness`` above the workers' niceness (:func:`lowered`), so a friend
+    game's server and the computer's moves come first for the processors.
+
     Every method must be called from the event loop that runs the jobs' awaiters.
     A job's awaiter cancelled while the job waits removes the job; cancelled while it runs,
     the job runs to its end and its result is dropped. A worker process that dies fails the
@@ -162,10 +209,14 @@ class ComputePool:
                  max_running_per_client: int | None = None,
                  max_queued: int = 10_000, threads: int = 4, niceness: int = 5,
                  start_method: str = "spawn",
-                 on_wait: Callable[[str, float], None] | None = None) -> None:
+                 on_wait: Callable[[str, float], None] | None = None,
+                 max_background: int | None = None, background_niceness: int = 5) -> None:
         if workers < 0 or threads < 1 or max_queued_per_client < 1 or max_queued < 1:
             raise ValueError("workers must be 0 or more; threads, max_queued_per_client "
                              "and max_queued 1 or more")
+        if (max_background is not None and max_background < 1) or background_niceness < 0:
+            raise ValueError(f"max_background must be 1 or more (not {max_background}) and "
+                             f"background_niceness 0 or more (not {background_niceness})")
         if start_method not in ("spawn", "forkserver"):
             raise ValueError(f"start_method must be spawn or forkserver, not {start_method!r}")
         self.workers = workers
@@ -175,6 +226,8 @@ class ComputePool:
         self.on_wait = on_wait
         self._slots = workers or threads
         self.max_running_per_client = max_running_per_client or max(1, self._slots // 2)
+        self.max_background = max_background or max(1, self._slots // 2)
+        self.background_niceness = background_niceness
         self._context = multiprocessing.get_context(start_method)
         self._clients: dict[str, _Client] = {}
         self._waiting = 0
@@ -189,34 +242,38 @@ class ComputePool:
         self._executor: concurrent.futures.Executor = self._new_executor()
 
     # -- public ------------------------------------------------------------------------------
-    async def run(self, client: str, fn: Callable[..., T], /, *args: Any) -> T:
+    async def run(self, client: str, fn: Callable[..., T], /, *args: Any,
+                  background: bool = False) -> T:
         """``fn(*args)`` in a worker, in ``client``'s turn; its result or its exception.
+        ``background``: after every foreground job (see the class).
 
         ``fn`` must be a module-level function and ``args`` picklable. Raises
         :class:`PoolBusy` at once if ``client`` already has ``max_queued_per_client`` jobs
-        waiting (or everybody ``max_queued``), :class:`WorkerDied` if the worker process
-        died during the job, :class:`PoolClosed` after :meth:`close`.
+        waiting (of the same kind, foreground or background; or everybody ``max_queued``),
+        :class:`WorkerDied` if the worker process died during the job, :class:`PoolClosed`
+        after :meth:`close`.
         """
         if self._closed:
             raise PoolClosed("the computer's pool is closed (the server is stopping)")
         queue = self._clients.get(client)
-        if queue is not None and len(queue.jobs) >= self.max_queued_per_client:
-            raise PoolBusy(f"you already have {len(queue.jobs)} requests for the computer "
-                           f"waiting; wait for them", self._retry_after(len(queue.jobs)))
+        lane = None if queue is None else queue.later if background else queue.jobs
+        if lane is not None and len(lane) >= self.max_queued_per_client:
+            raise PoolBusy(f"you already have {len(lane)} requests for the computer "
+                           f"waiting; wait for them", self._retry_after(len(lane)))
         if self._waiting >= self.max_queued:
             raise PoolBusy("the computer is too busy now; try again shortly",
                            self._retry_after(self._waiting / max(1, self._clients_waiting())))
         loop = asyncio.get_running_loop()
-        job = _Job(fn, args, loop.create_future(), client, queued=time.monotonic())
+        job = _Job(fn, args, loop.create_future(), client, background, queued=time.monotonic())
         if queue is None:
             self._arrivals += 1
             queue = self._clients[client] = _Client(order=self._arrivals)
-        if not queue.jobs:
+        if not queue.jobs and not queue.later:
             # a client that had nothing waiting joins at the current turn (or its own next
             # one, if later): it neither jumps ahead of the clients waiting now nor saves up
             # turns while away
             queue.turn = max(queue.turn, self._turn)
-        queue.jobs.append(job)
+        (queue.later if background else queue.jobs).append(job)
         self._waiting += 1
         self._dispatch()
         try:
@@ -233,7 +290,7 @@ class ComputePool:
             return
         self._closed = True
         for queue in self._clients.values():
-            for job in queue.jobs:
+            for job in (*queue.jobs, *queue.later):
                 job.future.cancel()
         self._clients.clear()
         self._waiting = 0
@@ -245,10 +302,13 @@ class ComputePool:
     def stats(self) -> dict[str, int]:
         """``waiting`` and ``running`` jobs, ``clients_waiting`` (clients with a job
         waiting), ``workers`` (processes, 0 when in threads), ``restarts`` (pools rebuilt
-        after a worker died)."""
+        after a worker died), and of the jobs waiting and running those in the background
+        (``background_waiting``, ``background_running``)."""
         return {"waiting": self._waiting, "running": len(self._running),
                 "clients_waiting": self._clients_waiting(), "workers": self.workers,
-                "restarts": self.restarts}
+                "restarts": self.restarts,
+                "background_waiting": sum(len(c.later) for c in self._clients.values()),
+                "background_running": sum(j.background for j in self._running)}
 
     def pids(self) -> list[int]:
         """The process ids of the live worker processes (none when in threads)."""
@@ -261,14 +321,21 @@ class ComputePool:
     # -- the queue ---------------------------------------------------------------------------
     def _dispatch(self) -> None:
         """Hand waiting jobs to the executor while it has a free slot: each time the job of
-        the client whose turn is lowest, among those below ``max_running_per_client``."""
+        the client whose turn is lowest, among those below ``max_running_per_client``; a
+        background job only when no such client has a foreground job waiting and fewer than
+        ``max_background`` background jobs run."""
         while len(self._running) < self._slots and self._waiting and not self._closed:
             ready = [c for c in self._clients.values()
                      if c.jobs and c.running < self.max_running_per_client]
+            lane = "jobs"
+            if not ready and sum(j.background for j in self._running) < self.max_background:
+                ready = [c for c in self._clients.values()
+                         if c.later and c.running < self.max_running_per_client]
+                lane = "later"
             if not ready:
                 return  # every waiting client holds its share of the workers
             queue = min(ready, key=lambda c: (c.turn, c.order))
-            job = queue.jobs.popleft()
+            job = getattr(queue, lane).popleft()
             self._waiting -= 1
             self._turn = queue.turn
             queue.turn += 1
@@ -276,26 +343,29 @@ class ComputePool:
             self._start(job)
 
     def _clients_waiting(self) -> int:
-        return sum(1 for c in self._clients.values() if c.jobs)
+        return sum(1 for c in self._clients.values() if c.jobs or c.later)
 
     def _done_with(self, client: str) -> None:
         """One of ``client``'s running jobs ended: forget the client once it has none."""
         queue = self._clients.get(client)
         if queue is not None:
             queue.running -= 1
-            if not queue.running and not queue.jobs:
+            if not queue.running and not queue.jobs and not queue.later:
                 del self._clients[client]
 
     def _start(self, job: _Job) -> None:
         executor = self._executor
+        call: tuple[Any, ...] = (job.fn, *job.args)
+        if job.background:
+            call = (lowered, self.background_niceness, *call)
         try:
-            cf = executor.submit(job.fn, *job.args)
+            cf = executor.submit(*call)
         except BrokenProcessPool:
             # a worker died while idle: nobody's job was lost; rebuild and submit again
             self._rebuild(executor)
             executor = self._executor
             try:
-                cf = executor.submit(job.fn, *job.args)
+                cf = executor.submit(*call)
             except BrokenProcessPool as exc:
                 self._done_with(job.client)
                 job.future.set_exception(self._died(job, exc))
@@ -339,10 +409,11 @@ class ComputePool:
     def _forget(self, job: _Job) -> None:
         """The job's awaiter was cancelled: drop it if it is still waiting."""
         queue = self._clients.get(job.client)
-        if queue is not None and job in queue.jobs:
-            queue.jobs.remove(job)
+        lane = None if queue is None else queue.later if job.background else queue.jobs
+        if queue is not None and lane is not None and job in lane:
+            lane.remove(job)
             self._waiting -= 1
-            if not queue.jobs and not queue.running:
+            if not queue.jobs and not queue.later and not queue.running:
                 del self._clients[job.client]
 
     def _retry_after(self, waiting: float) -> int:
@@ -373,4 +444,4 @@ class ComputePool:
         broken.shutdown(wait=False, cancel_futures=True)
 
 __all__ = ["ComputePool", "PoolBusy", "PoolClosed", "WorkerDied", "analyse_hint",
-           "choose_move", "review_hands"]
+           "choose_move", "lowered", "review_hands"]

@@ -489,8 +489,10 @@ class Studies:
         loop = asyncio.get_running_loop()
         try:
             for start in starts:
+                # in the background: the computer's moves and hints go first (compute.py)
                 jobs.append(loop.create_task(self.pool.run(
-                    study.client, play_chunk, setup, start, min(start + size, setup.matches))))
+                    study.client, play_chunk, setup, start, min(start + size, setup.matches),
+                    background=True)))
                 if len(jobs) < AHEAD:
                     continue
                 await self._write(study, k, jobs.popleft(), size)
