@@ -5,8 +5,10 @@ A study lives in ``DATA_DIR/studies/ID/``: ``study.json`` (its canonical paramet
 address that started it), ``K.jsonl`` for variant ``K`` (0, 1, ...: the lab's JSON Lines
 file, byte for byte what ``dominolab simulate`` writes with the same arguments) and, once
 cancelled, ``cancelled``. Each job plays :data:`CHUNK` matches (fewer for the search
-players) with :func:`~dominolab.lab.simulate.match_lines`, in the pool's turn of the
-address that started the study, so its computer moves and hints keep theirs; at most
+players) with :func:`~dominolab.lab.simulate.match_lines`, as a *background* job of the
+pool (:meth:`~dominolab.web.games.compute.ComputePool.run`: taken only when no computer move
+or hint waits, on at most half the workers, at a lower priority), in the turn of the
+address that started the study, so everyone's computer moves and hints go first; at most
 :data:`AHEAD` jobs a study are asked for at once, and their lines are appended in match
 order. The file holds whole matches only, so a server stopped or killed mid-study resumes
 it when it starts again (:func:`~dominolab.lab.simulate.resume_point` cuts a torn tail and
