@@ -68,6 +68,7 @@ class Site:
     game_id: str             # Ala's rated match against the computer, live
     finished_id: str         # Ala and Ola's rated match, over (its replay)
     study_id: str            # a lab study of two variants, done (its report)
+    other_study_id: str      # another, of one variant and the same seed (compared with it)
 
 
 @pytest.fixture(scope="module")
@@ -85,9 +86,13 @@ def site(rated: dict[str, Any]) -> Site:
                 key=rated["ala"]["key"])
     study = post(server.base, "/api/studies", {"game": "luzak", "sweep": {
         "option": "target", "values": [31, 61]}, "matches": 100, "seed": 7})
-    until(lambda: get(server.base, f"/api/studies/{study['id']}")["state"] == "done",
-          60.0, "the lab's study done")
-    return Site(server, rated["ala"], ola_id, made["id"], rated["game"], study["id"])
+    other = post(server.base, "/api/studies", {"game": "luzak", "options": {"target": 41},
+                                               "matches": 100, "seed": 7})
+    for sid in (study["id"], other["id"]):
+        until(lambda sid=sid: get(server.base, f"/api/studies/{sid}")["state"] == "done",
+              60.0, "the lab's study done")
+    return Site(server, rated["ala"], ola_id, made["id"], rated["game"], study["id"],
+                other["id"])
 
 
 @pytest.fixture
@@ -203,6 +208,7 @@ ADDRESSED = (
     ("puzzles", "/puzzles/luzak", "puzzle-table"),
     ("lab", "/lab", "lab-form"),
     ("study", "/lab/{study}", "study-report"),
+    ("compare", "/lab/compare/{study},{other_study}", "study-report"),
 )
 
 
@@ -210,7 +216,7 @@ def show_addressed(page: Page, site: Site, path: str, ready: str, lang: str) -> 
     """Open ``path`` (its {game}, {finished}, {ala}, {study} filled in) and wait until it
     drew ``ready`` in ``lang``."""
     page.goto(path.format(game=site.game_id, finished=site.finished_id, ala=site.ala["id"],
-                          study=site.study_id))
+                          study=site.study_id, other_study=site.other_study_id))
     expect(page.get_by_test_id(ready).first).to_be_visible()
     expect(page.locator("html")).to_have_attribute("lang", lang)
 
@@ -272,7 +278,7 @@ def test_the_dark_theme_passes_axe(axe_ui: Ui, site: Site, lang: str) -> None:
             show(page, site, name, lang)
             audit(axe_ui, page, name, f"{lang}-dark", failures)
         for name, path, ready in ADDRESSED:
-            if name in ("lesson", "replay", "lab", "study"):
+            if name in ("lesson", "replay", "lab", "study", "compare"):
                 show_addressed(page, site, path, ready, lang)
                 audit(axe_ui, page, name, f"{lang}-dark", failures)
     assert not failures, f"{lang}, dark: serious or critical axe violations:\n" + "\n".join(
