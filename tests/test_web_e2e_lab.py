@@ -59,6 +59,36 @@ def close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
+def assert_figures_are(page: Page, api: dict[str, Any]) -> int:
+    """Every figure of the report ``api`` (a study's or a comparison's JSON) is on
+    ``page`` as it says: each column's value and interval, each difference from the first
+    and its interval. Returns how many values were checked."""
+    shown = 0
+    for figure in api["figures"]:
+        for i, value in enumerate(figure["values"]):
+            if value is None:
+                continue
+            cell = page.locator(f'[data-testid="figure-cell"][data-key="{figure["key"]}"]'
+                                f'[data-variant="{i}"]')
+            expect(cell).to_have_count(1)
+            assert close(float(cell.get_attribute("data-value") or "nan"), value["value"]), (
+                f"{figure['key']} [{i}]: shown {cell.get_attribute('data-value')}, "
+                f"API {value['value']}")
+            if value["low"] is not None:
+                assert close(float(cell.get_attribute("data-lo") or "nan"), value["low"])
+                assert close(float(cell.get_attribute("data-hi") or "nan"), value["high"])
+            shown += 1
+        for j, diff in enumerate(figure["differences"]):
+            if diff is None:
+                continue
+            cell = page.locator(f'[data-testid="diff-cell"][data-key="{figure["key"]}"]'
+                                f'[data-variant="{j + 1}"]')
+            assert close(float(cell.get_attribute("data-value") or "nan"), diff["value"])
+            if diff["low"] is not None:
+                assert close(float(cell.get_attribute("data-lo") or "nan"), diff["low"])
+    return shown
+
+
 def test_a_sweep_from_the_form_shows_its_progress_and_report(ui: Ui, server: str) -> None:
     with ui.guard():
         page = open_lab(ui, "sweep")
@@ -90,27 +120,7 @@ def test_a_sweep_from_the_form_shows_its_progress_and_report(ui: Ui, server: str
 
         # the figures shown are the API's report, each variant and each difference
         api = request_json(server, "GET", f"/api/studies/{sid}/report")
-        shown = 0
-        for figure in api["figures"]:
-            for i, value in enumerate(figure["values"]):
-                cell = page.locator(f'[data-testid="figure-cell"][data-key="{figure["key"]}"]'
-                                    f'[data-variant="{i}"]')
-                if value is None:
-                    continue
-                expect(cell).to_have_count(1)
-                assert close(float(cell.get_attribute("data-value") or "nan"), value["value"]), (
-                    f"{figure['key']} [{i}]: shown {cell.get_attribute('data-value')}, "
-                    f"API {value['value']}")
-                if value["low"] is not None:
-                    assert close(float(cell.get_attribute("data-lo") or "nan"), value["low"])
-                    assert close(float(cell.get_attribute("data-hi") or "nan"), value["high"])
-                shown += 1
-            for j, diff in enumerate(figure["differences"]):
-                if diff is None:
-                    continue
-                cell = page.locator(f'[data-testid="diff-cell"][data-key="{figure["key"]}"]'
-                                    f'[data-variant="{j + 1}"]')
-                assert close(float(cell.get_attribute("data-value") or "nan"), diff["value"])
+        shown = assert_figures_are(page, api)
         assert shown >= 3 * 10, f"only {shown} figures shown"
         # and in words: the opener's share as the API has it, with its interval
         wins = next(f for f in api["figures"] if f["key"] == "first_opener_wins")["values"][0]
@@ -304,21 +314,7 @@ def test_two_studies_with_one_seed_side_by_side(ui: Ui, server: str) -> None:
         api = request_json(server, "GET", f"/api/studies/compare?ids={ids[1]},{ids[0]}")
         assert api["comparisons"][0]["paired"] is True
         expect(page.get_by_test_id("report-pairing")).to_contain_text("paired by deal")
-        for figure in api["figures"]:
-            for i, value in enumerate(figure["values"]):
-                if value is None:
-                    continue
-                cell = page.locator(f'[data-testid="figure-cell"][data-key="{figure["key"]}"]'
-                                    f'[data-variant="{i}"]')
-                assert close(float(cell.get_attribute("data-value") or "nan"), value["value"])
-            diff = figure["differences"][0]
-            if diff is None:
-                continue
-            cell = page.locator(f'[data-testid="diff-cell"][data-key="{figure["key"]}"]'
-                                '[data-variant="1"]')
-            assert close(float(cell.get_attribute("data-value") or "nan"), diff["value"])
-            if diff["low"] is not None:
-                assert close(float(cell.get_attribute("data-lo") or "nan"), diff["low"])
+        assert_figures_are(page, api)
         expect(page.get_by_test_id("chart-diff").locator('[data-testid="chart-point"]')
                ).to_have_count(1)
 
