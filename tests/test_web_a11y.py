@@ -88,9 +88,11 @@ def site(rated: dict[str, Any]) -> Site:
         "option": "target", "values": [31, 61]}, "matches": 100, "seed": 7})
     other = post(server.base, "/api/studies", {"game": "luzak", "options": {"target": 41},
                                                "matches": 100, "seed": 7})
-    for sid in (study["id"], other["id"]):
-        until(lambda sid=sid: get(server.base, f"/api/studies/{sid}")["state"] == "done",
-              60.0, "the lab's study done")
+
+    def done(sid: str) -> bool:
+        return bool(get(server.base, f"/api/studies/{sid}")["state"] == "done")
+
+    until(lambda: done(study["id"]) and done(other["id"]), 60.0, "the lab's studies done")
     return Site(server, rated["ala"], ola_id, made["id"], rated["game"], study["id"],
                 other["id"])
 
