@@ -304,17 +304,23 @@ class Review:
                 f"{-self.points_loss:+.1f} points")
 
 
-def _spread(a: MoveValue, b: MoveValue) -> float:
-    """The "±" of the difference of two independent win chances estimated over ``worlds``
-    each (a win chance's variance is at most ``p(1-p)``, the most a value in 0..1 with that
-    mean can have)."""
+def chance_spread(*estimates: tuple[float, int]) -> float:
+    """The "±" (about 95%) of the difference of independent win chances, each given as
+    (chance, the worlds it was estimated over): a win chance's variance is at most
+    ``p(1-p)``, the most a value in 0..1 with that mean can have. A chance over no worlds
+    is not known at all (1.0)."""
     var = 0.0
-    for v in (a, b):
-        if v.worlds == 0:
+    for chance, worlds in estimates:
+        if worlds == 0:
             return 1.0
-        p = min(1.0, max(0.0, win_chance(v)))
-        var += max(p * (1 - p), 1e-4) / v.worlds
+        p = min(1.0, max(0.0, chance))
+        var += max(p * (1 - p), 1e-4) / worlds
     return SURE_Z * math.sqrt(var)
+
+
+def _spread(a: MoveValue, b: MoveValue) -> float:
+    """The "±" of the difference of two moves' win chances (:func:`chance_spread`)."""
+    return chance_spread((win_chance(a), a.worlds), (win_chance(b), b.worlds))
 
 
 def assess(view: View, move: Move, budget: Budget | None = None, seed: int = 0,
@@ -380,6 +386,6 @@ def review(positions: Sequence[tuple[View, Move]], budget: Budget | None = None,
 
 
 __all__ = ["HINT_BUDGET", "LOPSIDED", "REVIEW_BUDGET", "MoveValue", "Review", "analyse",
-           "assess", "costliest", "distinct", "equivalent", "explain", "focused",
+           "assess", "chance_spread", "costliest", "distinct", "equivalent", "explain", "focused",
            "immediate_points", "immediate_reason", "move_classes", "move_text", "percent",
            "percent_change", "rank", "review", "same_as", "win_chance"]

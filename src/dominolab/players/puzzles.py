@@ -42,8 +42,9 @@ from dominolab.core import (
     replay,
 )
 from dominolab.core.errors import DominoError, shown
+from dominolab.jsonfile import read_bounded
 from dominolab.players.hints import (
-    SURE_Z,
+    chance_spread,
     equivalent,
     focused,
     immediate_points,
@@ -198,13 +199,9 @@ def read_puzzles(path: str | os.PathLike[str]) -> list[Puzzle]:
     :class:`OSError` if the file cannot be read."""
     name = os.fsdecode(path)
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_PUZZLE_FILE_BYTES + 1)
-    except ValueError as exc:
-        raise PuzzleError(f"{shown(name)} is not a file name: {exc}") from None
-    if len(data) > MAX_PUZZLE_FILE_BYTES:
-        raise PuzzleError(f"{name}: more than {MAX_PUZZLE_FILE_BYTES / 2**20:g} MiB, too big "
-                          f"for a puzzle file")
+        data = read_bounded(path, "a puzzle file", MAX_PUZZLE_FILE_BYTES)
+    except JsonError as exc:
+        raise PuzzleError(str(exc)) from None
     out: list[Puzzle] = []
     seen: set[str] = set()
     for number, line in enumerate(data.splitlines(), start=1):
@@ -252,12 +249,9 @@ def facts(view: View, move: Move) -> tuple[tuple[int, int], int | None, str | No
 
 
 def spread(a: Judged, b: Judged) -> float:
-    """The "±" (about 95%) of the difference of two judged moves' win chances."""
-    var = 0.0
-    for v in (a, b):
-        p = min(1.0, max(0.0, v.win))
-        var += max(p * (1 - p), 1e-4) / max(1, v.worlds)
-    return SURE_Z * math.sqrt(var)
+    """The "±" (about 95%) of the difference of two judged moves' win chances, as a
+    review's (:func:`~dominolab.players.hints.chance_spread`)."""
+    return chance_spread((a.win, a.worlds), (b.win, b.worlds))
 
 
 def clearly_best(moves: Sequence[Judged]) -> bool:
