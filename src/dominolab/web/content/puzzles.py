@@ -85,6 +85,12 @@ class Shelf:
     """Every game's shipped puzzles, in order of id."""
 
     games: Mapping[str, tuple[Shelved, ...]]
+    #: each game's puzzles by id (made from ``games``: every answer looks one up)
+    _by_id: dict[str, dict[str, Shelved]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_by_id", {
+            game: {s.puzzle.id: s for s in puzzles} for game, puzzles in self.games.items()})
 
     def of(self, game: Any) -> tuple[Shelved, ...]:
         """``game``'s puzzles; 404 naming the games for a name that is not one."""
@@ -95,10 +101,11 @@ class Shelf:
 
     def get(self, game: Any, puzzle_id: Any) -> Shelved:
         """The puzzle ``puzzle_id`` of ``game``; 404 if there is none."""
-        for shelved in self.of(game):
-            if shelved.puzzle.id == puzzle_id:
-                return shelved
-        raise ApiError(404, f"there is no {game} puzzle {shown(puzzle_id)}")
+        self.of(game)  # 404 for a game that has no puzzles
+        found = self._by_id[game].get(puzzle_id) if isinstance(puzzle_id, str) else None
+        if found is None:
+            raise ApiError(404, f"there is no {game} puzzle {shown(puzzle_id)}")
+        return found
 
     def daily(self, game: Any, day: dt.date) -> Shelved:
         """``game``'s puzzle of the UTC date ``day``: :func:`daily_index`."""
