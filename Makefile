@@ -28,7 +28,7 @@ $(VENV)/.installed: pyproject.toml $(NATIVE) | $(BIN)/python icu
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml $(NATIVE) | $(BIN)/python icu
-	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,pettingzoo,lab,cluster]'
+	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,pettingzoo,lab,cluster,train]'
 	touch $(VENV)/.installed $@
 
 play: $(VENV)/.installed
