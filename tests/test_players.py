@@ -137,4 +137,4 @@ def test_greedy_takes_the_most_points_on_the_last_tile() -> None:
 def test_budgets_take_plain_bounded_numbers_only(text: str) -> None:
     with pytest.raises(OptionError) as info:
         parse_player_spec(text)
-    assert len(str(info.value)) < 200
+    assert len(str(info.value)) < 250  # the input elided; the list of players takes ~130

@@ -67,7 +67,9 @@ from dominolab.players.beliefs import (
     MixedModel,
     OpponentModel,
     SearchingModel,
+    WeighingModel,
 )
+from dominolab.players.learned import LearnedModel
 from dominolab.players.search import ExpertPlayer, MoveValue, PimcPlayer, reading_model
 
 _ISMCTS = re.compile(r"ismcts-(immediate|expected)-c([0-9.]+)-w([0-9.]+)$")
@@ -82,6 +84,10 @@ _DETERMINIZED = re.compile(r"expert-dmc([0-9]+)$")
 _READS = re.compile(r"expert-(?:reads(?:-n([0-9]+)-b([0-9]+)(?:-w([0-9]+))?)?"
                     r"(?:-g([0-9]+)-f([0-9.]+))?(?:-k([0-9.]+))?|kind([0-9.]+))$")
 _CHOICE = re.compile(r"expert-choice-s([0-9.]+)-n([0-9]+)(?:-f([0-9.]+))?(-immediate)?$")
+#: the learned reading (issue 43): WITH greedy, searching or both beside it, or ALONE
+_LEARNED = re.compile(r"expert-learned-(alone|greedy|searching|both)(?:-n([0-9]+))?"
+                      r"(?:-f([0-9.]+))?$")
+_ROOTS = re.compile(r"expert-roots([0-9]+)$")
 
 
 class _HandSeer(ExpertPlayer):
@@ -240,6 +246,33 @@ def _register(name: str) -> None:
             return player
 
         PLAYERS[name] = knobs_set
+        return
+    elif (found := _LEARNED.match(name)) is not None:
+        # today's expert reading with the learned network (players/learned.py): alone, or
+        # beside the greedy model, the searching model or both, even prior odds
+        beside, samples, floor = found[1], int(found[2] or 512), float(found[3] or 0.1)
+
+        def learned(seed: int) -> ExpertPlayer:
+            player = ExpertPlayer(random.Random(f"dominolab/player/expert/{seed}"))
+            models: list[WeighingModel] = [LearnedModel(samples, floor)]
+            if beside in ("greedy", "both"):
+                models.append(GreedyModel(256, 0.1))
+            if beside in ("searching", "both"):
+                models.append(SearchingModel(64, 128, 8, tau=3.0, work=400, carry=False))
+            player.opponent_model = MixedModel([(1.0 / len(models), m) for m in models])
+            return player
+
+        PLAYERS[name] = learned
+        return
+    elif (found := _ROOTS.match(name)) is not None:  # today's expert, root-parallel
+        roots = int(found[1])
+
+        def rooted(seed: int) -> ExpertPlayer:
+            player = ExpertPlayer(random.Random(f"dominolab/player/expert/{seed}"))
+            player.roots = roots
+            return player
+
+        PLAYERS[name] = rooted
         return
     elif name == "expert-sees-hand":
         base, attrs = _HandSeer, {}

@@ -432,12 +432,15 @@ def build_parser() -> argparse.ArgumentParser:
     from dominolab.cli.puzzles import add_parser as add_puzzles_parser
 
     add_puzzles_parser(sub)  # puzzles from real and simulated matches
+    from dominolab.cli.train import add_parser as add_train_parser
+
+    add_train_parser(sub)  # the learned networks
     sub.add_parser("games", help="list the games and their rule options")
     return parser
 
 
 #: the commands whose speed the native fast path sets, which warn once when it is missing
-_COMPUTING = frozenset({"play", "serve", "simulate", "arena", "bench", "puzzles"})
+_COMPUTING = frozenset({"play", "serve", "simulate", "arena", "bench", "puzzles", "train"})
 #: the commands that handle SIGTERM themselves (the server's clean shutdown, the terminal
 #: game); every other stops on SIGTERM as on Ctrl-C (:mod:`dominolab.cli.interrupt`)
 _OWN_SIGNALS = frozenset({"serve", "play"})
@@ -516,6 +519,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from dominolab.cli.puzzles import run_puzzles
 
         return run_puzzles(args)
+    if command == "train":
+        from dominolab.cli.train import run_train
+
+        return run_train(args)
     if command == "games":
         return _games()
     raise AssertionError(command)

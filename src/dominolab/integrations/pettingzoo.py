@@ -81,7 +81,6 @@ spectator's view); ``"human"`` prints it after every step.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -95,7 +94,6 @@ from pettingzoo.utils import wrappers  # type: ignore[import-untyped, unused-ign
 
 from dominolab.core import (
     Deal,
-    GameSpec,
     Hand,
     Options,
     View,
@@ -105,13 +103,13 @@ from dominolab.core import (
 )
 from dominolab.integrations.actions import ActionCodec, codec
 from dominolab.integrations.bounds import hand_points_bound
+from dominolab.players.observation import (
+    observation,
+    observation_high,
+    observation_layout,
+)
 
 AGENTS: Final = ("player_0", "player_1")
-#: divisor of points and of the table count in the observation
-POINTS_SCALE: Final = 100.0
-#: an upper bound of a seat's points in one hand, scaled (Luzak: 12 moves of at most a count
-#: of 144 plus a luzak's 12 pips; Widelec: 28 quartets of at most 22 and the bonus)
-POINTS_HIGH: Final = 20.0
 #: each game's environment name (``metadata["name"]``)
 ENV_NAMES: Final = {"luzak": "luzak_v0", "luzak-line": "luzak_line_v0", "widelec": "widelec_v0"}
 
@@ -133,36 +131,6 @@ def illegal_reward(game: str, options: Options | None = None) -> float:
     return -float(max(bound, target))
 
 ObsDict = dict[str, npt.NDArray[Any]]
-
-
-def _layout(spec: GameSpec) -> list[tuple[str, int, float]]:
-    """The observation's segments: (name, length, upper bound of each value)."""
-    parts: list[tuple[str, int, float]] = [("hand", 28, 1.0), ("table", 28, 1.0)]
-    if spec.table == "tree":
-        parts.append(("ports", 7, 48.0))
-    else:
-        for side in ("left", "right"):
-            parts += [(f"{side}_values", 7, 1.0), (f"{side}_double", 1, 1.0),
-                      (f"{side}_luzak", 1, 1.0)]
-    parts.append(("tiles_on_table", 1, 1.0))
-    if spec.has_count:
-        parts.append(("count", 1, 2.0))  # at most 12 counted items of at most 12
-    parts += [("my_points", 1, POINTS_HIGH), ("their_points", 1, POINTS_HIGH),
-              ("their_tiles", 1, 1.0)]
-    if spec.has_boneyard:
-        parts += [("boneyard", 1, 1.0), ("drawn_pending", 1, 1.0)]
-    parts.append(("opener", 1, 1.0))
-    return parts
-
-
-def observation_layout(game: str) -> dict[str, slice]:
-    """Each named part of a game's observation vector and its slice."""
-    out: dict[str, slice] = {}
-    start = 0
-    for name, size, _ in _layout(get_game(game)):
-        out[name] = slice(start, start + size)
-        start += size
-    return out
 
 
 def env(game: str = "luzak", render_mode: str | None = None, opener: int | None = None,
@@ -218,10 +186,8 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
         self.fixed_opener = opener
         self.codec: ActionCodec = codec(self.game)
         self.layout = observation_layout(self.game)
-        parts = _layout(self.spec)
-        high = np.concatenate([np.full(size, top, dtype=np.float32) for _, size, top in parts])
+        high = observation_high(self.spec)
         self._size = int(high.shape[0])
-        self._max_tiles = self.spec.tiles_per_hand or 28
 
         self.possible_agents: list[str] = list(AGENTS)
         self.agents: list[str] = list(AGENTS)
@@ -328,38 +294,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
 
     def features(self, view: View) -> npt.NDArray[np.float32]:
         """The observation vector of a view (layout in the module doc)."""
-        obs = np.zeros(self._size, dtype=np.float32)
-        at = {name: part.start for name, part in self.layout.items()}
-        for tile in view.hand:
-            obs[at["hand"] + tile.index] = 1.0
-        for mv in view.table:
-            obs[at["table"] + mv.tile.index] = 1.0
-        if self.spec.table == "tree":
-            for value, ports in Counter(v for _, values in view.free_ports
-                                        for v in values).items():
-                obs[at["ports"] + value] = ports
-        else:
-            for port, values in view.free_ports:  # L, R (none before the lead)
-                side = ("left", "right")[port.index]
-                for value in values:
-                    obs[at[f"{side}_values"] + value] = 1.0
-                # the tile at this end: the last laid there, or the lead
-                end = next(mv for mv in reversed(view.table)
-                           if mv.port is None or mv.port.index == port.index)
-                obs[at[f"{side}_double"]] = float(end.tile.is_double)
-                obs[at[f"{side}_luzak"]] = float(end.port is not None and end.luzak)
-        obs[at["tiles_on_table"]] = view.n / self._max_tiles
-        if "count" in at:
-            obs[at["count"]] = (view.count or 0) / POINTS_SCALE
-        me = view.seat
-        obs[at["my_points"]] = view.hand_points[me] / POINTS_SCALE
-        obs[at["their_points"]] = view.hand_points[1 - me] / POINTS_SCALE
-        obs[at["their_tiles"]] = view.opponent_tiles / 28
-        if "boneyard" in at:
-            obs[at["boneyard"]] = (view.boneyard or 0) / 14
-            obs[at["drawn_pending"]] = float(view.pending is not None)
-        obs[at["opener"]] = float(view.opener == me)
-        return obs
+        return observation(view)
 
     # -- text ------------------------------------------------------------------------------
     def render(self) -> str | None:

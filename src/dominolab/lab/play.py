@@ -26,12 +26,22 @@ from __future__ import annotations
 import itertools
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from dominolab import native
-from dominolab.core import Deal, DominoError, GameSpec, HandResult, Match, Options, get_game
+from dominolab.core import (
+    Deal,
+    DominoError,
+    GameSpec,
+    HandResult,
+    Match,
+    Move,
+    Options,
+    View,
+    get_game,
+)
 from dominolab.core.match import (
     end_of_match,
     first_opener_by_lot,
@@ -42,6 +52,7 @@ from dominolab.lab.simfile import HandFacts, MatchFacts, line_of_match, match_fa
 from dominolab.players import (
     Budget,
     GreedyPlayer,
+    Player,
     WorstCaseGreedyPlayer,
     make_player,
     parse_player_spec,
@@ -86,17 +97,26 @@ class PlayedMatch:
     seconds: tuple[tuple[float, ...], tuple[float, ...]]
 
 
+#: ``observe(view, move)``: called with the mover's view and its move, before it is applied
+Observer = Callable[[View, Move], None]
+
+
 def play_match(game: str, options: Options, match_seed: int, players: Sequence[str],
-               budgets: Sequence[Budget | None] = (None, None)) -> PlayedMatch:
-    """Play one whole match, ``players[seat]`` with ``budgets[seat]`` in each seat. A player
+               budgets: Sequence[Budget | None] = (None, None), *,
+               make: Callable[[str, int], Player] = make_player,
+               observe: Observer | None = None) -> PlayedMatch:
+    """Play one whole match, ``players[seat]`` with ``budgets[seat]`` in each seat, each
+    made by ``make(name, seed)`` (the registry's :func:`~dominolab.players.make_player`
+    unless a caller has players of its own, as the training data's perturbed ones). A player
     that sees every tile (``sees_all``, the omniscient one) is handed a copy of the hand
-    state each move. Raises RuntimeError if the match does not end."""
+    state each move. ``observe``: told every move with the view it was chosen in (the
+    training data). Raises RuntimeError if the match does not end."""
     match = Match(game, options, seed=match_seed)
-    bots = [make_player(players[seat], player_seed(match_seed, seat)) for seat in (0, 1)]
+    bots = [make(players[seat], player_seed(match_seed, seat)) for seat in (0, 1)]
     seconds: tuple[list[float], list[float]] = ([], [])
     clock = time.perf_counter
     worst = _greedy_rule([type(bot) for bot in bots])
-    if native.enabled() and worst is not None:
+    if native.enabled() and worst is not None and observe is None:
         return _greedy_natively(match, seconds, worst)
     for _ in range(MAX_MOVES_PER_MATCH):
         seat = match.to_move
@@ -112,6 +132,8 @@ def play_match(game: str, options: Options, match_seed: int, players: Sequence[s
             start = clock()
             move = bot.choose(view, budgets[seat])
         seconds[seat].append(clock() - start)
+        if observe is not None:
+            observe(view, move)
         match.apply(move)
     raise RuntimeError(f"{game} seed {match_seed}: no end after {MAX_MOVES_PER_MATCH} moves")
 

@@ -5,7 +5,9 @@ Names: ``random``, ``greedy`` (one ply minus the opponent's expected best answer
 search idea must beat), ``expert`` (the strongest honest player: ISMCTS reading the
 opponent's choices, as a greedy or a searching player's), ``expert-plain`` (the expert on
 the rules' posterior alone, as it was before it read the opponent), ``omniscient`` (sees
-every tile; a measuring stick, never a person's opponent). The earlier forms of the
+every tile; a measuring stick, never a person's opponent), ``learned`` (a network trained on
+the strong players' moves, :mod:`dominolab.players.learned`: its likeliest move, no
+search). The earlier forms of the
 baselines (issue 13): ``greedy-worst`` (the greedy that subtracts the opponent's best
 answer over all unseen tiles) and ``pimc-classic`` (40 worlds, playouts by the best
 immediate margin).
@@ -24,6 +26,7 @@ from dominolab.core import OptionError
 from dominolab.core.errors import shown
 from dominolab.players.base import Budget, Player, SeeingPlayer
 from dominolab.players.greedy import GreedyPlayer, WorstCaseGreedyPlayer
+from dominolab.players.learned import LearnedPlayer
 from dominolab.players.search import (
     ClassicPimcPlayer,
     ExpertPlayer,
@@ -71,6 +74,8 @@ KINDS: Final[dict[str, PlayerKind]] = {
                                True, "the expert without reading the opponent"),
     "omniscient": PlayerKind(lambda seed: OmniscientPlayer(_rng("omniscient", seed)), True,
                              "sees every tile; a measuring stick"),
+    "learned": PlayerKind(lambda seed: LearnedPlayer(), False,
+                          "a trained network's likeliest move, no search"),
 }
 
 #: name -> factory taking a seed
@@ -135,6 +140,6 @@ def parse_player_spec(text: str) -> tuple[str, Budget | None]:
 
 
 __all__ = ["KINDS", "LEVELS", "PLAYERS", "Budget", "ClassicPimcPlayer", "ExpertPlayer",
-           "GreedyPlayer", "OmniscientPlayer", "PimcPlayer", "Player", "PlayerKind",
-           "RandomPlayer", "SeeingPlayer", "WorstCaseGreedyPlayer", "make_player",
+           "GreedyPlayer", "LearnedPlayer", "OmniscientPlayer", "PimcPlayer", "Player",
+           "PlayerKind", "RandomPlayer", "SeeingPlayer", "WorstCaseGreedyPlayer", "make_player",
            "parse_player_spec", "plain_name", "players_text", "thinks_against_clock"]

@@ -327,7 +327,7 @@ class _Pool:
     particles: dict[tuple[Tile, ...], _Particle] = field(default_factory=dict)
 
 
-class _Weighing:
+class Weighing:
     """The beliefs of a model that weighs worlds one by one (:class:`WeighingModel`)."""
 
     def weighed(self, view: View, rng: random.Random,
@@ -341,7 +341,7 @@ class _Weighing:
         return None if found is None else found.beliefs()
 
 
-class SearchingModel(_Weighing):
+class SearchingModel(Weighing):
     """The opponent as a player that looks ahead (a model fitted to a PIMC opponent):
     at each of its choices, a small PIMC (``pimc_worlds`` deals of the tiles it could not
     see, :class:`~dominolab.players.search.PimcPlayer`) values its legal moves *with the
@@ -570,7 +570,7 @@ class SearchingModel(_Weighing):
         the tiles the world gives it then, which is the opponent's view in the world
         replayed (so, in the Luzak games, the same worlds and weights as the particles'
         replay from the start of the hand). None before the opponent's first choice."""
-        steps = [_Step(then, view) for then in choice_views(view).values()]
+        steps = [ChoiceStep(then, view) for then in choice_views(view).values()]
         if not steps:
             return None
         quartets = view.spec.scoring == "quartets"
@@ -606,7 +606,7 @@ class SearchingModel(_Weighing):
                        tuple(log for _, log in found.values()))
 
 
-class GreedyModel(_Weighing):
+class GreedyModel(Weighing):
     """The opponent as the expected-answer greedy (:class:`~dominolab.players.greedy.
     GreedyPlayer`: the ``easy`` level, and a player who takes the points in front of it
     while minding the answer): at each of its choices it makes the greedy's move (its class
@@ -713,7 +713,7 @@ def choice_views(view: View) -> dict[int, View]:
     return out
 
 
-class _Step:
+class ChoiceStep:
     """One choice of the opponent's, for the models that weigh worlds one choice at a time:
     its view then (:func:`choice_views`), the move it made, the table then, the tiles it
     certainly held then (laid then or later, not drawn after it) and its hidden draws after
@@ -753,8 +753,8 @@ class _Step:
         return tiles, self.table.normal_plays(tiles)
 
 
-class _GreedyStep(_Step):
-    """A :class:`_Step` for :class:`GreedyModel`: every normal play's class of equivalent
+class _GreedyStep(ChoiceStep):
+    """A :class:`ChoiceStep` for :class:`GreedyModel`: every normal play's class of equivalent
     moves then, the tiles the opponent is proven to lack then (by value, whatever it
     holds), and the log-likelihoods already found for a hand held then."""
 
@@ -853,5 +853,5 @@ class MixedModel:
         return tuple(x / sum(odds) for x in odds), tuple(parts)
 
 
-__all__ = ["ChoiceModel", "GreedyModel", "MixedModel", "OpponentModel", "SearchingModel",
-           "Weighed", "WeighingModel", "choice_views"]
+__all__ = ["ChoiceModel", "ChoiceStep", "GreedyModel", "MixedModel", "OpponentModel",
+           "SearchingModel", "Weighed", "Weighing", "WeighingModel", "choice_views"]

@@ -267,6 +267,9 @@ class _MonteCarlo:
     #: (:meth:`MixedModel.greedy_chance`), the opponent makes the greedy's move at its
     #: choices in the tree that often, instead of the move UCB picks for it
     exploits = False
+    #: the tree searches: independent searches of the budget's share each, their root
+    #: visits summed (root-parallel MCTS; docs/strength/log.md, "Root-parallel searches")
+    roots = 1
     #: with :attr:`exploits`, the least of that chance, whatever the reading says (before
     #: the opponent's first choice too, where the reading declines): chosen by
     #: duplicate-match experiments (docs/strength/log.md, "The opponent's own tiles in the tree")
@@ -368,13 +371,25 @@ class _MonteCarlo:
             if true_hand is not None:
                 count = 1
         beliefs, read = self._reading(view, deadline) if true_hand is None else (None, 0.0)
-        seconds = None if deadline is None else deadline - time.perf_counter()
-        sums = native_search.search(
-            view, kind=self.kind, value=value if matched else None,
-            need=value.need if value.at_once and matched else None, iterations=count,
-            seconds=seconds, exploration=self.exploration, seed=self.rng.getrandbits(64),
-            limits=limits, true_hand=true_hand, only=only, beliefs=beliefs,
-            greedy=read if greedy is None else greedy)
+        roots = self.roots if ismcts else 1
+        summed: dict[Move, list[float]] = {}
+        for root in range(roots):  # root-parallel: independent trees, their visits summed
+            now = time.perf_counter()
+            seconds = None if deadline is None else (deadline - now) / (roots - root)
+            for t in native_search.search(
+                    view, kind=self.kind, value=value if matched else None,
+                    need=value.need if value.at_once and matched else None,
+                    iterations=count // roots + (root < count % roots), seconds=seconds,
+                    exploration=self.exploration, seed=self.rng.getrandbits(64),
+                    limits=limits, true_hand=true_hand, only=only, beliefs=beliefs,
+                    greedy=read if greedy is None else greedy):
+                acc = summed.setdefault(t.move, [0, 0.0, 0.0, 0.0])
+                acc[0] += t.count
+                acc[1] += t.value
+                acc[2] += t.margin
+                acc[3] += t.chance
+        sums = [native_search.Totals(move, int(c), v, m, ch)
+                for move, (c, v, m, ch) in summed.items()]
         results = []
         for t in sums:
             mean = t.value / t.count if t.count else 0.0
