@@ -141,9 +141,6 @@ NOT_RUN = {
     "python3 -m venv": "makes a virtual environment for the deployment (docs/deploy.md)",
     "dominolab seat ": "not a command: the text a lobby seat's token is an HMAC of",
     "dominolab game seat ": "not a command: the text a game seat's token is an HMAC of",
-    "python docs/examples/maskable_ppo.py": "needs sb3-contrib and torch, an extra the tests "
-                                            "do not install (tests/test_pettingzoo.py covers "
-                                            "the environment it trains on)",
 }
 
 

@@ -69,7 +69,7 @@ class SpyPlayer:
     def choose(self, view: View, budget: Budget | None = None) -> Move:
         env = self.env
         assert env is not None
-        hand = env.aec.hand
+        hand = env.hand
         seat = 1 - env.seat
         assert view.seat == seat and view.to_move == seat  # its own seat, to move
         assert view == view_of(hand, seat, hand_number=1)  # exactly its own view
@@ -106,7 +106,7 @@ def test_masks_are_the_legal_moves_and_rewards_add_up_to_the_margin(game: str) -
         total = 0.0
         done = False
         while not done:
-            hand = env.aec.hand
+            hand = env.hand
             assert hand.to_move == env.seat
             mask = env.action_masks()
             assert mask.dtype == np.bool_ and mask.shape == (cd.num_actions,)
@@ -117,7 +117,7 @@ def test_masks_are_the_legal_moves_and_rewards_add_up_to_the_margin(game: str) -
             _, reward, done, truncated, info = env.step(int(rng.choice(np.flatnonzero(mask))))
             assert not truncated and not info["illegal"]
             total += float(reward)
-        hand = env.aec.hand
+        hand = env.hand
         assert hand.result is not None and not env.action_masks().any()
         assert total == info["margin"] == hand.points[env.seat] - hand.points[1 - env.seat]
         with pytest.raises(RuntimeError, match="reset"):

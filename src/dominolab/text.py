@@ -121,18 +121,19 @@ def table_of(game: str | GameSpec, options: Options,
     return table
 
 
+def laid_halves(mv: Play, forward: bool) -> tuple[int, int]:
+    """``mv``'s tile as laid, its left half first: the touching half first when ``forward``
+    (the lead, and a luzak across a line, high half first)."""
+    t = mv.tile
+    if mv.port is None or (mv.luzak and mv.port.is_line):
+        return t.hi, t.lo
+    return (mv.inner, mv.outer) if forward else (mv.outer, mv.inner)
+
+
 def _tile(mv: Play, forward: bool, st: Style) -> str:
     """``mv``'s tile as laid: the touching half first when ``forward`` (left to right)."""
-    t = mv.tile
-    if mv.port is None:
-        text = f"[{t.hi}|{t.lo}]"
-    elif mv.luzak and mv.port.is_line:
-        text = f"[{t.hi}|{t.lo}]"  # across the line
-    elif forward:
-        text = f"[{mv.inner}|{mv.outer}]"
-    else:
-        text = f"[{mv.outer}|{mv.inner}]"
-    return st.tile(text + ("*" if mv.luzak else ""), mv.luzak)
+    left, right = laid_halves(mv, forward)
+    return st.tile(f"[{left}|{right}]" + ("*" if mv.luzak else ""), mv.luzak)
 
 
 def draw_table(game: str | GameSpec, options: Options, placements: Sequence[Play], *,
@@ -154,27 +155,33 @@ def draw_table(game: str | GameSpec, options: Options, placements: Sequence[Play
     return _draw_line(placements, st, width)
 
 
+def line_order(placements: Sequence[Play]) -> list[tuple[Play, bool]]:
+    """A line game's plays from left to right, each with whether it lies forward (its
+    touching half on the left: the lead and the tiles laid at ``R``)."""
+    order: list[tuple[Play, bool]] = []
+    for mv in placements:
+        if mv.port is not None and mv.port.text == "L":
+            order.insert(0, (mv, False))
+        else:
+            order.append((mv, True))
+    return order
+
+
 def line_layout(placements: Sequence[Play], st: Style = PLAIN) -> tuple[
         list[tuple[str, int]], tuple[int, ...], tuple[int, ...]]:
     """A line game's tiles from left to right as (text, plain length), and the values the
     left and right ends show."""
-    tiles: list[tuple[str, int]] = []
     left_values: tuple[int, ...] = ()
     right_values: tuple[int, ...] = ()
     for mv in placements:
-        forward = mv.port is None or mv.port.text == "R"
-        item = (_tile(mv, forward, st), len(_tile(mv, forward, PLAIN)))
         if mv.port is None:
-            tiles.append(item)
             left_values, right_values = (mv.tile.hi,), (mv.tile.lo,)
-            continue
-        values = mv.tile.halves if mv.luzak else (mv.outer,)
-        if mv.port.text == "L":
-            tiles.insert(0, item)
-            left_values = values
+        elif mv.port.text == "L":
+            left_values = mv.tile.halves if mv.luzak else (mv.outer,)
         else:
-            tiles.append(item)
-            right_values = values
+            right_values = mv.tile.halves if mv.luzak else (mv.outer,)
+    tiles = [(_tile(mv, forward, st), len(_tile(mv, forward, PLAIN)))
+             for mv, forward in line_order(placements)]
     return tiles, left_values, right_values
 
 
@@ -288,5 +295,5 @@ def describe_move(move: Move, ports: Mapping[Port, tuple[int, ...]]) -> str:
     return f"{laid} on {where} (shows {shows})"
 
 
-__all__ = ["PLAIN", "Style", "describe_move", "draw_table", "explain_step", "line_layout",
-           "port_values", "table_of"]
+__all__ = ["PLAIN", "Style", "describe_move", "draw_table", "explain_step", "laid_halves",
+           "line_layout", "line_order", "port_values", "table_of"]

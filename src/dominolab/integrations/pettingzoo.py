@@ -310,31 +310,37 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
 
     def text(self) -> str:
         """The position as text: the table, the count, scores and both hands."""
-        from dominolab.text import draw_table
-
-        hand = self.hand
-        lines = [f"{self.spec.title}, hand {self.hand_number}, {AGENTS[hand.opener]} opened; "
-                 f"{hand.n} tiles on the table"]
-        lines += draw_table(self.game, hand.options, hand.table_placements)
-        seen = view_of(hand, 0)
-        if seen.count is not None:
-            lines.append(f"  count {seen.count}")
-        if seen.boneyard is not None:
-            lines.append(f"  boneyard {seen.boneyard} tiles")
-        for seat, agent in enumerate(AGENTS):
-            tiles = " ".join(map(str, hand.hands[seat])) or "(none)"
-            lines.append(f"{agent}: {hand.points[seat]} points; holds {tiles}")
-        if hand.result is not None:
-            r = hand.result
-            won = f", {AGENTS[r.winner]} won" if r.winner is not None else ""
-            lines.append(f"hand over ({r.end}{won}): {r.points[0]}-{r.points[1]}"
-                         + (f" (bonus {r.bonus})" if r.bonus else ""))
-        else:
-            lines.append(f"{AGENTS[hand.to_move]} to move")
-        return "\n".join(lines)
+        return position_text(self.hand, self.hand_number)
 
     def close(self) -> None:
         pass
+
+
+def position_text(hand: Hand[Any], hand_number: int = 1) -> str:
+    """A spectator's text of ``hand``: the table (free ports labelled ``name:value``), the
+    count, both scores and both hands, and who is to move or how the hand ended."""
+    from dominolab.text import draw_table
+
+    spec = get_game(hand.GAME)
+    lines = [f"{spec.title}, hand {hand_number}, {AGENTS[hand.opener]} opened; "
+             f"{hand.n} tiles on the table"]
+    lines += draw_table(spec, hand.options, hand.table_placements)
+    seen = view_of(hand, 0)
+    if seen.count is not None:
+        lines.append(f"  count {seen.count}")
+    if seen.boneyard is not None:
+        lines.append(f"  boneyard {seen.boneyard} tiles")
+    for seat, agent in enumerate(AGENTS):
+        tiles = " ".join(map(str, hand.hands[seat])) or "(none)"
+        lines.append(f"{agent}: {hand.points[seat]} points; holds {tiles}")
+    if hand.result is not None:
+        r = hand.result
+        won = f", {AGENTS[r.winner]} won" if r.winner is not None else ""
+        lines.append(f"hand over ({r.end}{won}): {r.points[0]}-{r.points[1]}"
+                     + (f" (bonus {r.bonus})" if r.bonus else ""))
+    else:
+        lines.append(f"{AGENTS[hand.to_move]} to move")
+    return "\n".join(lines)
 
 
 class LuzakEnv(raw_env):
@@ -363,5 +369,5 @@ _ENV_CLASSES: Final[dict[str, type[raw_env]]] = {
 }
 
 __all__ = ["AGENTS", "ENV_NAMES", "LuzakEnv", "LuzakLineEnv", "WidelecEnv", "env",
-           "illegal_reward", "observation_layout", "raw_env"]
+           "illegal_reward", "observation_layout", "position_text", "raw_env"]
 
