@@ -86,7 +86,6 @@ from dominolab.core.errors import shown
 from dominolab.integrations.bounds import hand_points_bound
 from dominolab.integrations.pettingzoo import (
     AGENTS,
-    POINTS_SCALE,
     illegal_reward,
     position_text,
     raw_env,
@@ -100,6 +99,7 @@ from dominolab.players import (
     make_player,
     parse_player_spec,
 )
+from dominolab.players.observation import POINTS_SCALE
 
 Obs: TypeAlias = npt.NDArray[np.float32]
 Mask: TypeAlias = npt.NDArray[np.bool_]
