@@ -29,12 +29,14 @@ from dominolab.players.learned import LearnedModel, LearnedPlayer
 from dominolab.players.policy import (
     FEATURES_VERSION,
     PLAY_SLOTS,
+    PRIVATE_SIZE,
     ROLES,
     SLOTS,
     Network,
     gains,
     inputs,
     move_slot,
+    public_inputs,
     public_size,
     shipped,
     slots_of,
@@ -45,7 +47,7 @@ GAMES = ("luzak", "luzak-line", "widelec")
 
 def random_network(game: str, seed: int = 0, hidden: int = 12) -> Network:
     rng = np.random.default_rng(seed)
-    n = 28 + public_size(game)
+    n = PRIVATE_SIZE + public_size(game)
     weights = (rng.normal(0, 0.5, (n, hidden)).astype(np.float32),
                rng.normal(0, 0.5, (hidden, SLOTS)).astype(np.float32))
     biases = (rng.normal(0, 0.1, hidden).astype(np.float32),
@@ -56,7 +58,7 @@ def random_network(game: str, seed: int = 0, hidden: int = 12) -> Network:
 def gains_network(game: str) -> Network:
     """A one-layer network whose logit of a play slot is 400 times its gain input: it
     prefers the play that scores most now."""
-    n = 28 + public_size(game)
+    n = PRIVATE_SIZE + public_size(game)
     w = np.zeros((n, SLOTS), dtype=np.float32)
     start = n - PLAY_SLOTS - 2  # the gains come just before the two match totals
     w[start + np.arange(PLAY_SLOTS), np.arange(PLAY_SLOTS)] = 400.0
@@ -156,7 +158,7 @@ def test_gains_are_the_best_immediate_margin_of_each_slot() -> None:
     best: dict[int, float] = {}
     for play in table.normal_plays([t for t in TILES if t not in on_table]):
         pts = score(table.copy(), play, view.seat, view.options)
-        m = (pts[view.seat] - pts[1 - view.seat]) / 2000.0
+        m = (pts[view.seat] - pts[1 - view.seat]) / 20.0
         best[move_slot(play)] = max(best.get(move_slot(play), -1e9), m)
     assert set(np.flatnonzero(g)) <= set(best)
     for slot, m in best.items():
@@ -242,3 +244,31 @@ def test_playing_never_imports_torch() -> None:
                           timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_reading_sees_each_past_choice_as_the_chooser_saw_it(game: str) -> None:
+    """What the network is given at one of the opponent's past choices (built from the
+    table and the history) is what the opponent's own view gave at that moment, as in the
+    training rows: the reading asks the network the question it was trained on."""
+    match = Match(game, seed=31)
+    players: list[Player] = [GreedyPlayer(), PimcPlayer(random.Random(3))]
+    seen: dict[int, View] = {}
+    compared = 0
+    for _ in range(60):
+        seat = match.to_move
+        if seat is None or match.hand_number > 1:
+            break
+        view = match.view(seat)
+        if seat == 1:
+            seen[len(view.history)] = view
+        match.apply(players[seat].choose(view, Budget(worlds=8)))
+        if match.hand_number > 1 or match.to_move is None:
+            break
+        later = match.view(0)
+        for at, then in choice_views(later).items():
+            own = seen[at]
+            assert np.array_equal(public_inputs(then), public_inputs(own)), (game, at)
+            assert np.array_equal(inputs(replace(then, hand=own.hand))[0], inputs(own)[0])
+            compared += 1
+    assert compared > 3

@@ -62,7 +62,7 @@ def test_positions_do_not_depend_on_workers(tiny_positions: tuple[object, Positi
     config, positions = tiny_positions
     assert isinstance(positions, Positions)
     again = make_positions(config, workers=2)  # type: ignore[arg-type]
-    for field in ("hands", "public", "legal", "chosen", "player", "match"):
+    for field in ("private", "public", "legal", "chosen", "player", "match"):
         assert np.array_equal(getattr(again, field), getattr(positions, field)), field
 
 
@@ -72,7 +72,7 @@ def test_a_row_is_what_the_mover_saw() -> None:
     positions = make_positions(replace(config, data=replace(config.data, matches=1)))
     a, b = pairing(config.game, config.seed, 0, config.data.mix)
     assert a in config.data.mix and b in config.data.mix
-    hand, public = positions.hands[0], positions.public[0]
+    hand, public = positions.private[0, :28], positions.public[0]
     assert hand.sum() >= 2 and public.shape[0] == public_size(config.game)
 
 

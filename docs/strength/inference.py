@@ -21,7 +21,10 @@ uses it, started afresh at every view (N worlds, at most K choices valued, W dea
 ``searching-fresh`` alone: the expert's own 64, 400, 8, 3, 0.1), which reads Widelec too;
 for MODEL ``calibrated:M,F``, to that searching model with a likelihood of a PIMC player's
 choice that has PIMC's own noise (:class:`CalibratedModel`: M deals valued one by one, floor
-F; docs/strength.md, "A calibrated model of a searching opponent").
+F; docs/strength.md, "A calibrated model of a searching opponent"); for MODEL ``learned``, to
+the learned reading (:class:`~dominolab.players.learned.LearnedModel`: 512 worlds weighed by
+the shipped network's chance of each of the opponent's choices, floor 0.1), which reads
+every game.
 Where a model declines (in Widelec, or before the opponent has chosen) the rules
 alone stand in. From the weighted hands, each
 unseen tile's chance of being in the opponent's hand is scored against the truth:
@@ -50,11 +53,13 @@ from dominolab.players.beliefs import (
     OpponentModel,
     SearchingModel,
 )
+from dominolab.players.learned import LearnedModel
 from dominolab.players.search import PimcPlayer, reading_model
 
 #: the models that start afresh at every view (not shown the earlier ones)
 _FRESH: dict[str, Callable[[], OpponentModel]] = {"greedy": GreedyModel,
-                                                  "reading": reading_model}
+                                                  "reading": reading_model,
+                                                  "learned": LearnedModel}
 
 
 def score(game: str, opponent: str, positions: int,

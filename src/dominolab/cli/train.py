@@ -71,7 +71,8 @@ def run_train(args: argparse.Namespace) -> int:
         if missing:
             raise OptionError(f"{args.config}: no game {sorted(missing)[0]} in the config")
         configs = tuple(c for c in configs if c.game in wanted)
-    cache = None if str(args.cache).lower() == "none" else (args.cache or default_cache())
+    cache = default_cache() if args.cache is None else (
+        None if str(args.cache).lower() == "none" else args.cache)
     workers = check_workers(args.workers)
 
     def epochs(game: str) -> Any:

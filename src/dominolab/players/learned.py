@@ -29,10 +29,13 @@ from dominolab.core import TILES, Move, Tile, View
 from dominolab.core.worlds import HiddenWorlds
 from dominolab.players.base import Budget, legal_moves_of
 from dominolab.players.beliefs import ChoiceStep, Weighed, Weighing, choice_views
+from dominolab.players.greedy import GreedyHolding
 from dominolab.players.policy import (
     SLOTS,
     Network,
     best_slot_moves,
+    greedy_absent,
+    greedy_slot,
     move_slot,
     one_thread,
     public_inputs,
@@ -117,14 +120,31 @@ class LearnedModel(Weighing):
             step = ChoiceStep(then, view)
             held = np.array([step.held(now, drawn) for now, drawn in
                              zip(nows, drawn_all, strict=True)], dtype=np.int64)
-            rows = hands_of(held)
-            legal = (rows @ _slot_rows(step, then)) > 0
+            hands = hands_of(held)
+            legal = (hands @ _slot_rows(step, then)) > 0
+            rows = np.concatenate([hands, self._greedy_rows(step, then, held)], axis=1)
             slots = legal.sum(axis=1)
             chance = network.probabilities(rows, public_inputs(then), legal)[
                 :, move_slot(step.move)]
             likely = self.floor / np.maximum(slots, 1) + (1.0 - self.floor) * chance
             logs += np.where(slots > 1, np.log(likely), 0.0)
         return logs
+
+
+    @staticmethod
+    def _greedy_rows(step: ChoiceStep, then: View,
+                     held: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
+        """Each world's greedy slot then, one-hot (the private inputs after the hand)."""
+        holding = GreedyHolding(then, greedy_absent(then))
+        slot_of: dict[int, int] = {}
+        rows = np.zeros((len(held), SLOTS), dtype=np.float32)
+        for i, mask in enumerate(held.tolist()):
+            slot = slot_of.get(mask)
+            if slot is None:
+                tiles, plays = step.holding(mask)
+                slot = slot_of[mask] = greedy_slot(holding, tiles, plays) if plays else 0
+            rows[i, slot] = 1.0
+        return rows
 
 
 class LearnedPlayer:

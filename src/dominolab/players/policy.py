@@ -8,14 +8,17 @@ each move, and the weights shipped in the package, read with NumPy alone (traini
 ports share a slot: the model is of a player's habits (which tile, which way round), as the
 expert's other models of the opponent are (:mod:`dominolab.players.beliefs`).
 
-**What it reads** (:func:`inputs`): the seat's tiles (28 values, one-hot by tile index), and
-what both seats see: the observation vector without the hand (:func:`~dominolab.players.
-observation.public_observation`), the best immediate point margin of each play slot for the
-seat to move over every tile not on the table (:func:`gains`: what the table offers, the
-same whoever holds the tiles), and both seats' match totals over the target. Everything but
-the 28 hand values is public, so a model weighing many possible hands of the opponent at
-one of its choices computes it once (:meth:`Network.logits` takes many hands and one public
-part).
+**What it reads** (:func:`inputs`): what depends on the seat's own tiles (the *private*
+part, :data:`PRIVATE_SIZE` values): its tiles (28, one-hot by tile index) and the slot of
+the move the expected-answer greedy (the ``easy`` level) would make with them (59, one-hot:
+:func:`greedy_slot`, so a network starts from the greedy's judgement and learns where the
+stronger players differ from it); and what both seats see (the *public* part): the
+observation vector without the hand (:func:`~dominolab.players.observation.
+public_observation`), the best immediate point margin of each play slot for the seat to
+move over every tile not on the table (:func:`gains`: what the table offers, the same
+whoever holds the tiles), and both seats' match totals over the target. A model weighing
+many possible hands of the opponent at one of its choices computes the public part once
+(:meth:`Network.logits` takes many private rows and one public part).
 
 **The network** (:class:`Network`): a small multi-layer perceptron, ReLU between layers,
 its weights float32 arrays in an ``.npz`` file (``w0``, ``b0``, ``w1``, ...) with a JSON
@@ -44,9 +47,10 @@ from threadpoolctl import ThreadpoolController
 
 from dominolab.core import DRAW, KEEP, PASS, TILES, Play, Tile, View, get_game
 from dominolab.core.moves import Move
+from dominolab.core.worlds import proven_values
+from dominolab.players.greedy import GreedyHolding
 from dominolab.players.observation import (
     HAND_SIZE,
-    POINTS_HIGH,
     observation_parts,
     public_observation,
 )
@@ -57,7 +61,11 @@ PLAY_SLOTS: Final = 56
 SLOTS: Final = PLAY_SLOTS + 3
 _EXTRAS: Final[dict[Move, int]] = {DRAW: PLAY_SLOTS, PASS: PLAY_SLOTS + 1, KEEP: PLAY_SLOTS + 2}
 #: what :func:`inputs` computes; a network trained on another version is refused
-FEATURES_VERSION: Final = 1
+FEATURES_VERSION: Final = 3
+#: the private part of the inputs: the hand, then the greedy's slot
+PRIVATE_SIZE: Final = HAND_SIZE + SLOTS
+#: points per unit of :func:`gains` (a typical scoring play is worth 0.5 to 2)
+GAIN_SCALE: Final = 20.0
 #: the roles of the shipped networks
 ROLES: Final = ("reading", "player")
 
@@ -107,7 +115,7 @@ def hand_vector(tiles: Iterable[Tile]) -> Array:
 
 def gains(view: View) -> Array:
     """Per play slot, the best immediate point margin (the seat's points less its
-    opponent's, over :data:`POINTS_HIGH` hundred) of a normal play of that tile, that half
+    opponent's, over :data:`GAIN_SCALE`) of a normal play of that tile, that half
     inwards, on the table of ``view`` by the seat to move, over every tile not on the
     table; 0 where it has none. Public: it does not depend on who holds which tile."""
     spec = view.spec
@@ -120,11 +128,36 @@ def gains(view: View) -> Array:
     tiles = [t for t in TILES if t.index not in on_table]
     for play in table.normal_plays(tiles):
         points = score(table.copy(), play, seat, view.options)
-        margin = (points[seat] - points[1 - seat]) / (100.0 * POINTS_HIGH)
+        margin = (points[seat] - points[1 - seat]) / GAIN_SCALE
         slot = move_slot(play)
         if not seen[slot] or margin > out[slot]:
             out[slot] = margin
             seen[slot] = True
+    return out
+
+
+def greedy_absent(view: View) -> tuple[Tile, ...]:
+    """The tiles the seat's opponent is proven to lack, as the greedy of :func:`greedy_slot`
+    takes them (by value: :func:`~dominolab.core.worlds.proven_values`)."""
+    values = proven_values(view)
+    return tuple(t for t in TILES if t.hi in values or t.lo in values)
+
+
+def greedy_slot(holding: GreedyHolding, held: Sequence[Tile], legal: Sequence[Move]) -> int:
+    """The slot of the greedy's move among ``legal`` had the seat held ``held`` (``holding``
+    is the greedy in the view, :class:`~dominolab.players.greedy.GreedyHolding` with
+    :func:`greedy_absent`)."""
+    if len(legal) == 1:
+        return move_slot(legal[0])
+    return move_slot(holding.move(held, legal))
+
+
+def private_inputs(held: Sequence[Tile], greedy: int) -> Array:
+    """The private part of the inputs: the tiles ``held`` and the greedy's slot."""
+    out = np.zeros(PRIVATE_SIZE, dtype=np.float32)
+    for tile in held:
+        out[tile.index] = 1.0
+    out[HAND_SIZE + greedy] = 1.0
     return out
 
 
@@ -138,8 +171,11 @@ def public_inputs(view: View) -> Array:
 
 
 def inputs(view: View) -> tuple[Array, Array]:
-    """(the hand's 28 values, :func:`public_inputs`) of ``view``."""
-    return hand_vector(view.hand), public_inputs(view)
+    """(the private part, :func:`public_inputs`) of ``view``, whose seat is to move (or, in
+    a view built for a past choice, holds ``view.hand``: its normal plays are its moves)."""
+    legal = view.legal_moves or tuple(view.new_table().normal_plays(view.hand))
+    greedy = greedy_slot(GreedyHolding(view, greedy_absent(view)), view.hand, legal)
+    return private_inputs(view.hand, greedy), public_inputs(view)
 
 
 def public_size(game: str) -> int:
@@ -175,21 +211,21 @@ class Network:
     def inputs(self) -> int:
         return int(self.weights[0].shape[0])
 
-    def logits(self, hands: Array, public: Array) -> Array:
-        """One row of slot logits per row of ``hands`` (N x 28), all with the same
-        ``public`` part (its first layer is computed once)."""
+    def logits(self, private: Array, public: Array) -> Array:
+        """One row of slot logits per row of ``private`` (N x :data:`PRIVATE_SIZE`), all
+        with the same ``public`` part (its first layer is computed once)."""
         w0 = self.weights[0]
-        x = hands @ w0[:HAND_SIZE] + (public @ w0[HAND_SIZE:] + self.biases[0])
+        x = private @ w0[:PRIVATE_SIZE] + (public @ w0[PRIVATE_SIZE:] + self.biases[0])
         for w, b in zip(self.weights[1:], self.biases[1:], strict=True):
             x = np.maximum(x, 0.0) @ w + b
         out: Array = x.astype(np.float32, copy=False)
         return out
 
-    def probabilities(self, hands: Array, public: Array,
+    def probabilities(self, private: Array, public: Array,
                       legal: npt.NDArray[np.bool_]) -> Array:
         """Each row's chance of each slot, over that row's ``legal`` slots only (N x 59;
         a row with no legal slot is all zeros)."""
-        z = np.where(legal, self.logits(hands, public), -np.inf)
+        z = np.where(legal, self.logits(private, public), -np.inf)
         top = z.max(axis=1, keepdims=True)
         top = np.where(np.isfinite(top), top, 0.0)
         e = np.exp(z - top)
@@ -236,9 +272,9 @@ class Network:
                                f"this code reads version {FEATURES_VERSION}")
         network = cls(weights, biases, meta)
         game = meta.get("game")
-        if isinstance(game, str) and network.inputs != HAND_SIZE + public_size(game):
+        if isinstance(game, str) and network.inputs != PRIVATE_SIZE + public_size(game):
             raise NetworkError(f"{where}: reads {network.inputs} values, {game} gives "
-                               f"{HAND_SIZE + public_size(game)}")
+                               f"{PRIVATE_SIZE + public_size(game)}")
         return network
 
 
@@ -263,15 +299,15 @@ def shipped(game: str, role: str) -> Network | None:
 def best_slot_moves(network: Network, view: View, legal: Sequence[Move]) -> list[Move]:
     """The legal moves of ``view`` in the slot the network likes best (several when plays
     of that slot go to different ports)."""
-    hand, public = inputs(view)
+    private, public = inputs(view)
     mask = slots_of(legal)
     with one_thread():
-        chances = network.probabilities(hand[None, :], public, mask[None, :])[0]
+        chances = network.probabilities(private[None, :], public, mask[None, :])[0]
     best = int(np.argmax(np.where(mask, chances, -1.0)))
     return [m for m in legal if move_slot(m) == best]
 
 
-__all__ = ["FEATURES_VERSION", "PLAY_SLOTS", "ROLES", "SLOTS", "Network", "NetworkError",
-           "best_slot_moves", "gains", "hand_vector", "inputs", "move_slot", "network_file",
-           "one_thread",
-           "public_inputs", "public_size", "shipped", "slots_of"]
+__all__ = ["FEATURES_VERSION", "GAIN_SCALE", "PLAY_SLOTS", "PRIVATE_SIZE", "ROLES", "SLOTS",
+           "Network", "NetworkError", "best_slot_moves", "gains", "greedy_absent",
+           "greedy_slot", "hand_vector", "inputs", "move_slot", "network_file", "one_thread",
+           "private_inputs", "public_inputs", "public_size", "shipped", "slots_of"]

@@ -47,6 +47,7 @@ from dominolab.core import OptionError, get_game
 from dominolab.core.errors import shown
 from dominolab.lab.play import resolve_player
 from dominolab.players import thinks_against_clock
+from dominolab.players.policy import FEATURES_VERSION
 
 #: the config of the shipped networks
 SHIPPED_CONFIG: Final = Path(__file__).with_name("networks.toml")
@@ -88,11 +89,13 @@ class GameConfig:
 
     def data_digest(self) -> str:
         """A digest of what decides the positions (the cache's key)."""
-        return _digest({"game": self.game, "seed": self.seed, "data": asdict(self.data)})
+        return _digest({"game": self.game, "seed": self.seed, "data": asdict(self.data),
+                        "features": FEATURES_VERSION})
 
     def digest(self) -> str:
-        """A digest of the whole config of this game (written into the networks)."""
-        return _digest(asdict(self))
+        """A digest of the whole config of this game and the features' version (written
+        into the networks)."""
+        return _digest({**asdict(self), "features": FEATURES_VERSION})
 
 
 def _digest(value: Any) -> str:

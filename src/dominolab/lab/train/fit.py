@@ -73,7 +73,7 @@ def fit(config: GameConfig, positions: Positions, role: str, *,
     net_cfg = config.network
 
     def tensors(p: Positions) -> tuple[Any, Any, Any, Any]:
-        return (torch.from_numpy(p.hands.astype(np.float32)), torch.from_numpy(p.public),
+        return (torch.from_numpy(p.private.astype(np.float32)), torch.from_numpy(p.public),
                 torch.from_numpy(p.legal), torch.from_numpy(p.chosen.astype(np.int64)))
 
     th, tp, tl, tc = tensors(train)

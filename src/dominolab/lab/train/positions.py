@@ -32,7 +32,14 @@ from dominolab.lab.pool import ProgressCallback, run_tasks
 from dominolab.lab.train.config import GameConfig, split_noise
 from dominolab.players import Budget, Player, make_player
 from dominolab.players.base import legal_moves_of
-from dominolab.players.policy import SLOTS, inputs, move_slot, public_size, slots_of
+from dominolab.players.policy import (
+    PRIVATE_SIZE,
+    SLOTS,
+    inputs,
+    move_slot,
+    public_size,
+    slots_of,
+)
 
 #: the first match seed of the training matches
 TRAIN_SEEDS: Final = 1_000_000_000
@@ -68,10 +75,11 @@ def make_training_player(spec: str, seed: int) -> Player:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Positions:
-    """Rows of choices: ``hands`` (N x 28, 0/1), ``public`` (N x P), ``legal`` (N x 59),
+    """Rows of choices: ``private`` (N x 87, 0/1: :func:`~dominolab.players.policy.
+    private_inputs`), ``public`` (N x P), ``legal`` (N x 59),
     the ``chosen`` slot, the mix entry that chose (``player``) and the ``match`` (0-based)."""
 
-    hands: npt.NDArray[np.uint8]
+    private: npt.NDArray[np.uint8]
     public: npt.NDArray[np.float32]
     legal: npt.NDArray[np.bool_]
     chosen: npt.NDArray[np.int16]
@@ -83,13 +91,13 @@ class Positions:
 
     def where(self, keep: npt.NDArray[np.bool_]) -> Positions:
         """The rows where ``keep`` is True."""
-        return Positions(self.hands[keep], self.public[keep], self.legal[keep],
+        return Positions(self.private[keep], self.public[keep], self.legal[keep],
                          self.chosen[keep], self.player[keep], self.match[keep])
 
     def save(self, path: Path) -> None:
         """Write the arrays to ``path`` (``.npz``), whole or not at all."""
         buffer = io.BytesIO()
-        np.savez_compressed(buffer, hands=self.hands, public=self.public, legal=self.legal,
+        np.savez_compressed(buffer, private=self.private, public=self.public, legal=self.legal,
                             chosen=self.chosen, player=self.player, match=self.match)
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_bytes(buffer.getvalue())
@@ -98,17 +106,18 @@ class Positions:
     @classmethod
     def load(cls, path: Path) -> Positions:
         with np.load(path, allow_pickle=False) as a:
-            return cls(a["hands"], a["public"], a["legal"], a["chosen"], a["player"],
+            return cls(a["private"], a["public"], a["legal"], a["chosen"], a["player"],
                        a["match"])
 
     @classmethod
     def joined(cls, parts: list[Positions], public_size: int) -> Positions:
         if not parts:
-            return cls(np.zeros((0, 28), np.uint8), np.zeros((0, public_size), np.float32),
+            return cls(np.zeros((0, PRIVATE_SIZE), np.uint8),
+                       np.zeros((0, public_size), np.float32),
                        np.zeros((0, SLOTS), np.bool_), np.zeros(0, np.int16),
                        np.zeros(0, np.int16), np.zeros(0, np.int32))
         return cls(*(np.concatenate([getattr(p, f) for p in parts])
-                     for f in ("hands", "public", "legal", "chosen", "player", "match")))
+                     for f in ("private", "public", "legal", "chosen", "player", "match")))
 
 
 @dataclass(frozen=True, slots=True)
