@@ -46,6 +46,8 @@ def _clocked_text() -> str:
     names = [name for name, kind in KINDS.items() if kind.clocked]
     levels = [level for level, (name, budget) in LEVELS.items()
               if thinks_against_clock(name, budget)]
+    if not levels:
+        return ", ".join(names)
     return f"{', '.join(names)} (or the level{'s' if len(levels) > 1 else ''} " \
            f"{' and '.join(levels)})"
 

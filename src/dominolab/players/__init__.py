@@ -82,11 +82,14 @@ KINDS: Final[dict[str, PlayerKind]] = {
 PLAYERS: Final[dict[str, Callable[[int], Player]]] = {
     name: kind.make for name, kind in KINDS.items()}
 
-#: strength levels offered to people: level -> (player, budget)
+#: strength levels offered to people: level -> (player, budget). Budgets in worlds only:
+#: a level plays as strongly on a busy server as on a quiet one, and the same position gives
+#: the same move (hard's 40,000 iterations fit its time, a median of at most 1 s and at most
+#: 3 s a move on the 2-core machine: docs/strength.md, "Time a move at the level people meet")
 LEVELS: Final[dict[str, tuple[str, Budget | None]]] = {
     "easy": ("greedy", None),
     "medium": ("pimc", Budget(worlds=40)),
-    "hard": ("expert", None),
+    "hard": ("expert", Budget(worlds=40_000)),
 }
 
 
