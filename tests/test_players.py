@@ -7,7 +7,16 @@ import random
 import pytest
 
 from dominolab.core import GAMES, Deal, Match, Move, OptionError, get_game
-from dominolab.players import GreedyPlayer, Player, RandomPlayer, make_player, parse_player_spec
+from dominolab.players import (
+    LEVELS,
+    Budget,
+    GreedyPlayer,
+    Player,
+    RandomPlayer,
+    make_player,
+    parse_player_spec,
+    thinks_against_clock,
+)
 
 
 @pytest.mark.parametrize(("game", "extra"), [
@@ -138,3 +147,11 @@ def test_budgets_take_plain_bounded_numbers_only(text: str) -> None:
     with pytest.raises(OptionError) as info:
         parse_player_spec(text)
     assert len(str(info.value)) < 250  # the input elided; the list of players takes ~130
+
+
+def test_every_level_plays_to_a_budget_in_worlds_not_a_clock() -> None:
+    """A level's strength does not depend on how busy the machine is (issue 43): no level
+    reads the clock, and hard is the expert at 40,000 iterations."""
+    for level, (_, budget) in LEVELS.items():
+        assert not thinks_against_clock(level, budget), level
+    assert LEVELS["hard"] == ("expert", Budget(worlds=40_000))

@@ -95,7 +95,8 @@ def run_train(args: argparse.Namespace) -> int:
             f = item.fitted
             print(f"{item.game} {item.role}: {item.path} — {f.rows:,} positions, "
                   f"{f.held_out:,} held out: accuracy {100 * f.accuracy:.1f}% "
-                  f"(uniform {100 * f.uniform_accuracy:.1f}%), loss {f.loss:.3f} "
+                  f"(uniform {100 * f.uniform_accuracy:.1f}%, the greedy's move "
+                  f"{100 * f.greedy_accuracy:.1f}%), loss {f.loss:.3f} "
                   f"(uniform {f.uniform_loss:.3f}), epoch {f.epoch}", flush=True)
     return 0
 

@@ -17,7 +17,7 @@ import numpy as np
 from dominolab.core import OptionError
 from dominolab.lab.train.config import GameConfig
 from dominolab.lab.train.positions import Positions
-from dominolab.players.policy import FEATURES_VERSION, SLOTS, Network
+from dominolab.players.policy import FEATURES_VERSION, PRIVATE_SIZE, SLOTS, Network
 
 #: what a fitted epoch reports: (epoch, epochs, held-out loss, held-out accuracy)
 EpochCallback = Callable[[int, int, float, float], None]
@@ -37,7 +37,8 @@ def require_torch() -> Any:
 class Fitted:
     """A fitted network and how well it predicts the held-out choices: mean negative
     log-likelihood, top-1 accuracy, and the same for a uniform choice among the legal
-    slots (the floor it must beat)."""
+    slots (the floor it must beat); ``greedy_accuracy``: how often the choice was the
+    greedy's move (what a network that only copied its greedy input would score)."""
 
     network: Network
     rows: int
@@ -46,6 +47,7 @@ class Fitted:
     accuracy: float
     uniform_loss: float
     uniform_accuracy: float
+    greedy_accuracy: float
     epoch: int
 
 
@@ -120,13 +122,16 @@ def fit(config: GameConfig, positions: Positions, role: str, *,
     weights = tuple(state[k].numpy().T.copy() for k in linear)
     biases = tuple(state[k.replace(".weight", ".bias")].numpy().copy() for k in linear)
     legal_counts = held.legal.sum(axis=1)
+    greedy = float(np.mean(held.private[np.arange(len(held)), PRIVATE_SIZE - SLOTS
+                                        + held.chosen.astype(np.int64)]))
     meta = {"game": config.game, "role": role, "config": config.digest(),
             "features": FEATURES_VERSION, "rows": len(train), "held_out": len(held),
             "held_out_loss": round(loss_value, 6), "held_out_accuracy": round(accuracy, 6),
+            "held_out_greedy_accuracy": round(greedy, 6),
             "epoch": epoch, "torch": str(torch.__version__), "machine": platform.machine()}
     return Fitted(Network(weights, biases, meta), len(train), len(held), loss_value,
                   accuracy, float(np.mean(np.log(legal_counts))),
-                  float(np.mean(1.0 / legal_counts)), epoch)
+                  float(np.mean(1.0 / legal_counts)), greedy, epoch)
 
 
 __all__ = ["EpochCallback", "Fitted", "fit", "require_torch", "split"]
