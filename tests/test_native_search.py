@@ -7,6 +7,7 @@ and a ValueError, never a crash, for nonsense."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import random
 import threading
 from collections.abc import Callable, Iterator
@@ -93,24 +94,32 @@ def _special(view: View) -> set[str]:
     return out
 
 
-def _searched_positions(game: str, options: Options) -> list[tuple[Match, View]]:
-    """Every third position of two matches, and the first few positions with a special
+def _searched_positions(game: str, options: Options, regular: int | None = None,
+                        specials: int = 6) -> list[tuple[Match, View]]:
+    """Every third position of two matches (or only the first ``regular`` positions, a
+    seventh apart, of the first match), and the first ``specials`` positions with a special
     move (a luzak, a pending draw, a keep) in up to 60 matches."""
-    out = [(m.copy(), v) for m, v in _positions(game, options, range(2), every=3)]
+    if regular is None:
+        chosen = _positions(game, options, range(2), every=3)
+    else:
+        chosen = itertools.islice(_positions(game, options, range(1), every=7), regular)
+    out = [(m.copy(), v) for m, v in chosen]
     special = 0
     for match, view in _positions(game, options, range(2, 62), every=1):
         if _special(view) and view.legal_moves:
             out.append((match.copy(), view))
             special += 1
-            if special == 6:
+            if special == specials:
                 break
     return out
 
 
-@pytest.mark.parametrize(("game", "options"), OPTION_SETS)
-def test_native_search_is_well_formed_in_every_game(game: str, options: Options) -> None:
+def _check_search_is_well_formed(game: str, options: Options,
+                                 positions: list[tuple[Match, View]]) -> None:
+    """The three searching players' answers at ``positions`` are well formed, and the
+    positions include each game's special moves."""
     seen: set[str] = set()
-    for n, (match, view) in enumerate(_searched_positions(game, options)):
+    for n, (match, view) in enumerate(positions):
         expert = ExpertPlayer(random.Random(n)).analyse(view, Budget(worlds=30))
         _well_formed(expert, view, True)
         assert sum(v.worlds for v in distinct(expert, view)) == 30  # a class counts once
@@ -128,6 +137,20 @@ def test_native_search_is_well_formed_in_every_game(game: str, options: Options)
         assert ("keep" in seen) == (not getattr(options, "must_play_drawn", True))
     else:
         assert "luzak" in seen
+
+
+@pytest.mark.parametrize(("game", "options"), OPTION_SETS)
+def test_native_search_is_well_formed_in_a_few_positions(game: str, options: Options) -> None:
+    """Every option set, at four positions of a match and the first two with a special
+    move: a few seconds in all (the full set below is slow, and runs in the daily sample)."""
+    _check_search_is_well_formed(game, options,
+                                 _searched_positions(game, options, regular=4, specials=2))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("game", "options"), OPTION_SETS)
+def test_native_search_is_well_formed_in_every_game(game: str, options: Options) -> None:
+    _check_search_is_well_formed(game, options, _searched_positions(game, options))
 
 
 def test_fixed_iterations_repeat_exactly() -> None:

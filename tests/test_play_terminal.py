@@ -281,9 +281,11 @@ def test_opponents_by_level_player_and_budget(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_skips_a_slow_review(tmp_path: Path) -> None:
+    """The review of several moves at 2 s each is interrupted in its first; the skip comes
+    as that position's search ends (a budget of 10 s a move made the test wait that long)."""
     child = _spawn(tmp_path, "luzak", "--seed", "3", "--no-color", "--option", "target=1",
                    "--option", "even-hands=no", "--opponent", "greedy",
-                   DOMINOLAB_HINT_BUDGET="1000000w,10s")
+                   DOMINOLAB_HINT_BUDGET="1000000w,2s")
     for _ in range(12):
         if child.expect([PROMPT, r"Reviewing your \d+ moves… \(Ctrl-C skips\)"]) == 1:
             break

@@ -2,9 +2,9 @@
 worker processes) as in a local run, matches sent in batches, and a clear message within a
 deadline when the cluster cannot be used: nothing there, something there that is not a Dask
 scheduler (silent, a web server, a worker), an address of another protocol, or a scheduler
-without workers. A run always ends: when every worker is killed mid-run, or the scheduler,
-it stops with one line within 60 s and ``--resume`` finishes its file; Ctrl-C prints the
-"interrupted" line alone."""
+without workers. A run always ends: when every worker is killed mid-run (after
+``--no-workers-timeout`` seconds), or the scheduler, it stops with one line within 60 s and
+``--resume`` finishes its file; Ctrl-C prints the "interrupted" line alone."""
 
 from __future__ import annotations
 
@@ -25,13 +25,16 @@ from typing import Any
 
 import pytest
 
-from dominolab.cli.main import main
+from dominolab.cli.main import build_parser, main
+from dominolab.core import OptionError
 from dominolab.lab import ClusterError, connect_cluster, make_setup, run_tasks, simulate_to_file
 from dominolab.lab.pool import (
     CONNECT_TIMEOUT,
     MAX_BATCH,
+    MAX_NO_WORKERS_TIMEOUT,
     NO_WORKERS_TIMEOUT,
     batch_size,
+    check_no_workers_timeout,
     scheduler_address,
 )
 
@@ -342,11 +345,12 @@ def process_cluster(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[byte
 LONG_RUN = ["--game", "luzak", "--players", "greedy,greedy", "--matches", "6000", "--seed", "7"]
 
 
-def _start_run(address: str, out: Path) -> subprocess.Popen[str]:
-    """``simulate --scheduler`` in a process of its own, once it has written a match."""
+def _start_run(address: str, out: Path, *more: str) -> subprocess.Popen[str]:
+    """``simulate --scheduler`` (and ``more`` arguments) in a process of its own, once it
+    has written a match."""
     run = subprocess.Popen(
         [sys.executable, "-m", "dominolab.cli.main", "simulate", *LONG_RUN, "--scheduler",
-         address, "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+         address, "--out", str(out), *more], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
     _until(lambda: _matches_in(out) > 0 or run.poll() is not None, 60,
            "the run wrote a match")
@@ -389,23 +393,77 @@ def _assert_resumes(out: Path, written: int, unbroken: bytes) -> None:
     assert out.read_bytes() == unbroken
 
 
+#: the --no-workers-timeout of the run whose workers are killed: the default's 30 s would
+#: be waited out in full, and this is as telling
+NO_WORKERS_SECONDS = 2.0
+
+
 @pytest.mark.timeout(240)
 def test_a_run_whose_workers_all_die_ends_with_one_line_and_resumes(tmp_path: Path,
                                                                    unbroken_run: bytes) -> None:
     out = tmp_path / "run.jsonl"
     with process_cluster(tmp_path) as (address, _, workers):
-        run = _start_run(address, out)
+        run = _start_run(address, out, "--no-workers-timeout", f"{NO_WORKERS_SECONDS:g}")
         os.killpg(workers.pid, signal.SIGKILL)  # every worker and their nanny, at once
         code, err, seconds = _ended(run, 60)
     assert code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err, err
-    assert NO_WORKERS_TIMEOUT <= seconds < 60
+    assert NO_WORKERS_SECONDS <= seconds < NO_WORKERS_TIMEOUT  # the flag's, not the default
     written = _matches_in(out)
     assert 0 < written < 6000
     assert err == (f"dominolab simulate: the Dask cluster has had no workers for "
-                   f"{NO_WORKERS_TIMEOUT:g} s (start some: dask worker {address}); the run "
+                   f"{NO_WORKERS_SECONDS:g} s (start some: dask worker {address}); the run "
                    f"stopped: {out} holds the {written} whole matches finished (of 6000); "
                    f"--resume continues it\n")
     _assert_resumes(out, written, unbroken_run)
+
+
+def test_the_no_workers_timeout_default_and_bounds(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = build_parser()
+    assert parser.parse_args(["simulate", "--game", "luzak"]).no_workers_timeout is None
+    given = parser.parse_args(["simulate", "--game", "luzak", "--no-workers-timeout", "0.5"])
+    assert given.no_workers_timeout == 0.5
+    with pytest.raises(SystemExit):
+        main(["simulate", "--help"])
+    assert f"(default: {NO_WORKERS_TIMEOUT:g}," in " ".join(capsys.readouterr().out.split())
+    assert check_no_workers_timeout(2) == 2.0
+    assert check_no_workers_timeout(MAX_NO_WORKERS_TIMEOUT) == MAX_NO_WORKERS_TIMEOUT
+    for bad in (0, -1.0, MAX_NO_WORKERS_TIMEOUT + 1, float("nan"), float("inf"), True, "2"):
+        with pytest.raises(OptionError, match=r"no_workers_timeout must be above 0 and at "
+                                              r"most 86400 seconds, not "):
+            check_no_workers_timeout(bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("value", "words"), [
+    ("0", "0 must be above 0 and at most 86400"),
+    ("-2", "is not a number written with the plain digits"),
+    ("nan", "is not a number written with the plain digits"),
+    ("86401", "86401 must be above 0 and at most 86400"),
+])
+def test_a_bad_no_workers_timeout_is_refused(value: str, words: str, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "never.jsonl"
+    with pytest.raises(SystemExit) as info:
+        main(["simulate", "--game", "luzak", "--matches", "2", "--out", str(out),
+              "--scheduler", "tcp://127.0.0.1:1", "--no-workers-timeout", value])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --no-workers-timeout" in err and words in err, err
+    assert "Traceback" not in err and not out.exists()
+
+
+def test_the_no_workers_timeout_needs_a_scheduler(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "never.jsonl"
+    assert main(["simulate", "--game", "luzak", "--matches", "2", "--out", str(out),
+                 "--no-workers-timeout", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "--no-workers-timeout is for a run on a cluster: give it with --scheduler" in err
+    assert len(err.splitlines()) == 1 and not out.exists()
+    # the library checks it before the file or the cluster is touched
+    setup = make_setup("luzak", "greedy,random", matches=2, seed=1)
+    with pytest.raises(OptionError, match="no_workers_timeout must be above 0"):
+        simulate_to_file(setup, out, scheduler="tcp://127.0.0.1:1", no_workers_timeout=0)
+    assert not out.exists()
 
 
 @pytest.mark.timeout(240)

@@ -54,11 +54,13 @@ def test_backup_while_a_server_plays_keeps_every_finished_game(tmp_path: Path) -
     live = tmp_path / "games.sqlite3"
     copy = tmp_path / "backup.sqlite3"
     figures: dict[str, Any] = {}
+    ended = threading.Event()
     with ServerProcess(live) as server:
-        # play for 12 s: the backup begins after about 4 s (the two finished matches) and
-        # takes one; every second more was spent only waiting for the play to end
+        # play until the backup is taken (at most 90 s): it begins after about 4 s (the two
+        # finished matches) and takes one; the play then ends at once (it had a fixed 12 s,
+        # most of them spent only waiting for the play to end)
         player = threading.Thread(target=lambda: figures.update(
-            play_games([server.base], 30, 12, 0.03)))
+            play_games([server.base], 30, 90, 0.03, ended=ended)))
         player.start()
         try:
             # some matches over and others still being played
@@ -75,9 +77,11 @@ def test_backup_while_a_server_plays_keeps_every_finished_game(tmp_path: Path) -
             contents = backup(live, copy, step_pages=1, pause=0.01)
             after = moves_by_game(live)
         finally:
+            ended.set()
             player.join(120)
     assert not player.is_alive()
     assert figures["errors"] == 0 and figures["lost_moves"] == 0, figures
+    assert figures["seconds"] < 60, figures  # the play ended with the backup, not at 90 s
     stored_before = sum(len(m) for _, m in before.values())
     stored_after = sum(len(m) for _, m in after.values())
     assert stored_after > stored_before, "no move was stored while the backup ran"

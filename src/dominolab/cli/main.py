@@ -393,6 +393,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="play on the Dask cluster of this scheduler instead of local "
                         "processes; the same file as a local run (needs: pip install "
                         "'dominolab[cluster]')")
+    p.add_argument("--no-workers-timeout", type=TIMEOUT, default=None, metavar="SECONDS",
+                   help="with --scheduler: stop the run (keeping its whole matches, for "
+                        "--resume) once the cluster has had no workers for this long "
+                        "(default: 30, lab/pool.py's NO_WORKERS_TIMEOUT; at most a day)")
     p.add_argument("--out", metavar="FILE", default=None,
                    help="the result file (default: sim-GAME-SEED.jsonl, with each option "
                         "that differs from its default: sim-widelec-1-edge-double=no.jsonl; "

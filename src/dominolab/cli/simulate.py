@@ -29,6 +29,7 @@ from dominolab.cli.inputs import MAX_MATCHES, MAX_WORKERS, check_player_text
 from dominolab.cli.interrupt import EXIT_INTERRUPTED
 from dominolab.cli.progress import Progress
 from dominolab.core import OptionError
+from dominolab.lab.pool import NO_WORKERS_TIMEOUT
 from dominolab.lab.simfile import require_pyarrow
 from dominolab.lab.simulate import (
     FileMode,
@@ -56,6 +57,10 @@ def _check_args(args: argparse.Namespace) -> None:
     if getattr(args, "scheduler", None) is not None and args.workers is not None:
         raise OptionError("give --workers or --scheduler, not both (on a cluster its "
                           "workers play)")
+    if (getattr(args, "no_workers_timeout", None) is not None
+            and getattr(args, "scheduler", None) is None):
+        raise OptionError("--no-workers-timeout is for a run on a cluster: give it with "
+                          "--scheduler")
     if getattr(args, "force", False) and getattr(args, "resume", False):
         raise OptionError("give --force (start the file afresh) or --resume (continue it), "
                           "not both")
@@ -82,6 +87,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     resume = bool(getattr(args, "resume", False))
     force = bool(getattr(args, "force", False))
     kind: OutKind = getattr(args, "format", "jsonl")
+    no_workers: float | None = getattr(args, "no_workers_timeout", None)
     setups = make_sweep(args.game, args.players, args.matches, args.seed, args.option)
     if len(setups) > 1 and args.out is not None:
         raise OptionError(f"--out names one file, but the options sweep {len(setups)} runs; "
@@ -103,8 +109,9 @@ def run_simulate(args: argparse.Namespace) -> int:
         bar = Progress("matches")
         interrupted = False
         try:
-            outcome = simulate_to_file(setup, out, args.workers, bar, scheduler,
-                                       mode=mode, kind=kind)
+            outcome = simulate_to_file(
+                setup, out, args.workers, bar, scheduler, mode=mode, kind=kind,
+                no_workers_timeout=NO_WORKERS_TIMEOUT if no_workers is None else no_workers)
         except SimInterrupted as stop:
             outcome = stop.outcome
             interrupted = True

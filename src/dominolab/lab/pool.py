@@ -41,6 +41,10 @@ ProgressCallback = Callable[[int, int], None]
 
 #: how often, in seconds, a waiting runner calls ``tick``
 TICK_SECONDS: Final = 0.5
+#: a cluster without a worker for this long, in seconds, while tasks wait, is an error (the
+#: default of ``no_workers_timeout``); at most :data:`MAX_NO_WORKERS_TIMEOUT`
+NO_WORKERS_TIMEOUT: Final = 30.0
+MAX_NO_WORKERS_TIMEOUT: Final = 86_400.0
 
 
 def check_workers(workers: int | None) -> int:
@@ -53,6 +57,17 @@ def check_workers(workers: int | None) -> int:
     return workers
 
 
+def check_no_workers_timeout(seconds: float) -> float:
+    """``seconds``, how long a cluster may have no worker before a run on it stops, if it is
+    a number above 0 and at most :data:`MAX_NO_WORKERS_TIMEOUT` (a day); else
+    :class:`~dominolab.core.OptionError` naming it."""
+    if (isinstance(seconds, bool) or not isinstance(seconds, int | float)
+            or not 0 < seconds <= MAX_NO_WORKERS_TIMEOUT):
+        raise OptionError(f"no_workers_timeout must be above 0 and at most "
+                          f"{MAX_NO_WORKERS_TIMEOUT:g} seconds, not {seconds!r}")
+    return float(seconds)
+
+
 def _init_worker(parent: int) -> None:
     """Pool workers leave Ctrl-C to the parent, which stops them all, and end when the
     parent is killed rather than live on as orphans."""
@@ -62,7 +77,8 @@ def _init_worker(parent: int) -> None:
 
 def run_tasks(func: Callable[[T], R], tasks: Sequence[T], take: Callable[[R], None], *,
               workers: int = 1, client: Any = None,
-              tick: Callable[[], None] | None = None, batch: int | None = None) -> None:
+              tick: Callable[[], None] | None = None, batch: int | None = None,
+              no_workers_timeout: float = NO_WORKERS_TIMEOUT) -> None:
     """Run ``func`` on every task; ``take`` each result in this process as it finishes,
     then call ``tick`` (also about twice a second while waiting).
 
@@ -71,16 +87,18 @@ def run_tasks(func: Callable[[T], R], tasks: Sequence[T], take: Callable[[R], No
     batches of ``batch`` tasks (default: :func:`batch_size`). On Ctrl-C (or when ``take`` or
     ``tick`` raises) the processes are stopped, the tasks still queued on a cluster are
     released (the scheduler forgets them), and the exception propagates. On a cluster
-    that has had no worker (or whose scheduler has not answered) for
-    :data:`NO_WORKERS_TIMEOUT` seconds, or whose scheduler is lost, :class:`ClusterError`
-    is raised: every wait on a cluster has a deadline."""
+    that has had no worker (or whose scheduler has not answered) for ``no_workers_timeout``
+    seconds (default :data:`NO_WORKERS_TIMEOUT`; :func:`check_no_workers_timeout`), or
+    whose scheduler is lost, :class:`ClusterError` is raised: every wait on a cluster has a
+    deadline."""
 
     def ticked() -> None:
         if tick is not None:
             tick()
 
     if client is not None:
-        _run_on_cluster(client, func, tasks, take, ticked, batch)
+        _run_on_cluster(client, func, tasks, take, ticked, batch,
+                        check_no_workers_timeout(no_workers_timeout))
         return
     processes = min(workers, len(tasks))
     if processes <= 1:
@@ -410,10 +428,6 @@ MAX_BATCH: Final = 500
 BATCHES_PER_THREAD: Final = 4
 #: batches in flight per worker thread (the client holds no more futures than this)
 IN_FLIGHT_PER_THREAD: Final = 2
-#: a cluster without a worker for this long, in seconds, while tasks wait, is an error
-NO_WORKERS_TIMEOUT: Final = 30.0
-
-
 def batch_size(tasks: int, threads: int) -> int:
     """Tasks per Dask task: enough batches to keep ``threads`` worker threads busy and
     balanced (:data:`BATCHES_PER_THREAD` each), at most :data:`MAX_BATCH` tasks each."""
@@ -428,12 +442,12 @@ def _run_batch(func: Callable[[T], R], batch: Sequence[T]) -> list[R]:
 
 def _run_on_cluster(client: Any, func: Callable[[T], R], tasks: Sequence[T],
                     take: Callable[[R], None], tick: Callable[[], None],
-                    batch: int | None) -> None:
+                    batch: int | None, no_workers_timeout: float) -> None:
     """Batches of tasks as Dask tasks, a bounded number in flight; ``take`` each result as
     its batch completes, ``tick`` about twice a second. Every request to the cluster has a
     deadline (:data:`CALL_TIMEOUT`; a batch's result, when the worker holding it is gone,
     is waited for again as Dask runs the batch anew). Raises :class:`ClusterError` when no
-    worker has been seen, or the scheduler has not answered, for :data:`NO_WORKERS_TIMEOUT`
+    worker has been seen, or the scheduler has not answered, for ``no_workers_timeout``
     seconds, or the scheduler is lost; on any exception the batches in flight are released
     (the scheduler then forgets those still queued) without waiting on the cluster."""
     import distributed
@@ -487,8 +501,9 @@ def _run_on_cluster(client: Any, func: Callable[[T], R], tasks: Sequence[T],
                     answered = threads is not None
                     if threads:
                         seen = now
-                    elif now - seen >= NO_WORKERS_TIMEOUT:
-                        raise ClusterError(_no_workers(address, answered))
+                    elif now - seen >= no_workers_timeout:
+                        raise ClusterError(_no_workers(address, answered,
+                                                       no_workers_timeout))
                 tick()
     except (distributed.CancelledError, CommClosedError):  # the scheduler is gone: its
         # futures are cancelled, or the call in progress finds its connection closed
@@ -516,12 +531,12 @@ def _cluster_threads(client: Any, address: str | None) -> int | None:
                            f"within {CALL_TIMEOUT:g} s") from None
 
 
-def _no_workers(address: str, answered: bool) -> str:
+def _no_workers(address: str, answered: bool, seconds: float) -> str:
     if not answered:
-        return (f"the Dask scheduler {address!r} has not answered for "
-                f"{NO_WORKERS_TIMEOUT:g} s (is it still running?)")
-    return (f"the Dask cluster has had no workers for {NO_WORKERS_TIMEOUT:g} s (start some: "
-            f"dask worker {address})")
+        return (f"the Dask scheduler {address!r} has not answered for {seconds:g} s (is it "
+                f"still running?)")
+    return (f"the Dask cluster has had no workers for {seconds:g} s (start some: dask worker "
+            f"{address})")
 
 
 def _release(futures: set[Any]) -> None:
@@ -533,6 +548,7 @@ def _release(futures: set[Any]) -> None:
 
 
 __all__ = ["BATCHES_PER_THREAD", "CALL_TIMEOUT", "CLUSTER_HINT", "CONNECT_TIMEOUT",
-           "IN_FLIGHT_PER_THREAD", "MAX_BATCH", "NO_WORKERS_TIMEOUT", "ClusterError",
-           "ProgressCallback", "WorkerLost", "batch_size", "check_workers", "close_client",
+           "IN_FLIGHT_PER_THREAD", "MAX_BATCH", "MAX_NO_WORKERS_TIMEOUT", "NO_WORKERS_TIMEOUT",
+           "ClusterError", "ProgressCallback", "WorkerLost", "batch_size",
+           "check_no_workers_timeout", "check_workers", "close_client",
            "cluster_client", "connect_cluster", "run_tasks", "scheduler_address"]

@@ -35,8 +35,10 @@ from dominolab import __version__
 from dominolab.core import RULES_VERSION, DominoError, OptionError, Options, get_game
 from dominolab.lab.play import play_match_facts, resolve_player
 from dominolab.lab.pool import (
+    NO_WORKERS_TIMEOUT,
     ClusterError,
     ProgressCallback,
+    check_no_workers_timeout,
     check_workers,
     cluster_client,
     run_tasks,
@@ -247,7 +249,8 @@ class TextSink(Protocol):
 
 def run_simulation(setup: SimSetup, out: TextSink, workers: int | None = None,
                    progress_callback: ProgressCallback | None = None,
-                   scheduler: Any = None, first: int = 0) -> SimOutcome:
+                   scheduler: Any = None, first: int = 0, *,
+                   no_workers_timeout: float = NO_WORKERS_TIMEOUT) -> SimOutcome:
     """Play ``setup`` and write its file to ``out`` (the header first, then each match's
     lines once the match and every one before it are complete; ``out`` is flushed after
     each match). ``first``: ``out`` already holds the header and matches ``0 .. first-1``
@@ -255,14 +258,17 @@ def run_simulation(setup: SimSetup, out: TextSink, workers: int | None = None,
     (default: every core; 1 plays in this process).
     ``scheduler``: run on a Dask cluster instead (``workers`` is then not used): its
     scheduler's address ``tcp://HOST:PORT`` (see :func:`~dominolab.lab.pool.connect_cluster`)
-    or a connected ``distributed.Client``; the file is the same as a local run's.
-    ``progress_callback(done, total)`` counts finished matches and is also called about
-    twice a second while waiting. Raises :class:`SimInterrupted` on Ctrl-C (or when the
-    callback raises :class:`KeyboardInterrupt`), and :class:`SimStopped` when the cluster
-    is lost mid-run, after which ``out`` holds whole matches."""
+    or a connected ``distributed.Client``; the file is the same as a local run's; a cluster
+    without a worker for ``no_workers_timeout`` seconds stops the run
+    (:func:`~dominolab.lab.pool.run_tasks`). ``progress_callback(done, total)`` counts
+    finished matches and is also called about twice a second while waiting. Raises
+    :class:`SimInterrupted` on Ctrl-C (or when the callback raises
+    :class:`KeyboardInterrupt`), and :class:`SimStopped` when the cluster is lost mid-run,
+    after which ``out`` holds whole matches."""
     if isinstance(scheduler, str):
         with cluster_client(scheduler) as client:
-            return run_simulation(setup, out, workers, progress_callback, client, first)
+            return run_simulation(setup, out, workers, progress_callback, client, first,
+                                  no_workers_timeout=no_workers_timeout)
     processes = check_workers(workers)
     total = setup.matches
     if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first <= total:
@@ -295,7 +301,8 @@ def run_simulation(setup: SimSetup, out: TextSink, workers: int | None = None,
     tasks = [(setup, i) for i in range(first, total)]
     try:
         report()
-        run_tasks(_run_task, tasks, take, workers=processes, client=scheduler, tick=report)
+        run_tasks(_run_task, tasks, take, workers=processes, client=scheduler, tick=report,
+                  no_workers_timeout=no_workers_timeout)
     except KeyboardInterrupt:
         raise SimInterrupted(outcome(True)) from None
     except ClusterError as exc:
@@ -370,7 +377,8 @@ def check_out_name(path: str | os.PathLike[str]) -> None:
 def simulate_to_file(setup: SimSetup, path: str | os.PathLike[str], workers: int | None = None,
                      progress_callback: ProgressCallback | None = None,
                      scheduler: Any = None, mode: FileMode = "replace",
-                     kind: OutKind = "jsonl") -> SimOutcome:
+                     kind: OutKind = "jsonl", *,
+                     no_workers_timeout: float = NO_WORKERS_TIMEOUT) -> SimOutcome:
     """:func:`run_simulation` into the file ``path``: JSON Lines (UTF-8, ``\\n`` line
     ends), or with ``kind="parquet"`` Parquet (a
     :class:`~dominolab.lab.simfile.ParquetSimWriter`; needs pyarrow, else
@@ -384,14 +392,18 @@ def simulate_to_file(setup: SimSetup, path: str | os.PathLike[str], workers: int
     appended to). The file is checked first; then, with a ``scheduler`` address, the
     cluster is connected: if that fails (:class:`~dominolab.lab.pool.ClusterError`), the
     file is not touched. A cluster lost mid-run raises :class:`SimStopped`, its message
-    naming the file and the whole matches it holds."""
+    naming the file and the whole matches it holds, as does one without a worker for
+    ``no_workers_timeout`` seconds (checked first:
+    :func:`~dominolab.lab.pool.check_no_workers_timeout`)."""
+    check_no_workers_timeout(no_workers_timeout)
     if mode not in ("replace", "new", "resume"):
         raise OptionError(f"mode must be replace, new or resume, not {mode!r}")
     if kind not in OUT_KINDS:
         raise OptionError(f"kind must be {' or '.join(OUT_KINDS)}, not {kind!r}")
     check_out_name(path)
     if kind == "parquet":
-        return _simulate_to_parquet(setup, path, workers, progress_callback, scheduler, mode)
+        return _simulate_to_parquet(setup, path, workers, progress_callback, scheduler, mode,
+                                    no_workers_timeout)
     first, keep = resume_point(setup, path) if mode == "resume" else (0, 0)
     if mode == "new" and os.path.isfile(path):
         raise OutputExists(f"{os.fspath(path)} exists (not replaced)")
@@ -409,7 +421,7 @@ def simulate_to_file(setup: SimSetup, path: str | os.PathLike[str], workers: int
         try:
             with open(path, fh_mode, encoding="utf-8", newline="\n") as out:
                 return run_simulation(setup, cast(TextIO, out), workers, progress_callback,
-                                      client, first)
+                                      client, first, no_workers_timeout=no_workers_timeout)
         except SimStopped as stop:
             raise _stopped_in(stop, path, "--resume continues it") from None
         except FileExistsError:
@@ -425,7 +437,7 @@ def _stopped_in(stop: SimStopped, path: str | os.PathLike[str], then: str) -> Si
 
 def _simulate_to_parquet(setup: SimSetup, path: str | os.PathLike[str], workers: int | None,
                          progress_callback: ProgressCallback | None, scheduler: Any,
-                         mode: FileMode) -> SimOutcome:
+                         mode: FileMode, no_workers_timeout: float) -> SimOutcome:
     if mode == "resume":
         raise ResumeUnsupported(
             f"cannot resume {os.fspath(path)}: only JSON Lines runs can be continued (a "
@@ -437,7 +449,8 @@ def _simulate_to_parquet(setup: SimSetup, path: str | os.PathLike[str], workers:
     with cluster_client(scheduler) as client:
         try:
             with ParquetSimWriter(path, exclusive=mode == "new") as out:
-                return run_simulation(setup, out, workers, progress_callback, client)
+                return run_simulation(setup, out, workers, progress_callback, client,
+                                      no_workers_timeout=no_workers_timeout)
         except SimStopped as stop:
             raise _stopped_in(stop, path, "it cannot be continued (JSON Lines can)") from None
         except FileExistsError:

@@ -540,7 +540,8 @@ def _latency_figures(seconds: list[float]) -> dict[str, float | None]:
 async def _run(bases: Sequence[str], games: int, seconds: float, think: float, game: str,
                seed: int, abuse: bool = False, computer_games: int = 0,
                level: str = "easy", cpu: Callable[[], CpuSample] | None = None,
-               beside: StudyBeside | None = None) -> dict[str, Any]:
+               beside: StudyBeside | None = None, ended: threading.Event | None = None
+               ) -> dict[str, Any]:
     ports = [int(base.rsplit(":", 1)[1]) for base in bases]
     abuser = Abuser(ports[0]) if abuse else None
     if abuser is not None:
@@ -548,7 +549,7 @@ async def _run(bases: Sequence[str], games: int, seconds: float, think: float, g
         await asyncio.to_thread(abuser.start)
     try:
         result = await _play(bases, ports, games, seconds, think, game, seed, computer_games,
-                             level, cpu, beside)
+                             level, cpu, beside, ended)
     finally:
         abused = abuser.stop() if abuser is not None else None
     if abused is not None:
@@ -563,6 +564,16 @@ async def _run(bases: Sequence[str], games: int, seconds: float, think: float, g
     return result
 
 
+async def _window(seconds: float, ended: threading.Event | None) -> None:
+    """``seconds``, or until ``ended`` is set if that comes first (looked at every 50 ms)."""
+    if ended is None:
+        await asyncio.sleep(seconds)
+        return
+    deadline = time.monotonic() + seconds
+    while not ended.is_set() and (left := deadline - time.monotonic()) > 0:
+        await asyncio.sleep(min(0.05, left))
+
+
 def server_of(index: int, seat: int, servers: int) -> int:
     """Which of ``servers`` servers game ``index``'s ``seat`` plays on: the two seats of a
     game on different ones (given two or more)."""
@@ -572,12 +583,14 @@ def server_of(index: int, seat: int, servers: int) -> int:
 async def _play(bases: Sequence[str], ports: Sequence[int], games: int, seconds: float,
                 think: float, game: str, seed: int, computer_games: int = 0,
                 level: str = "easy", cpu: Callable[[], CpuSample] | None = None,
-                beside: StudyBeside | None = None) -> dict[str, Any]:
-    """Create the games, connect their clients, play for ``seconds`` and wait for the
-    answers still due. ``cpu()``, sampled as the first move may go and once the last
-    answer is in, gives the processor time per move: that of playing alone, not of
-    creating the games or connecting their clients. ``beside``, a study, is started as the
-    first move may go and stopped as the last may (its figures under ``study``)."""
+                beside: StudyBeside | None = None, ended: threading.Event | None = None
+                ) -> dict[str, Any]:
+    """Create the games, connect their clients, play for ``seconds`` (or until ``ended`` is
+    set, if sooner) and wait for the answers still due. ``cpu()``, sampled as the first
+    move may go and once the last answer is in, gives the processor time per move: that of
+    playing alone, not of creating the games or connecting their clients. ``beside``, a
+    study, is started as the first move may go and stopped as the last may (its figures
+    under ``study``)."""
     n = len(ports)
     runs: list[GameRun] = []
     for index in range(games):
@@ -617,7 +630,7 @@ async def _play(bases: Sequence[str], ports: Sequence[int], games: int, seconds:
     go.set()
     started = time.perf_counter()
     try:
-        await asyncio.sleep(seconds)
+        await _window(seconds, ended)
     finally:
         stop.set()  # no new moves; let the answers still due arrive, within a deadline
         studied = None if beside is None else await asyncio.to_thread(beside.stop)
@@ -1014,13 +1027,16 @@ class BackupLoop:
 
 
 def play_games(bases: Sequence[str], games: int, seconds: float, think: float,
-               game: str = "luzak", seed: int = 1) -> dict[str, Any]:
-    """Play ``games`` friend games between scripted clients for ``seconds`` against the
-    running servers ``bases`` (their base URLs), as one run of ``bench serve`` does, in an
-    event loop of its own; the run's figures (moves, latencies, errors, lost moves)."""
+               game: str = "luzak", seed: int = 1,
+               ended: threading.Event | None = None) -> dict[str, Any]:
+    """Play ``games`` friend games between scripted clients for ``seconds`` (or until
+    ``ended`` is set, if sooner: a caller that waits for something to happen during the
+    play ends it then) against the running servers ``bases`` (their base URLs), as one run
+    of ``bench serve`` does, in an event loop of its own; the run's figures (moves,
+    latencies, errors, lost moves)."""
     with ThreadPoolExecutor(1) as pool:
         figures: dict[str, Any] = pool.submit(
-            asyncio.run, _run(bases, games, seconds, think, game, seed)).result()
+            asyncio.run, _run(bases, games, seconds, think, game, seed, ended=ended)).result()
     return figures
 
 
