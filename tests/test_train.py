@@ -18,11 +18,11 @@ from dominolab.lab.train import (
     SHIPPED_CONFIG,
     load_config,
     parse_config,
-    role_rows,
     train_game,
 )
 from dominolab.lab.train.fit import fit, split
 from dominolab.lab.train.positions import (
+    FIELDS,
     PerturbedPlayer,
     Positions,
     make_positions,
@@ -36,7 +36,7 @@ TINY = {
     "seed": 3,
     "games": ["luzak-line"],
     "data": {"mix": ["greedy", "greedy~0.3", "pimc:6w"], "matches": 12, "validation": 0.25},
-    "player": {"teachers": ["pimc:6w"]},
+    "player": {"values": "pimc:6w"},
     "network": {"hidden": [16], "epochs": 3, "batch": 64},
 }
 
@@ -62,7 +62,7 @@ def test_positions_do_not_depend_on_workers(tiny_positions: tuple[object, Positi
     config, positions = tiny_positions
     assert isinstance(positions, Positions)
     again = make_positions(config, workers=2)  # type: ignore[arg-type]
-    for field in ("private", "public", "legal", "chosen", "player", "match"):
+    for field in FIELDS:
         assert np.array_equal(getattr(again, field), getattr(positions, field)), field
 
 
@@ -89,8 +89,10 @@ def test_train_end_to_end_and_same_config_same_bytes(tmp_path: Path) -> None:
         # it learned something: better than a uniform choice on the held-out matches
         assert one.fitted.loss < one.fitted.uniform_loss
     assert len(list((tmp_path / "cache").iterdir())) == 1
-    player_rows = role_rows(config, make_positions(config), "player")
-    assert set(np.unique(player_rows.player)) == {2}
+    positions = make_positions(config)
+    # the player's targets: each legal slot valued by the search, nothing elsewhere
+    assert (positions.values[~positions.legal] == 0).all()
+    assert np.abs(positions.values[positions.legal]).sum() > 0
 
 
 def test_a_network_reads_a_position_and_prefers_legal_moves(tmp_path: Path) -> None:
@@ -137,14 +139,15 @@ def test_perturbed_player_blunders_at_its_rate() -> None:
     ({"data": {"mix": ["greedy~x"], "matches": 5}}, "must be a number"),
     ({"data": {"mix": ["greedy"], "matches": 1}}, "data.matches"),
     ({"data": {"mix": ["greedy"], "matches": 5, "extra": 1}}, "unknown key 'extra'"),
-    ({"player": {"teachers": ["pimc:9w"]}}, "not in the mix"),
+    ({"player": {"values": "expert:9w"}}, "must be a search that values"),
+    ({"player": {"values": "pimc"}}, "thinks against the clock"),
     ({"network": {"hidden": []}}, "network.hidden"),
     ({"network": {"epochs": 0}}, "network.epochs"),
     ({"games": ["chess"]}, "no game 'chess'"),
     ({"colour": "red"}, "unknown key 'colour'"),
 ])
 def test_bad_configs_are_refused_in_words(change: dict[str, object], words: str) -> None:
-    raw = {**TINY, "player": {"teachers": ["greedy"]}, **change}
+    raw = {**TINY, **change}
     with pytest.raises(OptionError, match=words):
         parse_config(raw)
 
@@ -154,14 +157,14 @@ def test_the_shipped_config_reads_and_leaves_the_unseen_players_out() -> None:
     assert [c.game for c in configs] == ["luzak", "luzak-line", "widelec"]
     for c in configs:  # measured against them as players the networks never saw
         assert not any(s.startswith(("pimc-classic", "greedy-worst")) for s in c.data.mix)
-        assert set(c.teachers) <= set(c.data.mix)
+        assert c.values == "pimc:40w"
 
 
 def test_cli_trains_into_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / "tiny.toml"
     config.write_text(
         'seed = 3\ngames = ["luzak-line"]\n[data]\nmix = ["greedy", "greedy~0.3", '
-        '"pimc:6w"]\nmatches = 6\nvalidation = 0.34\n[player]\nteachers = ["pimc:6w"]\n'
+        '"pimc:6w"]\nmatches = 6\nvalidation = 0.34\n[player]\nvalues = "pimc:6w"\n'
         '[network]\nhidden = [8]\nepochs = 2\n', encoding="utf-8")
     assert main(["train", "--config", str(config), "--out", str(tmp_path / "nets"),
                  "--cache", "none", "--workers", "1"]) == 0
@@ -174,7 +177,7 @@ def test_cli_trains_into_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[
 @pytest.mark.parametrize(("text", "words"), [
     ("seed = [", "not a TOML file"),
     ('games = ["widelec"]\n[data]\nmix = ["greedy"]\nmatches = 4\n[player]\n'
-     'teachers = ["greedy"]\n', "no game luzak in the config"),
+     'values = "pimc:5w"\n', "no game luzak in the config"),
 ])
 def test_cli_refuses_bad_files(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                text: str, words: str) -> None:

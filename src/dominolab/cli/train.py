@@ -41,7 +41,8 @@ def add_parser(sub: Any) -> None:
                       "player) from one config; needs the train extra",
         description="Play seeded matches between the config's mix of players, keep every "
         "choice made, and fit each game's two networks (reading: every player's moves; "
-        "player: the teachers' moves) with PyTorch. The same config gives the same "
+        "player: the value a search gives every legal move) with PyTorch. The same config "
+        "gives the same "
         "weights on the same machine. See docs/strength.md, \"The learned networks\".")
     p.add_argument("--config", type=Path, default=SHIPPED_CONFIG, metavar="FILE",
                    help="the TOML config (default: the one that made the shipped networks, "

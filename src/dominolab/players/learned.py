@@ -25,7 +25,7 @@ from collections.abc import Mapping
 import numpy as np
 import numpy.typing as npt
 
-from dominolab.core import TILES, Move, Tile, View
+from dominolab.core import TILES, Move, OptionError, Tile, View
 from dominolab.core.worlds import HiddenWorlds
 from dominolab.players.base import Budget, legal_moves_of
 from dominolab.players.beliefs import ChoiceStep, Weighed, Weighing, choice_views
@@ -164,7 +164,7 @@ class LearnedPlayer:
             return legal[0]
         network = self.network or shipped(view.spec.name, "player")
         if network is None:
-            raise LookupError(f"no learned player network is shipped for {view.spec.name}: "
+            raise OptionError(f"no learned player network is shipped for {view.spec.name}: "
                               "dominolab train makes one")
         return best_slot_moves(network, view, legal)[0]
 

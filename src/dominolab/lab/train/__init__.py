@@ -5,9 +5,10 @@ with PyTorch (:mod:`~dominolab.lab.train.fit`, the ``train`` extra), written as 
 arrays the players read (:mod:`dominolab.players.policy`). Everything that decides the
 weights is one config (:mod:`~dominolab.lab.train.config`).
 
-Two roles a game: ``reading`` learns from every player of the mix (what any opponent is
-likely to play: the expert weighs the worlds it searches by it), ``player`` from the
-config's teachers only (the ``learned`` player plays its likeliest move).
+Two roles a game, both from every position of the mix: ``reading`` learns which move the
+player made (what any opponent is likely to play: the expert weighs the worlds it searches
+by it), ``player`` the value a search gives each legal move (the config's ``values``: the
+``learned`` player plays the move it values most, with no search of its own).
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
 
 from dominolab.lab.pool import ProgressCallback
 from dominolab.lab.train.config import SHIPPED_CONFIG, GameConfig, load_config, parse_config
@@ -35,14 +34,6 @@ class Trained:
     fitted: Fitted
 
 
-def role_rows(config: GameConfig, positions: Positions, role: str) -> Positions:
-    """The rows a role learns from: all (``reading``), or the teachers' (``player``)."""
-    if role == "reading":
-        return positions
-    wanted = [i for i, spec in enumerate(config.data.mix) if spec in config.teachers]
-    return positions.where(np.isin(positions.player, wanted))
-
-
 def train_game(config: GameConfig, out: Path, *, cache: Path | None = None, workers: int = 1,
                progress: ProgressCallback | None = None,
                epoch_done: Callable[[str], EpochCallback] | None = None,
@@ -54,7 +45,7 @@ def train_game(config: GameConfig, out: Path, *, cache: Path | None = None, work
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for role in ("reading", "player"):
-        fitted = fit(config, role_rows(config, positions, role), role,
+        fitted = fit(config, positions, role,
                      epoch_done=None if epoch_done is None else epoch_done(role))
         path = out / network_file(config.game, role)
         fitted.network.save(path)
@@ -63,4 +54,4 @@ def train_game(config: GameConfig, out: Path, *, cache: Path | None = None, work
 
 
 __all__ = ["SHIPPED_CONFIG", "GameConfig", "Positions", "Trained", "load_config",
-           "make_positions", "parse_config", "role_rows", "train_game"]
+           "make_positions", "parse_config", "train_game"]

@@ -17,7 +17,8 @@ A file::
     validation = 0.1          # the last tenth of the matches: held out to pick the epoch
 
     [player]
-    teachers = ["expert-plain:4000w"]   # the `learned` player learns from these moves only
+    values = "pimc:40w"       # the search whose value of every legal move the `learned`
+                              # player's network learns to give
 
     [network]
     hidden = [128, 128]
@@ -54,6 +55,9 @@ SHIPPED_CONFIG: Final = Path(__file__).with_name("networks.toml")
 #: a perturbed player's spec: NAME[:BUDGET]~CHANCE
 NOISE_MARK: Final = "~"
 _MAX_MATCHES: Final = 1_000_000
+#: the searches whose value of a move is its mean point margin to the hand's end (the
+#: expert's is a chance to win the match): the value targets
+SEARCHES: Final = ("pimc", "pimc-classic")
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,13 +88,13 @@ class GameConfig:
     game: str
     seed: int
     data: DataConfig
-    teachers: tuple[str, ...]
+    values: str
     network: NetworkConfig
 
     def data_digest(self) -> str:
         """A digest of what decides the positions (the cache's key)."""
         return _digest({"game": self.game, "seed": self.seed, "data": asdict(self.data),
-                        "features": FEATURES_VERSION})
+                        "values": self.values, "features": FEATURES_VERSION})
 
     def digest(self) -> str:
         """A digest of the whole config of this game and the features' version (written
@@ -118,7 +122,7 @@ def split_noise(spec: str) -> tuple[str, float]:
     return base, p
 
 
-def _check_player(spec: str, where: str) -> str:
+def _check_player(spec: Any, where: str) -> str:
     if not isinstance(spec, str):
         raise OptionError(f"{where}: a player is a text such as \"pimc:40w\", not {shown(spec)}")
     base, _ = split_noise(spec)
@@ -195,7 +199,7 @@ def parse_config(raw: Mapping[str, Any], where: str = "the config") -> tuple[Gam
         _known(data, {"mix", "matches", "validation"}, f"{where}: data")
         player = _merged(_table(raw.get("player", {}), f"{where}: player"),
                          _table(own.get("player", {}), f"{where}: games.{name}.player"))
-        _known(player, {"teachers"}, f"{where}: player")
+        _known(player, {"values"}, f"{where}: player")
         net = _merged(_table(raw.get("network", {}), f"{where}: network"),
                       _table(own.get("network", {}), f"{where}: games.{name}.network"))
         _known(net, {"hidden", "epochs", "batch", "learning_rate", "weight_decay"},
@@ -204,11 +208,10 @@ def parse_config(raw: Mapping[str, Any], where: str = "the config") -> tuple[Gam
         if not isinstance(hidden, list) or not hidden:
             raise OptionError(f"{where}: network.hidden must be a list of layer sizes")
         mix = _players(data.get("mix"), f"{where}: data.mix")
-        teachers = _players(player.get("teachers"), f"{where}: player.teachers")
-        missing = [t for t in teachers if t not in mix]
-        if missing:
-            raise OptionError(f"{where}: the teacher {shown(missing[0])} is not in the mix, "
-                              "so no match would have its moves")
+        values = _check_player(player.get("values", "pimc:40w"), f"{where}: player.values")
+        if split_noise(values)[1] or resolve_player(values)[0] not in SEARCHES:
+            raise OptionError(f"{where}: player.values must be a search that values every "
+                              f"move ({', '.join(SEARCHES)}), not {shown(values)}")
         out.append(GameConfig(
             game=game, seed=seed,
             data=DataConfig(
@@ -216,7 +219,7 @@ def parse_config(raw: Mapping[str, Any], where: str = "the config") -> tuple[Gam
                 matches=_whole(data.get("matches"), 2, _MAX_MATCHES, f"{where}: data.matches"),
                 validation=_number(data.get("validation", 0.1), 0.0, 0.5,
                                    f"{where}: data.validation")),
-            teachers=teachers,
+            values=values,
             network=NetworkConfig(
                 hidden=tuple(_whole(h, 1, 4096, f"{where}: network.hidden") for h in hidden),
                 epochs=_whole(net.get("epochs", 30), 1, 10_000, f"{where}: network.epochs"),

@@ -1,8 +1,12 @@
-"""Fitting a network to positions, with PyTorch (the ``train`` extra): cross-entropy of the
-chosen slot over the legal slots, Adam with weight decay, in mini-batches drawn by a seeded
-generator; each epoch the network is scored on the held-out matches, and the epoch that
-predicts them best is the one kept. One thread and deterministic kernels: the same
-positions and config give the same weights on the same machine.
+"""Fitting a network to positions, with PyTorch (the ``train`` extra): for the ``reading``
+role the cross-entropy of the chosen slot over the legal slots; for the ``player`` role the
+squared error of each legal slot's value (:attr:`Positions.values`, over
+:data:`~dominolab.players.policy.GAIN_SCALE` points), both sides centred on the row's mean
+over its legal slots (only the differences between moves decide a choice). AdamW in
+mini-batches drawn by a seeded generator; each epoch the network is scored on the held-out
+matches, and the epoch that predicts them best is the one kept. One thread and
+deterministic kernels: the same positions and config give the same weights on the same
+machine.
 """
 
 from __future__ import annotations
@@ -17,7 +21,13 @@ import numpy as np
 from dominolab.core import OptionError
 from dominolab.lab.train.config import GameConfig
 from dominolab.lab.train.positions import Positions
-from dominolab.players.policy import FEATURES_VERSION, PRIVATE_SIZE, SLOTS, Network
+from dominolab.players.policy import (
+    FEATURES_VERSION,
+    GAIN_SCALE,
+    PRIVATE_SIZE,
+    SLOTS,
+    Network,
+)
 
 #: what a fitted epoch reports: (epoch, epochs, held-out loss, held-out accuracy)
 EpochCallback = Callable[[int, int, float, float], None]
@@ -35,10 +45,11 @@ def require_torch() -> Any:
 
 @dataclass(frozen=True, slots=True)
 class Fitted:
-    """A fitted network and how well it predicts the held-out choices: mean negative
-    log-likelihood, top-1 accuracy, and the same for a uniform choice among the legal
-    slots (the floor it must beat); ``greedy_accuracy``: how often the choice was the
-    greedy's move (what a network that only copied its greedy input would score)."""
+    """A fitted network and how well it predicts the held-out positions: its loss, how often
+    its top slot is the one it should pick (the move chosen, for ``reading``; the search's
+    best, for ``player``), the same for a uniform choice among the legal slots (the floor it
+    must beat; the loss a uniform choice's for ``reading``), and ``greedy_accuracy``: how
+    often that slot is the greedy's move (what copying the greedy input would score)."""
 
     network: Network
     rows: int
@@ -74,12 +85,17 @@ def fit(config: GameConfig, positions: Positions, role: str, *,
     train, held = split(positions, config.data.validation)
     net_cfg = config.network
 
-    def tensors(p: Positions) -> tuple[Any, Any, Any, Any]:
+    def tensors(p: Positions) -> tuple[Any, Any, Any, Any, Any]:
         return (torch.from_numpy(p.private.astype(np.float32)), torch.from_numpy(p.public),
-                torch.from_numpy(p.legal), torch.from_numpy(p.chosen.astype(np.int64)))
+                torch.from_numpy(p.legal), torch.from_numpy(p.chosen.astype(np.int64)),
+                torch.from_numpy(p.values))
 
-    th, tp, tl, tc = tensors(train)
-    vh, vp, vl, vc = tensors(held)
+    big = torch.finfo(torch.float32).min
+    th, tp, tl, tc, tv = tensors(train)
+    vh, vp, vl, vc, vv = tensors(held)
+    # what the accuracy counts: the chosen slot (reading), the search's best slot (player)
+    if role != "reading":
+        vc = vv.masked_fill(~vl, big).argmax(dim=1)
     sizes = [th.shape[1] + tp.shape[1], *net_cfg.hidden, SLOTS]
     layers: list[Any] = []
     for i in range(len(sizes) - 1):
@@ -90,11 +106,19 @@ def fit(config: GameConfig, positions: Positions, role: str, *,
     optimiser = torch.optim.AdamW(model.parameters(), lr=net_cfg.learning_rate,
                                   weight_decay=net_cfg.weight_decay)
     generator = torch.Generator().manual_seed(config.seed)
-    big = torch.finfo(torch.float32).min
 
-    def scored(h: Any, p: Any, legal: Any, chosen: Any) -> tuple[Any, Any]:
-        logits = model(torch.cat([h, p], dim=1)).masked_fill(~legal, big)
-        return torch.nn.functional.cross_entropy(logits, chosen), logits
+    def scored(h: Any, p: Any, legal: Any, chosen: Any, values: Any) -> tuple[Any, Any]:
+        out = model(torch.cat([h, p], dim=1))
+        if role == "reading":
+            logits = out.masked_fill(~legal, big)
+            return torch.nn.functional.cross_entropy(logits, chosen), logits
+        weight = legal.float()
+        count = weight.sum(dim=1, keepdim=True)
+        error = centred(out, weight, count) - centred(values / GAIN_SCALE, weight, count)
+        return (error.square() * weight).sum() / count.sum(), out.masked_fill(~legal, big)
+
+    def centred(x: Any, weight: Any, count: Any) -> Any:
+        return x - (x * weight).sum(dim=1, keepdim=True) / count
 
     best: tuple[float, float, int, dict[str, Any]] | None = None
     for epoch in range(1, net_cfg.epochs + 1):
@@ -102,13 +126,13 @@ def fit(config: GameConfig, positions: Positions, role: str, *,
         order = torch.randperm(th.shape[0], generator=generator)
         for start in range(0, th.shape[0], net_cfg.batch):
             idx = order[start:start + net_cfg.batch]
-            loss, _ = scored(th[idx], tp[idx], tl[idx], tc[idx])
+            loss, _ = scored(th[idx], tp[idx], tl[idx], tc[idx], tv[idx])
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
         model.eval()
         with torch.no_grad():
-            loss, logits = scored(vh, vp, vl, vc)
+            loss, logits = scored(vh, vp, vl, vc, vv)
             accuracy = float((logits.argmax(dim=1) == vc).float().mean())
         value = float(loss)
         if epoch_done is not None:
@@ -122,8 +146,8 @@ def fit(config: GameConfig, positions: Positions, role: str, *,
     weights = tuple(state[k].numpy().T.copy() for k in linear)
     biases = tuple(state[k.replace(".weight", ".bias")].numpy().copy() for k in linear)
     legal_counts = held.legal.sum(axis=1)
-    greedy = float(np.mean(held.private[np.arange(len(held)), PRIVATE_SIZE - SLOTS
-                                        + held.chosen.astype(np.int64)]))
+    target = vc.numpy()
+    greedy = float(np.mean(held.private[np.arange(len(held)), PRIVATE_SIZE - SLOTS + target]))
     meta = {"game": config.game, "role": role, "config": config.digest(),
             "features": FEATURES_VERSION, "rows": len(train), "held_out": len(held),
             "held_out_loss": round(loss_value, 6), "held_out_accuracy": round(accuracy, 6),

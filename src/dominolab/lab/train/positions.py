@@ -21,7 +21,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -77,7 +77,9 @@ def make_training_player(spec: str, seed: int) -> Player:
 class Positions:
     """Rows of choices: ``private`` (N x 87, 0/1: :func:`~dominolab.players.policy.
     private_inputs`), ``public`` (N x P), ``legal`` (N x 59),
-    the ``chosen`` slot, the mix entry that chose (``player``) and the ``match`` (0-based)."""
+    the ``chosen`` slot, the mix entry that chose (``player``), the ``match`` (0-based), and
+    ``values`` (N x 59: the config's search's value of each legal slot, its best over the
+    slot's ports, in points; 0 elsewhere)."""
 
     private: npt.NDArray[np.uint8]
     public: npt.NDArray[np.float32]
@@ -85,6 +87,7 @@ class Positions:
     chosen: npt.NDArray[np.int16]
     player: npt.NDArray[np.int16]
     match: npt.NDArray[np.int32]
+    values: npt.NDArray[np.float32]
 
     def __len__(self) -> int:
         return int(self.chosen.shape[0])
@@ -92,13 +95,15 @@ class Positions:
     def where(self, keep: npt.NDArray[np.bool_]) -> Positions:
         """The rows where ``keep`` is True."""
         return Positions(self.private[keep], self.public[keep], self.legal[keep],
-                         self.chosen[keep], self.player[keep], self.match[keep])
+                         self.chosen[keep], self.player[keep], self.match[keep],
+                         self.values[keep])
 
     def save(self, path: Path) -> None:
         """Write the arrays to ``path`` (``.npz``), whole or not at all."""
         buffer = io.BytesIO()
         np.savez_compressed(buffer, private=self.private, public=self.public, legal=self.legal,
-                            chosen=self.chosen, player=self.player, match=self.match)
+                            chosen=self.chosen, player=self.player, match=self.match,
+                            values=self.values)
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_bytes(buffer.getvalue())
         tmp.replace(path)
@@ -107,7 +112,7 @@ class Positions:
     def load(cls, path: Path) -> Positions:
         with np.load(path, allow_pickle=False) as a:
             return cls(a["private"], a["public"], a["legal"], a["chosen"], a["player"],
-                       a["match"])
+                       a["match"], a["values"])
 
     @classmethod
     def joined(cls, parts: list[Positions], public_size: int) -> Positions:
@@ -115,9 +120,13 @@ class Positions:
             return cls(np.zeros((0, PRIVATE_SIZE), np.uint8),
                        np.zeros((0, public_size), np.float32),
                        np.zeros((0, SLOTS), np.bool_), np.zeros(0, np.int16),
-                       np.zeros(0, np.int16), np.zeros(0, np.int32))
-        return cls(*(np.concatenate([getattr(p, f) for p in parts])
-                     for f in ("private", "public", "legal", "chosen", "player", "match")))
+                       np.zeros(0, np.int16), np.zeros(0, np.int32),
+                       np.zeros((0, SLOTS), np.float32))
+        return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in FIELDS))
+
+
+#: the arrays of :class:`Positions`, in order
+FIELDS: Final = ("private", "public", "legal", "chosen", "player", "match", "values")
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +135,17 @@ class _Task:
     seed: int
     number: int
     mix: tuple[str, ...]
+    values: str
+
+
+def slot_values(search: Any, view: View, budget: Budget | None) -> npt.NDArray[np.float32]:
+    """Each legal slot's value by ``search`` (a player with ``analyse``): the best of its
+    ports' mean values, in points; 0 for the other slots."""
+    out = np.full(SLOTS, -np.inf, dtype=np.float32)
+    for value in search.analyse(view, budget):
+        slot = move_slot(value.move)
+        out[slot] = max(out[slot], value.value)
+    return np.where(np.isfinite(out), out, 0.0).astype(np.float32)
 
 
 def pairing(game: str, seed: int, number: int, mix: tuple[str, ...]) -> tuple[str, str]:
@@ -142,6 +162,10 @@ def _match_rows(task: _Task) -> tuple[int, Positions]:
     legal: list[npt.NDArray[np.bool_]] = []
     chosen: list[int] = []
     player: list[int] = []
+    values: list[npt.NDArray[np.float32]] = []
+    name, budget = resolve_player(task.values)
+    match_seed = TRAIN_SEEDS + 1_000_000 * task.seed + task.number
+    search = make_player(name, match_seed)  # a stream of its own, seeded by the match
 
     def observe(view: View, move: Move) -> None:
         mask = slots_of(view.legal_moves)
@@ -153,24 +177,26 @@ def _match_rows(task: _Task) -> tuple[int, Positions]:
         legal.append(mask)
         chosen.append(move_slot(move))
         player.append(task.mix.index(specs[view.seat]))
+        values.append(slot_values(search, view, budget))
 
     spec = get_game(task.game)
-    play_match(task.game, spec.options(), TRAIN_SEEDS + 1_000_000 * task.seed + task.number,
-               list(specs), budgets, make=make_training_player, observe=observe)
+    play_match(task.game, spec.options(), match_seed, list(specs), budgets,
+               make=make_training_player, observe=observe)
     n = len(chosen)
     if not n:
         return task.number, Positions.joined([], 0)
     return task.number, Positions(
         np.array(hands, dtype=np.uint8), np.array(public, dtype=np.float32),
         np.array(legal, dtype=np.bool_), np.array(chosen, dtype=np.int16),
-        np.array(player, dtype=np.int16), np.full(n, task.number, dtype=np.int32))
+        np.array(player, dtype=np.int16), np.full(n, task.number, dtype=np.int32),
+        np.array(values, dtype=np.float32))
 
 
 def make_positions(config: GameConfig, *, workers: int = 1,
                    progress: ProgressCallback | None = None) -> Positions:
     """Play the config's matches (on ``workers`` processes, through the lab's one pool)
     and return every choice in them, in match order."""
-    tasks = [_Task(config.game, config.seed, i, config.data.mix)
+    tasks = [_Task(config.game, config.seed, i, config.data.mix, config.values)
              for i in range(config.data.matches)]
     found: dict[int, Positions] = {}
 
@@ -203,5 +229,5 @@ def cached_positions(config: GameConfig, folder: Path | None, *, workers: int = 
     return positions
 
 
-__all__ = ["TRAIN_SEEDS", "PerturbedPlayer", "Positions", "cached_positions",
+__all__ = ["FIELDS", "TRAIN_SEEDS", "PerturbedPlayer", "Positions", "cached_positions",
            "make_positions", "make_training_player", "pairing"]
