@@ -29,7 +29,7 @@ from dominolab.core import TILES, Move, OptionError, Tile, View
 from dominolab.core.worlds import HiddenWorlds
 from dominolab.players.base import Budget, legal_moves_of
 from dominolab.players.beliefs import ChoiceStep, Weighed, Weighing, choice_views
-from dominolab.players.greedy import GreedyHolding
+from dominolab.players.greedy import GreedyHolding, GreedyPlayer
 from dominolab.players.policy import (
     SLOTS,
     Network,
@@ -148,9 +148,10 @@ class LearnedModel(Weighing):
 
 
 class LearnedPlayer:
-    """``learned``: the move the ``player`` network of its game likes best (it imitates
-    the strongest players of its training mix), ties between ports of that slot going to
-    the first in legal-move order. Deterministic; no search. Refuses to be made for a game
+    """``learned``: the move the ``player`` network of its game values most (it learned the
+    value a search gives each move, :mod:`dominolab.lab.train`); between the ports of that
+    slot, the greedy's move if it is one of them (on a line the two ends can differ), else
+    the first in legal-move order. Deterministic; no search. Refuses (OptionError) a game
     without a shipped network."""
 
     name = "learned"
@@ -166,7 +167,12 @@ class LearnedPlayer:
         if network is None:
             raise OptionError(f"no learned player network is shipped for {view.spec.name}: "
                               "dominolab train makes one")
-        return best_slot_moves(network, view, legal)[0]
+        moves = best_slot_moves(network, view, legal)
+        if len(moves) > 1:  # the slot's ports: the greedy's, if it is one of them
+            greedy = GreedyPlayer().choose(view)
+            if greedy in moves:
+                return greedy
+        return moves[0]
 
 
 __all__ = ["LearnedModel", "LearnedPlayer", "hands_of"]
