@@ -223,6 +223,8 @@ def _small(words: list[str]) -> list[str]:
             out += [option, value]
     if out[:1] == ["simulate"] and "--out" not in out:  # the doc's runs share default names
         out.append("--force")
+    if out[:2] == ["bench", "study"] and "--study" not in out:  # the server, not 10,000
+        out += ["--study", "300"]
     if out[:1] == ["bench"] and "--check" not in out:  # a benchmark times one game briefly
         out += [] if "--seconds" in out else ["--seconds", "0.2"]
         out += [] if "--game" in out else ["--game", "luzak"]
