@@ -122,7 +122,11 @@ PROGRAMS = ("dominolab ", "make ", "python ", "python3 ", ".venv/bin/python ",
             "/opt/dominolab/venv/bin/dominolab ")
 #: the sizes a command is run with: (option, the value it is run with)
 SMALL = (("--matches", "1"), ("--games", "2"), ("--seconds", "0.2"), ("--hands", "2"),
-         ("--timesteps", "64"), ("--check", "10"), ("--simulations", "8"))
+         ("--timesteps", "64"), ("--self-play", "32"), ("--check", "10"),
+         ("--simulations", "8"))
+#: what a command names but does not show, at the small size: (the command's file, option,
+#: value) (the MaskablePPO example measures 2,000 hands by default)
+SMALL_DEFAULTS = (("docs/examples/maskable_ppo.py", "--hands", "2"),)
 #: a budget per move in iterations or worlds is run at 20 (a budget in seconds stays)
 BUDGET = re.compile(r":\d+w\b")
 #: commands shown that start something long-running or need what a test run does not have:
@@ -210,16 +214,30 @@ def _small(words: list[str]) -> list[str]:
     for i, word in enumerate(out):
         for option, value in SMALL:
             if word == option and i + 1 < len(out):
-                out[i + 1] = value
+                out[i + 1] = _smaller(out[i + 1], value)
             elif word.startswith(option + "="):
-                out[i] = f"{option}={value}"
+                out[i] = f"{option}={_smaller(word.partition('=')[2], value)}"
         out[i] = BUDGET.sub(":20w", out[i])
+    for program, option, value in SMALL_DEFAULTS:
+        if out[:1] == [program] and option not in out:
+            out += [option, value]
     if out[:1] == ["simulate"] and "--out" not in out:  # the doc's runs share default names
         out.append("--force")
+    if out[:2] == ["bench", "study"] and "--study" not in out:  # the server, not 10,000
+        out += ["--study", "300"]
     if out[:1] == ["bench"] and "--check" not in out:  # a benchmark times one game briefly
         out += [] if "--seconds" in out else ["--seconds", "0.2"]
         out += [] if "--game" in out else ["--game", "luzak"]
     return out
+
+
+def _smaller(shown: str, small: str) -> str:
+    """The small size, unless the doc shows a smaller one (``--timesteps 0``, the baseline
+    that trains nothing, stays 0)."""
+    try:
+        return shown if float(shown) < float(small) else small
+    except ValueError:
+        return small
 
 
 def _make_targets() -> set[str]:

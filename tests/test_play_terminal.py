@@ -265,7 +265,7 @@ def test_opponents_by_level_player_and_budget(tmp_path: Path) -> None:
     child.sendline("quit")
     child.expect(pexpect.EOF)
     child = _spawn(tmp_path, "widelec", "--seed", "2", "--no-color", "--opponent", "hard")
-    child.expect("Opponent: hard \\(expert\\).")
+    child.expect("Opponent: hard \\(expert, 40000w\\).")
     child.sendline("quit")
     child.expect(pexpect.EOF)
     child = _spawn(tmp_path, "widelec", "--seed", "2", "--no-color", "--opponent", "omniscient")

@@ -89,7 +89,10 @@ def main() -> None:
                     env.unwrapped.set_opponent(frozen(self.model))  # type: ignore[attr-defined]
                 return True
 
-        model = MaskablePPO("MlpPolicy", env, seed=args.seed, verbose=0)
+        # a run shorter than one rollout (2,048 steps, the default n_steps) collects only
+        # its own steps rather than a whole rollout (the docs' tests run it at 64)
+        model = MaskablePPO("MlpPolicy", env, seed=args.seed, verbose=0,
+                            n_steps=min(2048, args.timesteps))
         model.learn(total_timesteps=args.timesteps, callback=SelfPlay())
 
         def policy(obs: Any, mask: Any) -> int:

@@ -50,7 +50,7 @@ def run_bench(args: argparse.Namespace) -> int:
     if args.what == "review":
         return _bench_review(games, args.json)
     if args.what == "study":
-        return _bench_study(args.json)
+        return _bench_study(args.json, args.study)
     if args.check is not None:
         return _check_engine(args, games)
     from dominolab.lab.bench.engine import measure_engine
@@ -415,17 +415,24 @@ def _print_study_pairs(pairs: list[dict[str, Any]]) -> None:
               f"{pair['target_ms']:g} ms: {verdict}", flush=True)
 
 
-def _bench_study(json_out: bool) -> int:
-    from dominolab.lab.bench.study import measure_study
+def _bench_study(json_out: bool, matches: int | None) -> int:
+    """A study of ``matches`` greedy Luzak matches (10,000, the target's size, when None)
+    from its POST to its report ready; the target is printed for that size only."""
+    from dominolab.lab.bench.study import STUDY_PLAYER, measure_study, study_body
 
+    size = 10_000 if matches is None else matches
+    refusal = _study_refusal(study_body("luzak", size, STUDY_PLAYER))
+    if refusal is not None:
+        print(f"dominolab bench study: --study: {refusal}", file=sys.stderr)
+        return 2
     if not json_out:
-        print("a study of 10,000 greedy Luzak matches on a real server, from POST "
+        print(f"a study of {size:,} greedy Luzak matches on a real server, from POST "
               "/api/studies to its report ready:", flush=True)
-    r = measure_study()
+    r = measure_study(size)
     if json_out:
         print(json.dumps(r))
     else:
         print(f"  played in {r['played_s']:.2f} s ({r['matches_per_s']:.0f} matches/s), "
-              f"report {r['report_s']:.2f} s later: {r['total_s']:.2f} s in all "
-              f"(target: 15 s)")
+              f"report {r['report_s']:.2f} s later: {r['total_s']:.2f} s in all"
+              + (" (target: 15 s)" if size == 10_000 else ""))
     return 0

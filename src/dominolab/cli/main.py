@@ -357,7 +357,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "MATCHES greedy matches (the lab, docs/web.md) started on the "
                         "server as the first move may go, and print their p99 "
                         "move-to-update side by side (issue 42's target: under 250 ms "
-                        "with the study)")
+                        "with the study); study: the study's size (default: 10,000, the "
+                        "size of its 15 s target)")
     p.add_argument("--study-player", default=None, metavar="PLAYER",
                    help="serve --study: the lab player of both seats of the study "
                         "(default: greedy; e.g. random, pimc:40w for a slower one)")
