@@ -109,7 +109,8 @@ def test_lab_meta_comes_from_the_options_metadata(lab: TestClient) -> None:
     target = meta["games"][0]["options"][0]
     assert target == {**target, "kind": "int", "default": 61, "min": 1, "max": 10000}
     specs = {p["spec"] for p in meta["players"]}
-    assert {"greedy", "random", "medium", "expert:200w"} <= specs and "hard" not in specs
+    # every level plays to a budget in worlds, so each repeats its choices (hard too)
+    assert {"greedy", "random", "medium", "hard", "expert:200w"} <= specs
     assert meta["limits"]["matches_per_study"] == 20_000
 
 
@@ -374,7 +375,7 @@ def test_friend_moves_are_answered_while_a_study_runs(lab: TestClient) -> None:
     ({"game": "luzak", "players": ["greedy"]}, "players"),
     ({"game": "luzak", "players": ["greedy", "chess"]}, "players[1]"),
     ({"game": "luzak", "players": ["expert", "greedy"]}, "players[0]"),
-    ({"game": "luzak", "players": ["hard", "greedy"]}, "players[0]"),
+    ({"game": "luzak", "players": ["hard:1s", "greedy"]}, "players[0]"),
     ({"game": "luzak", "players": ["pimc:1s", "greedy"]}, "players[0]"),
     ({"game": "luzak", "players": [None, "greedy"]}, "players[0]"),
     ({"game": "luzak", "matches": 0}, "matches"),

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import gc
 import itertools
 import logging
 import multiprocessing
@@ -251,9 +252,14 @@ def _quiet_loggers() -> Iterator[None]:
 
 def close_client(client: Any, timeout: float = CALL_TIMEOUT) -> None:
     """Close a ``distributed.Client`` within ``timeout`` seconds, quietly, whatever state its
-    cluster is in (a scheduler gone, a Ctrl-C mid-call): never raises."""
+    cluster is in (a scheduler gone, a Ctrl-C mid-call): never raises. The client's tasks
+    left with an exception nobody asked for (``AllExit`` when its cluster went away) are
+    collected while the loggers are quiet: collected later, asyncio printed each with its
+    traceback under the run's one-line error."""
     with _quiet_loggers(), contextlib.suppress(Exception):
         client.close(timeout=timeout)
+    with _quiet_loggers():
+        gc.collect()
 
 
 @contextlib.contextmanager
