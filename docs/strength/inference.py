@@ -23,8 +23,8 @@ for MODEL ``calibrated:M,F``, to that searching model with a likelihood of a PIM
 choice that has PIMC's own noise (:class:`CalibratedModel`: M deals valued one by one, floor
 F; docs/strength.md, "A calibrated model of a searching opponent"); for MODEL ``learned``, to
 the learned reading (:class:`~dominolab.players.learned.LearnedModel`: 512 worlds weighed by
-the shipped network's chance of each of the opponent's choices, floor 0.1), which reads
-every game.
+the shipped network's chance of each of the opponent's choices, floor 0.1; ``learned:N,F``:
+N worlds, floor F), which reads every game.
 Where a model declines (in Widelec, or before the opponent has chosen) the rules
 alone stand in. From the weighted hands, each
 unseen tile's chance of being in the opponent's hand is scored against the truth:
@@ -116,6 +116,9 @@ def _afresh(name: str) -> OpponentModel:
     if name.startswith("calibrated:"):
         deals, share = name.split(":")[1].split(",")
         return CalibratedModel(int(deals), float(share))
+    if name.startswith("learned:"):
+        samples, floor = name.split(":")[1].split(",")
+        return LearnedModel(int(samples), float(floor))
     sharpness, floor = (float(x) for x in name.split(","))
     return ChoiceModel(sharpness, samples=1000, floor=floor)
 
