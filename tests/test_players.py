@@ -155,3 +155,21 @@ def test_every_level_plays_to_a_budget_in_worlds_not_a_clock() -> None:
     for level, (_, budget) in LEVELS.items():
         assert not thinks_against_clock(level, budget), level
     assert LEVELS["hard"] == ("expert", Budget(worlds=40_000))
+
+
+def test_without_the_native_path_a_level_keeps_its_time_not_its_budget(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hard's 40,000 iterations would take over a minute a move on the pure-Python path: a
+    budget in worlds alone stops there at PURE_PATH_SECONDS (set small here)."""
+    import random
+
+    from dominolab import native
+    from dominolab.core import Match
+    from dominolab.players import ExpertPlayer, search
+
+    monkeypatch.setattr(search, "PURE_PATH_SECONDS", 0.05)
+    match = Match("luzak", seed=4)
+    view = match.view(match.to_move or 0)
+    with native.pure():
+        values = ExpertPlayer(random.Random(1), reading=False).analyse(view, LEVELS["hard"][1])
+    assert 0 < sum(v.worlds for v in values) < 40_000

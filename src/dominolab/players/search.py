@@ -32,7 +32,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any
+from typing import Any, Final
 
 from dominolab import native
 from dominolab.core import Hand, Move, View
@@ -247,6 +247,10 @@ def sample_world(view: View, rng: random.Random,
     return WorldSampler(view, rng, limits).sample()
 
 
+#: the longest a search with a budget in worlds alone takes on the pure-Python path
+PURE_PATH_SECONDS: Final = 3.0
+
+
 class _MonteCarlo:
     """The shared search: every legal move played out in the same sampled worlds."""
 
@@ -296,12 +300,18 @@ class _MonteCarlo:
 
     def _plan(self, budget: Budget | None) -> tuple[int, float | None]:
         """(most worlds or iterations, deadline or None) for one search under ``budget``:
-        a time budget alone searches until the time is up."""
+        a time budget alone searches until the time is up. On the pure-Python path (no
+        compiler: the search is some 270 times slower) a budget in worlds alone also stops
+        at :data:`PURE_PATH_SECONDS`, so the levels keep their time there if not their
+        strength."""
         budget = budget or self.default
         count = budget.worlds if budget.worlds is not None else (
             self.default.worlds if budget.seconds is None else 10_000_000)
         assert count is not None
-        deadline = None if budget.seconds is None else time.perf_counter() + budget.seconds
+        seconds = budget.seconds
+        if seconds is None and not native.enabled():
+            seconds = PURE_PATH_SECONDS
+        deadline = None if seconds is None else time.perf_counter() + seconds
         return count, deadline
 
     def _search(self, view: View, budget: Budget | None,
