@@ -6,7 +6,7 @@ search idea must beat), ``expert`` (the strongest honest player: ISMCTS reading 
 opponent's choices, as a greedy or a searching player's), ``expert-plain`` (the expert on
 the rules' posterior alone, as it was before it read the opponent), ``omniscient`` (sees
 every tile; a measuring stick, never a person's opponent), ``learned`` (a network trained on
-the strong players' moves, :mod:`dominolab.players.learned`: its likeliest move, no
+the values a search gives each move, :mod:`dominolab.players.learned`: its best-valued move, no
 search). The earlier forms of the
 baselines (issue 13): ``greedy-worst`` (the greedy that subtracts the opponent's best
 answer over all unseen tiles) and ``pimc-classic`` (40 worlds, playouts by the best
@@ -75,7 +75,7 @@ KINDS: Final[dict[str, PlayerKind]] = {
     "omniscient": PlayerKind(lambda seed: OmniscientPlayer(_rng("omniscient", seed)), True,
                              "sees every tile; a measuring stick"),
     "learned": PlayerKind(lambda seed: LearnedPlayer(), False,
-                          "a trained network's likeliest move, no search"),
+                          "a trained network's best-valued move, no search"),
 }
 
 #: name -> factory taking a seed
