@@ -48,7 +48,8 @@ class Fitted:
     """A fitted network and how well it predicts the held-out positions: its loss, how often
     its top slot is the one it should pick (the move chosen, for ``reading``; the search's
     best, for ``player``), the same for a uniform choice among the legal slots (the floor it
-    must beat; the loss a uniform choice's for ``reading``), and ``greedy_accuracy``: how
+    must beat; for ``player`` the loss of one value for every legal slot), and
+    ``greedy_accuracy``: how
     often that slot is the greedy's move (what copying the greedy input would score)."""
 
     network: Network
@@ -153,9 +154,14 @@ def fit(config: GameConfig, positions: Positions, role: str, *,
             "held_out_loss": round(loss_value, 6), "held_out_accuracy": round(accuracy, 6),
             "held_out_greedy_accuracy": round(greedy, 6),
             "epoch": epoch, "torch": str(torch.__version__), "machine": platform.machine()}
+    if role == "reading":  # a uniform pick among the legal slots
+        uniform = float(np.mean(np.log(legal_counts)))
+    else:  # the same value for every legal slot: the targets' own spread
+        t = held.values / GAIN_SCALE
+        mean = (t * held.legal).sum(axis=1, keepdims=True) / legal_counts[:, None]
+        uniform = float((((t - mean) ** 2) * held.legal).sum() / legal_counts.sum())
     return Fitted(Network(weights, biases, meta), len(train), len(held), loss_value,
-                  accuracy, float(np.mean(np.log(legal_counts))),
-                  float(np.mean(1.0 / legal_counts)), greedy, epoch)
+                  accuracy, uniform, float(np.mean(1.0 / legal_counts)), greedy, epoch)
 
 
 __all__ = ["EpochCallback", "Fitted", "fit", "require_torch", "split"]
