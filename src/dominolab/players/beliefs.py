@@ -606,6 +606,17 @@ class SearchingModel(Weighing):
                        tuple(log for _, log in found.values()))
 
 
+def checked_sampling(samples: int, floor: float, most: int) -> tuple[int, float]:
+    """(``samples``, ``floor``) of a model that weighs sampled worlds with a floor of uniform
+    choice, or ValueError naming the one out of range (1 to ``most`` worlds; a floor above 0
+    and at most 1)."""
+    if not 1 <= samples <= most:
+        raise ValueError(f"samples must be from 1 to {most}, not {samples!r}")
+    if not 0.0 < floor <= 1.0:
+        raise ValueError(f"the floor must be above 0 and at most 1, not {floor!r}")
+    return samples, floor
+
+
 class GreedyModel(Weighing):
     """The opponent as the expected-answer greedy (:class:`~dominolab.players.greedy.
     GreedyPlayer`: the ``easy`` level, and a player who takes the points in front of it
@@ -624,12 +635,7 @@ class GreedyModel(Weighing):
     native_only = True
 
     def __init__(self, samples: int = 256, floor: float = 0.1) -> None:
-        if not 1 <= samples <= 8192:
-            raise ValueError(f"samples must be from 1 to 8192, not {samples!r}")
-        if not 0.0 < floor <= 1.0:
-            raise ValueError(f"the floor must be above 0 and at most 1, not {floor!r}")
-        self.samples = samples
-        self.floor = floor
+        self.samples, self.floor = checked_sampling(samples, floor, 8192)
 
     @property
     def greedy_moves(self) -> float:
@@ -854,4 +860,5 @@ class MixedModel:
 
 
 __all__ = ["ChoiceModel", "ChoiceStep", "GreedyModel", "MixedModel", "OpponentModel",
-           "SearchingModel", "Weighed", "Weighing", "WeighingModel", "choice_views"]
+           "SearchingModel", "Weighed", "Weighing", "WeighingModel", "checked_sampling",
+           "choice_views"]

@@ -28,7 +28,13 @@ import numpy.typing as npt
 from dominolab.core import TILES, Move, OptionError, Tile, View
 from dominolab.core.worlds import HiddenWorlds
 from dominolab.players.base import Budget, legal_moves_of
-from dominolab.players.beliefs import ChoiceStep, Weighed, Weighing, choice_views
+from dominolab.players.beliefs import (
+    ChoiceStep,
+    Weighed,
+    Weighing,
+    checked_sampling,
+    choice_views,
+)
 from dominolab.players.greedy import GreedyHolding, GreedyPlayer
 from dominolab.players.policy import (
     SLOTS,
@@ -70,12 +76,7 @@ class LearnedModel(Weighing):
 
     def __init__(self, samples: int = 512, floor: float = 0.1,
                  network: Network | None = None) -> None:
-        if not 1 <= samples <= 65536:
-            raise ValueError(f"samples must be from 1 to 65536, not {samples!r}")
-        if not 0.0 < floor <= 1.0:
-            raise ValueError(f"the floor must be above 0 and at most 1, not {floor!r}")
-        self.samples = samples
-        self.floor = floor
+        self.samples, self.floor = checked_sampling(samples, floor, 65536)
         self.network = network
 
     @property
