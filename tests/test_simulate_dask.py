@@ -359,9 +359,12 @@ def process_cluster(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[byte
             group.wait(timeout=30)
 
 
-#: greedy matches enough for a run of a few seconds on two worker processes (eight batches:
-#: the first is written while six are still to play)
-LONG_RUN = ["--game", "luzak", "--players", "greedy,greedy", "--matches", "6000", "--seed", "7"]
+#: greedy matches enough for a run of a second or two on two worker processes (eight
+#: batches: the first is written while six are still to play, so a kill at the first match
+#: lands mid-run whatever the count; the tests assert it did)
+LONG_MATCHES = 3000
+LONG_RUN = ["--game", "luzak", "--players", "greedy,greedy", "--matches", str(LONG_MATCHES),
+            "--seed", "7"]
 
 
 def _start_run(address: str, out: Path, *more: str) -> subprocess.Popen[str]:
@@ -428,11 +431,11 @@ def test_a_run_whose_workers_all_die_ends_with_one_line_and_resumes(tmp_path: Pa
     assert code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err, err
     assert NO_WORKERS_SECONDS <= seconds < NO_WORKERS_TIMEOUT  # the flag's, not the default
     written = _matches_in(out)
-    assert 0 < written < 6000
+    assert 0 < written < LONG_MATCHES
     assert err == (f"dominolab simulate: the Dask cluster has had no workers for "
                    f"{NO_WORKERS_SECONDS:g} s (start some: dask worker {address}); the run "
-                   f"stopped: {out} holds the {written} whole matches finished (of 6000); "
-                   f"--resume continues it\n")
+                   f"stopped: {out} holds the {written} whole matches finished (of "
+                   f"{LONG_MATCHES}); --resume continues it\n")
     _assert_resumes(out, written, unbroken_run)
 
 
@@ -496,10 +499,11 @@ def test_a_run_whose_scheduler_dies_ends_with_one_line_and_resumes(tmp_path: Pat
     assert code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err, err
     assert seconds < NO_WORKERS_TIMEOUT  # a lost connection is seen at once
     written = _matches_in(out)
-    assert 0 < written < 6000
+    assert 0 < written < LONG_MATCHES
     assert err == (f"dominolab simulate: lost the connection to the Dask scheduler "
                    f"{address!r} (is it still running?); the run stopped: {out} holds the "
-                   f"{written} whole matches finished (of 6000); --resume continues it\n")
+                   f"{written} whole matches finished (of {LONG_MATCHES}); --resume continues "
+                   f"it\n")
     _assert_resumes(out, written, unbroken_run)
 
 
@@ -513,4 +517,4 @@ def test_ctrl_c_on_the_cluster_prints_the_interrupted_line_alone(scheduler: str,
     written = _matches_in(out)
     assert code == 130
     assert err == (f"interrupted: {out} holds the {written} whole matches finished (of "
-                   f"6000); --resume continues it\n")
+                   f"{LONG_MATCHES}); --resume continues it\n")
