@@ -27,9 +27,15 @@ import pytest
 
 from dominolab.cli.main import build_parser, main
 from dominolab.core import OptionError
-from dominolab.lab import ClusterError, connect_cluster, make_setup, run_tasks, simulate_to_file
+from dominolab.lab import (
+    ClusterError,
+    connect_cluster,
+    make_setup,
+    pool,
+    run_tasks,
+    simulate_to_file,
+)
 from dominolab.lab.pool import (
-    CONNECT_TIMEOUT,
     MAX_BATCH,
     MAX_NO_WORKERS_TIMEOUT,
     NO_WORKERS_TIMEOUT,
@@ -184,17 +190,28 @@ def fake_server(first_words: bytes | None, wait_for_request: bool = False) -> It
 
 HTTP = b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
+#: the connect timeout of the runs below (the default's 5 s would be waited out in full in
+#: three of them; the messages and the bound on the wait are the same at 1 s)
+QUICK_CONNECT = 1.0
+
+
+@pytest.fixture
+def quick_connect(monkeypatch: pytest.MonkeyPatch) -> float:
+    """The CLI's connect timeout, for a run in this process, cut to :data:`QUICK_CONNECT`."""
+    monkeypatch.setattr(pool, "CONNECT_TIMEOUT", QUICK_CONNECT)
+    return QUICK_CONNECT
+
 
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize(("words", "after_request", "reason"), [
-    (None, False, "said nothing within 5 s"),
+    (None, False, f"said nothing within {QUICK_CONNECT:g} s"),
     (HTTP, False, "its first bytes are b'HTTP/1.1'"),
-    (HTTP, True, "said nothing within 5 s"),
+    (HTTP, True, f"said nothing within {QUICK_CONNECT:g} s"),
     (b"\x05\x00\x00\x00\x00\x00\x00\x00hello", False, "not a Dask scheduler"),
 ])
 def test_an_address_that_answers_but_is_no_scheduler(
         words: bytes | None, after_request: bool, reason: str, tmp_path: Path,
-        capsys: pytest.CaptureFixture[str]) -> None:
+        capsys: pytest.CaptureFixture[str], quick_connect: float) -> None:
     out = tmp_path / "never.jsonl"
     with fake_server(words, after_request) as address:
         start = time.monotonic()
@@ -206,7 +223,7 @@ def test_an_address_that_answers_but_is_no_scheduler(
     assert err.startswith(f"dominolab simulate: {address!r} answers, but is not a Dask "
                           f"scheduler (")
     assert reason in err and len(err.splitlines()) == 1 and "Traceback" not in err
-    assert elapsed < 3 * CONNECT_TIMEOUT
+    assert elapsed < 3 * quick_connect
     assert not out.exists()
 
 
@@ -225,7 +242,8 @@ def test_a_worker_address_is_not_the_scheduler(scheduler: str,
 
 
 @pytest.mark.timeout(120)
-def test_a_cluster_without_workers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_cluster_without_workers(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                   quick_connect: float) -> None:
     cluster = distributed.LocalCluster(n_workers=0, processes=True, dashboard_address=":0")
     try:
         address = str(cluster.scheduler_address)
@@ -233,12 +251,13 @@ def test_a_cluster_without_workers(tmp_path: Path, capsys: pytest.CaptureFixture
         start = time.monotonic()
         assert main(["simulate", "--game", "luzak", "--matches", "2", "--out", str(out),
                      "--scheduler", address]) == 2
-        assert time.monotonic() - start < 3 * CONNECT_TIMEOUT
+        assert time.monotonic() - start < 3 * quick_connect
     finally:
         cluster.close()
     err = capsys.readouterr().err
     assert err.startswith(f"dominolab simulate: the Dask scheduler {address!r} has no "
-                          f"workers (none joined within 5 s); start some: dask worker ")
+                          f"workers (none joined within {quick_connect:g} s); start some: "
+                          f"dask worker ")
     assert len(err.splitlines()) == 1 and not out.exists()
 
 
@@ -340,9 +359,12 @@ def process_cluster(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[byte
             group.wait(timeout=30)
 
 
-#: greedy matches enough for a run of a few seconds on two worker processes (eight batches:
-#: the first is written while six are still to play)
-LONG_RUN = ["--game", "luzak", "--players", "greedy,greedy", "--matches", "6000", "--seed", "7"]
+#: greedy matches enough for a run of a second or two on two worker processes (eight
+#: batches: the first is written while six are still to play, so a kill at the first match
+#: lands mid-run whatever the count; the tests assert it did)
+LONG_MATCHES = 3000
+LONG_RUN = ["--game", "luzak", "--players", "greedy,greedy", "--matches", str(LONG_MATCHES),
+            "--seed", "7"]
 
 
 def _start_run(address: str, out: Path, *more: str) -> subprocess.Popen[str]:
@@ -409,11 +431,11 @@ def test_a_run_whose_workers_all_die_ends_with_one_line_and_resumes(tmp_path: Pa
     assert code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err, err
     assert NO_WORKERS_SECONDS <= seconds < NO_WORKERS_TIMEOUT  # the flag's, not the default
     written = _matches_in(out)
-    assert 0 < written < 6000
+    assert 0 < written < LONG_MATCHES
     assert err == (f"dominolab simulate: the Dask cluster has had no workers for "
                    f"{NO_WORKERS_SECONDS:g} s (start some: dask worker {address}); the run "
-                   f"stopped: {out} holds the {written} whole matches finished (of 6000); "
-                   f"--resume continues it\n")
+                   f"stopped: {out} holds the {written} whole matches finished (of "
+                   f"{LONG_MATCHES}); --resume continues it\n")
     _assert_resumes(out, written, unbroken_run)
 
 
@@ -477,10 +499,11 @@ def test_a_run_whose_scheduler_dies_ends_with_one_line_and_resumes(tmp_path: Pat
     assert code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err, err
     assert seconds < NO_WORKERS_TIMEOUT  # a lost connection is seen at once
     written = _matches_in(out)
-    assert 0 < written < 6000
+    assert 0 < written < LONG_MATCHES
     assert err == (f"dominolab simulate: lost the connection to the Dask scheduler "
                    f"{address!r} (is it still running?); the run stopped: {out} holds the "
-                   f"{written} whole matches finished (of 6000); --resume continues it\n")
+                   f"{written} whole matches finished (of {LONG_MATCHES}); --resume continues "
+                   f"it\n")
     _assert_resumes(out, written, unbroken_run)
 
 
@@ -494,4 +517,4 @@ def test_ctrl_c_on_the_cluster_prints_the_interrupted_line_alone(scheduler: str,
     written = _matches_in(out)
     assert code == 130
     assert err == (f"interrupted: {out} holds the {written} whole matches finished (of "
-                   f"6000); --resume continues it\n")
+                   f"{LONG_MATCHES}); --resume continues it\n")

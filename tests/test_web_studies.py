@@ -472,29 +472,35 @@ def test_the_lab_limits_refuse_past_them(tmp_path: Path) -> None:
         assert r.status_code == 201, r.text
 
 
+#: matches a point of the killed server's study: enough that the kill lands mid-study (the
+#: test asserts it did), few enough that playing them twice (resumed, then unbroken) is short
+KILLED_MATCHES = 500
+
+
 def test_a_killed_server_resumes_the_study_to_the_same_bytes(tmp_path: Path) -> None:
-    body = {"game": "luzak", "players": ["greedy", "greedy"], "matches": 1500, "seed": 3,
-            "sweep": {"option": "even_hands", "values": [True, False]}}
+    body = {"game": "luzak", "players": ["greedy", "greedy"], "matches": KILLED_MATCHES,
+            "seed": 3, "sweep": {"option": "even_hands", "values": [True, False]}}
+    total = 2 * KILLED_MATCHES
     server = ServerProcess(tmp_path / "games.sqlite3")
     try:
         server.start(timeout=60)
         made = server.request("POST", "/api/studies", body)
         sid = made["id"]
-        until(lambda: 0 < server.request("GET", f"/api/studies/{sid}")["done"] < 3000,
+        until(lambda: 0 < server.request("GET", f"/api/studies/{sid}")["done"] < total,
               "the study is under way", 60)
         server.kill()
         files = [tmp_path / "studies" / sid / f"{k}.jsonl" for k in range(2)]
-        assert sum(recover_sim_file(f).matches for f in files if f.exists()) < 3000
+        assert sum(recover_sim_file(f).matches for f in files if f.exists()) < total
         server.start(timeout=60)
         state = until(lambda: (s := server.request("GET", f"/api/studies/{sid}"))["state"]
                       in ("done", "failed") and s, "the resumed study ends", 120)
-        assert state["state"] == "done" and state["done"] == 3000, state
+        assert state["state"] == "done" and state["done"] == total, state
         again = server.request("POST", "/api/studies", body)
         assert again["id"] == sid
     finally:
         server.stop()
     for k, even in enumerate(("yes", "no")):
-        setup = make_setup("luzak", ("greedy", "greedy"), 1500, 3, [f"even-hands={even}"])
+        setup = make_setup("luzak", ("greedy", "greedy"), KILLED_MATCHES, 3, [f"even-hands={even}"])
         unbroken = tmp_path / f"unbroken-{k}.jsonl"
         simulate_to_file(setup, unbroken, workers=1)
         assert files[k].read_bytes() == unbroken.read_bytes()

@@ -272,7 +272,9 @@ def cluster_client(scheduler: Any) -> Iterator[Any]:
         yield scheduler
         return
     with _quiet_loggers():
-        client = connect_cluster(scheduler)
+        # CONNECT_TIMEOUT read at call time, not bound as connect_cluster's default when
+        # this module loaded: a test running the CLI in-process can shorten the wait
+        client = connect_cluster(scheduler, CONNECT_TIMEOUT)
         try:
             yield client
         finally:
