@@ -227,6 +227,27 @@ def test_learned_plays_whole_matches_and_the_expert_reads_with_it(game: str) -> 
     assert match.is_over or match.hand_number > 1
 
 
+def fresh_python(code: str) -> str:
+    """What ``code`` prints, run in a new interpreter (what it imports is its own)."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_the_command_line_and_the_players_load_numpy_only_when_a_network_is_asked_for(
+        ) -> None:
+    code = ("import sys\n"
+            "import dominolab.players\n"
+            "from dominolab.cli.main import build_parser\n"
+            "build_parser()\n"
+            "assert 'numpy' not in sys.modules, 'numpy was imported'\n"
+            "dominolab.players.make_player('learned', 1)\n"
+            "assert 'numpy' in sys.modules\n"
+            "print('ok')\n")
+    assert fresh_python(code) == "ok"
+
+
 def test_playing_never_imports_torch() -> None:
     code = ("import sys\n"
             "from dominolab.core import Match\n"
@@ -240,10 +261,7 @@ def test_playing_never_imports_torch() -> None:
             "import dominolab.web.edge.app\n"
             "assert 'torch' not in sys.modules, 'torch was imported'\n"
             "print('ok')\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, check=False)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "ok"
+    assert fresh_python(code) == "ok"
 
 
 @pytest.mark.parametrize("game", GAMES)

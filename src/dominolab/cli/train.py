@@ -22,9 +22,6 @@ from dominolab.cli.inputs import COUNT
 from dominolab.cli.progress import Progress
 from dominolab.core import OptionError, get_game
 
-#: where the package's networks are (the default --out)
-PACKAGE_NETWORKS = Path(__file__).resolve().parent.parent / "players" / "networks"
-
 
 def default_cache() -> Path:
     """``$XDG_CACHE_HOME/dominolab/train`` (``~/.cache/...`` by default)."""
@@ -33,9 +30,8 @@ def default_cache() -> Path:
 
 
 def add_parser(sub: Any) -> None:
-    """The ``train`` subcommand on ``dominolab``'s subparsers."""
-    from dominolab.lab.train import SHIPPED_CONFIG
-
+    """The ``train`` subcommand on ``dominolab``'s subparsers (nothing of the training, nor
+    NumPy, is read until it runs)."""
     p = sub.add_parser(
         "train", help="make the learned networks (the expert's reading, the learned "
                       "player) from one config; needs the train extra",
@@ -44,12 +40,12 @@ def add_parser(sub: Any) -> None:
         "player: the value a search gives every legal move) with PyTorch. The same config "
         "gives the same "
         "weights on the same machine. See docs/strength.md, \"The learned networks\".")
-    p.add_argument("--config", type=Path, default=SHIPPED_CONFIG, metavar="FILE",
+    p.add_argument("--config", type=Path, default=None, metavar="FILE",
                    help="the TOML config (default: the one that made the shipped networks, "
-                        f"{SHIPPED_CONFIG.name})")
+                        "dominolab/lab/train/networks.toml)")
     p.add_argument("--game", action="append", default=None,
                    help="only this game (repeat for more; default: the config's games)")
-    p.add_argument("--out", type=Path, default=PACKAGE_NETWORKS, metavar="DIR",
+    p.add_argument("--out", type=Path, default=None, metavar="DIR",
                    help="where to write GAME-ROLE.npz (default: the package's networks)")
     p.add_argument("--cache", type=Path, default=None, metavar="DIR",
                    help="keep the positions here, so a second run with the same data "
@@ -61,16 +57,19 @@ def add_parser(sub: Any) -> None:
 
 def run_train(args: argparse.Namespace) -> int:
     from dominolab.lab.pool import check_workers
-    from dominolab.lab.train import load_config, train_game
+    from dominolab.lab.train import SHIPPED_CONFIG, load_config, train_game
     from dominolab.lab.train.fit import require_torch
+    from dominolab.players.policy import NETWORKS
 
     require_torch()
-    configs = load_config(args.config)
+    config_file = args.config or SHIPPED_CONFIG
+    out = args.out or NETWORKS
+    configs = load_config(config_file)
     if args.game:
         wanted = {get_game(g).name for g in args.game}
         missing = wanted - {c.game for c in configs}
         if missing:
-            raise OptionError(f"{args.config}: no game {sorted(missing)[0]} in the config")
+            raise OptionError(f"{config_file}: no game {sorted(missing)[0]} in the config")
         configs = tuple(c for c in configs if c.game in wanted)
     cache = default_cache() if args.cache is None else (
         None if str(args.cache).lower() == "none" else args.cache)
@@ -89,7 +88,7 @@ def run_train(args: argparse.Namespace) -> int:
 
     for config in configs:
         with Progress("matches", desc=f"{config.game} positions") as bar:
-            written = train_game(config, args.out, cache=cache, workers=workers,
+            written = train_game(config, out, cache=cache, workers=workers,
                                  progress=bar, epoch_done=epochs(config.game),
                                  told=lambda text: print(text, flush=True))
         for item in written:
@@ -102,4 +101,4 @@ def run_train(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["PACKAGE_NETWORKS", "add_parser", "default_cache", "run_train"]
+__all__ = ["add_parser", "default_cache", "run_train"]

@@ -26,7 +26,6 @@ from dominolab.core import OptionError
 from dominolab.core.errors import shown
 from dominolab.players.base import Budget, Player, SeeingPlayer
 from dominolab.players.greedy import GreedyPlayer, WorstCaseGreedyPlayer
-from dominolab.players.learned import LearnedPlayer
 from dominolab.players.search import (
     ClassicPimcPlayer,
     ExpertPlayer,
@@ -38,6 +37,14 @@ from dominolab.players.simple import RandomPlayer
 
 def _rng(name: str, seed: int) -> random.Random:
     return random.Random(f"dominolab/player/{name}/{seed}")
+
+
+def _learned(seed: int) -> Player:
+    """The ``learned`` player, its module (and NumPy) read only when one is made: every
+    command and the web app import the players, few of them ask for this one."""
+    from dominolab.players.learned import LearnedPlayer
+
+    return LearnedPlayer()
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +81,7 @@ KINDS: Final[dict[str, PlayerKind]] = {
                                True, "the expert without reading the opponent"),
     "omniscient": PlayerKind(lambda seed: OmniscientPlayer(_rng("omniscient", seed)), True,
                              "sees every tile; a measuring stick"),
-    "learned": PlayerKind(lambda seed: LearnedPlayer(), False,
+    "learned": PlayerKind(_learned, False,
                           "a trained network's best-valued move, no search"),
 }
 
@@ -143,6 +150,6 @@ def parse_player_spec(text: str) -> tuple[str, Budget | None]:
 
 
 __all__ = ["KINDS", "LEVELS", "PLAYERS", "Budget", "ClassicPimcPlayer", "ExpertPlayer",
-           "GreedyPlayer", "LearnedPlayer", "OmniscientPlayer", "PimcPlayer", "Player",
+           "GreedyPlayer", "OmniscientPlayer", "PimcPlayer", "Player",
            "PlayerKind", "RandomPlayer", "SeeingPlayer", "WorstCaseGreedyPlayer", "make_player",
            "parse_player_spec", "plain_name", "players_text", "thinks_against_clock"]

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 import numpy as np
 import numpy.typing as npt
 
+from dominolab import native
 from dominolab.core import TILES, Move, OptionError, Tile, View
 from dominolab.core.worlds import HiddenWorlds
 from dominolab.players.base import Budget, legal_moves_of
@@ -106,7 +107,7 @@ class LearnedModel(Weighing):
                 break
             theirs, drawn = worlds.sample_hand(rng)
             hands.append(tuple(sorted(theirs, key=lambda t: t.index)))
-            nows.append(sum(1 << t.index for t in theirs))
+            nows.append(native.mask_of(theirs))
             drawn_all.append(drawn)
         if deadline is not None and len(hands) < max(1, self.samples // 4):
             return None

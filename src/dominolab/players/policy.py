@@ -37,7 +37,6 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
@@ -68,6 +67,8 @@ PRIVATE_SIZE: Final = HAND_SIZE + SLOTS
 GAIN_SCALE: Final = 20.0
 #: the roles of the shipped networks
 ROLES: Final = ("reading", "player")
+#: the folder of the shipped networks (``dominolab train`` writes them here by default)
+NETWORKS: Final = Path(__file__).with_name("networks")
 
 Array = npt.NDArray[np.float32]
 
@@ -103,14 +104,6 @@ def slots_of(moves: Iterable[Move]) -> npt.NDArray[np.bool_]:
     for move in moves:
         mask[move_slot(move)] = True
     return mask
-
-
-def hand_vector(tiles: Iterable[Tile]) -> Array:
-    """Tiles, one-hot by tile index (28 values)."""
-    out = np.zeros(HAND_SIZE, dtype=np.float32)
-    for tile in tiles:
-        out[tile.index] = 1.0
-    return out
 
 
 def gains(view: View) -> Array:
@@ -289,7 +282,7 @@ def shipped(game: str, role: str) -> Network | None:
     package has none."""
     if role not in ROLES:
         raise ValueError(f"no role {role!r}; roles: {', '.join(ROLES)}")
-    place = resources.files("dominolab.players").joinpath("networks", network_file(game, role))
+    place = NETWORKS / network_file(game, role)
     if not place.is_file():
         return None
     return Network.read(place.read_bytes(), f"dominolab/players/networks/"
@@ -307,7 +300,7 @@ def best_slot_moves(network: Network, view: View, legal: Sequence[Move]) -> list
     return [m for m in legal if move_slot(m) == best]
 
 
-__all__ = ["FEATURES_VERSION", "GAIN_SCALE", "PLAY_SLOTS", "PRIVATE_SIZE", "ROLES", "SLOTS",
-           "Network", "NetworkError", "best_slot_moves", "gains", "greedy_absent",
-           "greedy_slot", "hand_vector", "inputs", "move_slot", "network_file", "one_thread",
+__all__ = ["FEATURES_VERSION", "GAIN_SCALE", "NETWORKS", "PLAY_SLOTS", "PRIVATE_SIZE", "ROLES",
+           "SLOTS", "Network", "NetworkError", "best_slot_moves", "gains", "greedy_absent",
+           "greedy_slot", "inputs", "move_slot", "network_file", "one_thread",
            "private_inputs", "public_inputs", "public_size", "shipped", "slots_of"]

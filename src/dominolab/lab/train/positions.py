@@ -115,10 +115,11 @@ class Positions:
                        a["match"], a["values"])
 
     @classmethod
-    def joined(cls, parts: list[Positions], public_size: int) -> Positions:
+    def joined(cls, parts: list[Positions], width: int) -> Positions:
+        """The rows of ``parts`` in order (none: empty arrays, ``width`` public values)."""
         if not parts:
             return cls(np.zeros((0, PRIVATE_SIZE), np.uint8),
-                       np.zeros((0, public_size), np.float32),
+                       np.zeros((0, width), np.float32),
                        np.zeros((0, SLOTS), np.bool_), np.zeros(0, np.int16),
                        np.zeros(0, np.int16), np.zeros(0, np.int32),
                        np.zeros((0, SLOTS), np.float32))
@@ -157,7 +158,7 @@ def pairing(game: str, seed: int, number: int, mix: tuple[str, ...]) -> tuple[st
 def _match_rows(task: _Task) -> tuple[int, Positions]:
     specs = pairing(task.game, task.seed, task.number, task.mix)
     budgets = [resolve_player(split_noise(s)[0])[1] for s in specs]
-    hands: list[npt.NDArray[np.float32]] = []
+    private: list[npt.NDArray[np.float32]] = []
     public: list[npt.NDArray[np.float32]] = []
     legal: list[npt.NDArray[np.bool_]] = []
     chosen: list[int] = []
@@ -171,8 +172,8 @@ def _match_rows(task: _Task) -> tuple[int, Positions]:
         mask = slots_of(view.legal_moves)
         if int(mask.sum()) < 2:
             return
-        hand, pub = inputs(view)
-        hands.append(hand)
+        own, pub = inputs(view)
+        private.append(own)
         public.append(pub)
         legal.append(mask)
         chosen.append(move_slot(move))
@@ -186,7 +187,7 @@ def _match_rows(task: _Task) -> tuple[int, Positions]:
     if not n:
         return task.number, Positions.joined([], 0)
     return task.number, Positions(
-        np.array(hands, dtype=np.uint8), np.array(public, dtype=np.float32),
+        np.array(private, dtype=np.uint8), np.array(public, dtype=np.float32),
         np.array(legal, dtype=np.bool_), np.array(chosen, dtype=np.int16),
         np.array(player, dtype=np.int16), np.full(n, task.number, dtype=np.int32),
         np.array(values, dtype=np.float32))
