@@ -181,11 +181,11 @@ class SingleAgentEnv(gymnasium.Env[Obs, np.int64]):
         swap in a fresh copy of the learner between rollouts)."""
         if isinstance(opponent, str):
             name, budget = parse_player_spec(opponent)
-            self._check_player(make_player(name, 0))
+            player_name = LEVELS[name][0] if name in LEVELS else name
+            player = make_player(player_name, self._opponent_seed)
+            self._check_player(player)
             self._spec, self.opponent_budget = name, budget
-            self.opponent_name = LEVELS[name][0] if name in LEVELS else name
-            self.opponent = make_player(self.opponent_name, self._opponent_seed)
-            self.policy = None
+            self.opponent_name, self.opponent, self.policy = player_name, player, None
         elif isinstance(opponent, Player):
             self._check_player(opponent)
             self._spec, self.opponent_budget, self.policy = None, None, None
