@@ -110,7 +110,12 @@ def test_lab_meta_comes_from_the_options_metadata(lab: TestClient) -> None:
     assert target == {**target, "kind": "int", "default": 61, "min": 1, "max": 10000}
     specs = {p["spec"] for p in meta["players"]}
     # every level plays to a budget in worlds, so each repeats its choices (hard too)
-    assert {"greedy", "random", "medium", "hard", "expert:200w"} <= specs
+    assert {"greedy", "random", "medium", "hard", "expert:200w", "learned"} <= specs
+    # and the page names each in both languages (not the server's English label)
+    words = (Path(__file__).resolve().parents[1] / "src" / "dominolab" / "web" / "static"
+             / "js" / "strings" / "lab.js").read_text(encoding="utf-8")
+    for spec in specs:
+        assert words.count(f'"lab.player.{spec.split(":")[0]}"') == 2, spec
     assert meta["limits"]["matches_per_study"] == 20_000
 
 

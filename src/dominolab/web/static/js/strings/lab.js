@@ -232,6 +232,7 @@ export const en = {
   // the players, by the name before any budget (the API's label stays for the others)
   "lab.player.easy": "Computer, easy level",
   "lab.player.medium": "Computer, medium level",
+  "lab.player.hard": "Computer, hard level",
   "lab.player.random": "Random: any legal move",
   "lab.player.greedy": "Greedy: the best points now, minus the reply",
   "lab.player.greedy-worst": "Greedy (earlier): against the opponent's best reply",
@@ -240,6 +241,7 @@ export const en = {
   "lab.player.expert": "Expert, reading the opponent, {w} deals a move",
   "lab.player.expert-plain": "Expert without reading the opponent, {w} deals a move",
   "lab.player.omniscient": "Omniscient: sees every tile (a yardstick), {w} deals a move",
+  "lab.player.learned": "Learned: a trained network's best-valued move, no search",
 };
 
 export const pl = {
@@ -461,6 +463,7 @@ export const pl = {
   "matches": (p) => `${p.n} ${plPlural(p.count, "rozgrywka", "rozgrywki", "rozgrywek")}`,
   "lab.player.easy": "Komputer, poziom łatwy",
   "lab.player.medium": "Komputer, poziom średni",
+  "lab.player.hard": "Komputer, poziom trudny",
   "lab.player.random": "Losowy: dowolny dozwolony ruch",
   "lab.player.greedy": "Zachłanny: najwięcej punktów teraz, minus odpowiedź",
   "lab.player.greedy-worst": "Zachłanny (wcześniejszy): wobec najlepszej odpowiedzi przeciwnika",
@@ -469,4 +472,5 @@ export const pl = {
   "lab.player.expert": "Ekspert, czytający przeciwnika, {w} rozdań na ruch",
   "lab.player.expert-plain": "Ekspert bez czytania przeciwnika, {w} rozdań na ruch",
   "lab.player.omniscient": "Wszechwiedzący: widzi wszystkie kamienie (miarka), {w} rozdań na ruch",
+  "lab.player.learned": "Wyuczony: ruch najwyżej ceniony przez wytrenowaną sieć, bez przeszukiwania",
 };
